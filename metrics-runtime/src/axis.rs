@@ -1,0 +1,327 @@
+//! Label axes a field adds on top of the common labels, as family members.
+//!
+//! * [`ByLabel`]: one series per variant of a [`LabelEnum`], pre-resolved into an array.
+//! * [`ByPosition`]: one series per position `0..N`, pre-resolved, with a bounded lookup beyond.
+//! * [`Dynamic`]: labels only known at record time, in a bounded map with an overflow series.
+
+use std::fmt;
+use std::hash::Hash;
+use std::marker::PhantomData;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
+
+use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::descriptor::MetricKind;
+use crate::labels::{LabelEnum, WithLabel, WithLabels};
+use crate::member::{FamilyMember, SeriesSpec};
+
+/// One series per variant of `E`, resolved up front: `get(variant)` is an array index.
+///
+/// Every variant's series exists (and is exported, at 0) from the moment the label set is
+/// resolved, so a `rate()` over any of them works from the first scrape.
+pub struct ByLabel<E, M> {
+    key: &'static str,
+    children: Arc<[M]>,
+    _enum: PhantomData<fn(E)>,
+}
+
+impl<E: LabelEnum, M> ByLabel<E, M> {
+    /// The series of `variant`. No hashing, no lock: an array index.
+    #[inline]
+    pub fn get(&self, variant: E) -> &M {
+        // `LabelEnum::index` is below `VARIANTS.len()`, the array's length, for every
+        // derived implementation.
+        &self.children[variant.index()]
+    }
+
+    /// Every `(variant, series)` pair, in variant order.
+    pub fn iter(&self) -> impl Iterator<Item = (E, &M)> {
+        E::VARIANTS.iter().copied().zip(self.children.iter())
+    }
+
+    /// The label key of this axis.
+    pub fn key(&self) -> &'static str {
+        self.key
+    }
+}
+
+impl<E, M> Clone for ByLabel<E, M> {
+    fn clone(&self) -> Self {
+        ByLabel {
+            key: self.key,
+            children: Arc::clone(&self.children),
+            _enum: PhantomData,
+        }
+    }
+}
+
+impl<E: LabelEnum, M: fmt::Debug> fmt::Debug for ByLabel<E, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(E::VALUES.iter().zip(self.children.iter()))
+            .finish()
+    }
+}
+
+impl<E: LabelEnum, M: FamilyMember> FamilyMember for ByLabel<E, M> {
+    const KIND: MetricKind = M::KIND;
+    const AXIS_VALUES: &'static [&'static str] = E::VALUES;
+
+    fn build(spec: &SeriesSpec) -> Self {
+        ByLabel {
+            key: spec.axis_key,
+            children: E::VARIANTS.iter().map(|_| M::build(spec)).collect(),
+            _enum: PhantomData,
+        }
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        for (value, child) in E::VALUES.iter().zip(self.children.iter()) {
+            let labels = WithLabel {
+                base: labels,
+                key: self.key,
+                value: *value,
+            };
+            child.encode_member(&labels, encoder)?;
+        }
+        Ok(())
+    }
+}
+
+/// One series per position `0..N` pre-resolved into an array, and a bounded map for positions
+/// beyond `N` (a spec-decode draft position past the configured number of speculative tokens).
+///
+/// `N` is fixed at registration (`RegisterOptions::positions`), so it can be a run-time value
+/// such as `num_speculative_tokens`.
+pub struct ByPosition<M> {
+    inner: Arc<ByPositionInner<M>>,
+}
+
+struct ByPositionInner<M> {
+    key: &'static str,
+    spec: SeriesSpec,
+    cached: Box<[M]>,
+    beyond: BoundedSeries<usize, M>,
+}
+
+/// The series of one position: borrowed from the pre-resolved array, or owned after a lookup.
+pub enum PositionSeries<'a, M> {
+    /// A pre-resolved position: no lookup happened.
+    Cached(&'a M),
+    /// A position beyond the pre-resolved range: found (or created) in the bounded map.
+    LookedUp(M),
+}
+
+impl<M> Deref for PositionSeries<'_, M> {
+    type Target = M;
+
+    fn deref(&self) -> &M {
+        match self {
+            PositionSeries::Cached(series) => series,
+            PositionSeries::LookedUp(series) => series,
+        }
+    }
+}
+
+impl<M: FamilyMember> ByPosition<M> {
+    /// The series of `position`: an array index below the pre-resolved count, a bounded map
+    /// lookup beyond it (never a panic, never a lost record).
+    #[inline]
+    pub fn get(&self, position: usize) -> PositionSeries<'_, M> {
+        match self.inner.cached.get(position) {
+            Some(series) => PositionSeries::Cached(series),
+            None => PositionSeries::LookedUp(self.lookup_beyond(position)),
+        }
+    }
+
+    #[cold]
+    fn lookup_beyond(&self, position: usize) -> M {
+        let inner = &*self.inner;
+        inner.beyond.resolve(&position, || M::build(&inner.spec))
+    }
+
+    /// How many positions are pre-resolved.
+    pub fn preresolved(&self) -> usize {
+        self.inner.cached.len()
+    }
+
+    /// The label key of this axis.
+    pub fn key(&self) -> &'static str {
+        self.inner.key
+    }
+}
+
+impl<M> Clone for ByPosition<M> {
+    fn clone(&self) -> Self {
+        ByPosition {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<M: fmt::Debug> fmt::Debug for ByPosition<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ByPosition")
+            .field("key", &self.inner.key)
+            .field("cached", &self.inner.cached)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: FamilyMember> FamilyMember for ByPosition<M> {
+    const KIND: MetricKind = M::KIND;
+
+    fn build(spec: &SeriesSpec) -> Self {
+        ByPosition {
+            inner: Arc::new(ByPositionInner {
+                key: spec.axis_key,
+                spec: spec.clone(),
+                cached: (0..spec.positions).map(|_| M::build(spec)).collect(),
+                beyond: BoundedSeries::new(spec.max_series),
+            }),
+        }
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        let inner = &*self.inner;
+        for (position, child) in inner.cached.iter().enumerate() {
+            let labels = WithLabel {
+                base: labels,
+                key: inner.key,
+                value: position,
+            };
+            child.encode_member(&labels, encoder)?;
+        }
+        inner.beyond.for_each(|position, child| match position {
+            Some(&position) => child.encode_member(
+                &WithLabel {
+                    base: labels,
+                    key: inner.key,
+                    value: position,
+                },
+                encoder,
+            ),
+            None => child.encode_member(
+                &WithLabel {
+                    base: labels,
+                    key: OVERFLOW_LABEL,
+                    value: "true",
+                },
+                encoder,
+            ),
+        })
+    }
+}
+
+/// Series keyed by labels only known at record time (`D`, any prometheus-client label set),
+/// kept in a map bounded by the field's `max_series`: past the limit, records go to one
+/// overflow series labelled `otel_metric_overflow="true"`, so memory stays bounded and no
+/// record is lost.
+///
+/// Each record pays a hash and a read lock, like a prometheus-client `Family`; use an enum or
+/// position axis whenever the values are known in advance.
+pub struct Dynamic<D, M> {
+    inner: Arc<DynamicInner<D, M>>,
+}
+
+struct DynamicInner<D, M> {
+    spec: SeriesSpec,
+    series: BoundedSeries<D, M>,
+}
+
+impl<D, M> Dynamic<D, M>
+where
+    D: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
+    /// The series for `labels`, created on first sight (or the overflow series past the limit).
+    pub fn get_or_create(&self, labels: &D) -> M {
+        let inner = &*self.inner;
+        inner.series.resolve(labels, || M::build(&inner.spec))
+    }
+
+    /// Removes the series of `labels`; returns whether it existed.
+    pub fn remove(&self, labels: &D) -> bool {
+        self.inner.series.remove(labels)
+    }
+
+    /// How many distinct label sets have their own series (the overflow series not counted).
+    pub fn len(&self) -> usize {
+        self.inner.series.len()
+    }
+
+    /// Whether no label set has been recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many lookups were routed to the overflow series.
+    pub fn overflowed_lookups(&self) -> u64 {
+        self.inner.series.overflowed_lookups()
+    }
+}
+
+impl<D, M> Clone for Dynamic<D, M> {
+    fn clone(&self) -> Self {
+        Dynamic {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<D, M> fmt::Debug for Dynamic<D, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dynamic").finish_non_exhaustive()
+    }
+}
+
+impl<D, M> FamilyMember for Dynamic<D, M>
+where
+    D: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
+    const KIND: MetricKind = M::KIND;
+
+    fn build(spec: &SeriesSpec) -> Self {
+        Dynamic {
+            inner: Arc::new(DynamicInner {
+                spec: spec.clone(),
+                series: BoundedSeries::new(spec.max_series),
+            }),
+        }
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.inner.series.for_each(|extra, child| match extra {
+            Some(extra) => child.encode_member(
+                &WithLabels {
+                    base: labels,
+                    extra,
+                },
+                encoder,
+            ),
+            None => child.encode_member(
+                &WithLabel {
+                    base: labels,
+                    key: OVERFLOW_LABEL,
+                    value: "true",
+                },
+                encoder,
+            ),
+        })
+    }
+}

@@ -1,0 +1,166 @@
+//! A label-set → series map with a cardinality limit and an overflow series.
+//!
+//! Shared by [`Family`](crate::Family) (keyed by the common label set) and
+//! [`Dynamic`](crate::Dynamic) (keyed by record-time labels). Past `max_series` label sets, a
+//! lookup returns the single overflow series instead of growing the map, as OpenTelemetry's SDK
+//! does: memory stays bounded under any label stream, and no record is ever lost.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
+/// OpenTelemetry's Prometheus exporter gives its overflow attribute.
+pub const OVERFLOW_LABEL: &str = "otel_metric_overflow";
+
+pub(crate) struct BoundedSeries<K, M> {
+    max_series: usize,
+    table: RwLock<Table<K, M>>,
+    overflow: OnceLock<M>,
+    /// How many lookups were routed to the overflow series.
+    overflowed_lookups: AtomicU64,
+}
+
+/// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape.
+struct Table<K, M> {
+    index: HashMap<K, usize>,
+    entries: Vec<(K, M)>,
+}
+
+impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
+    pub(crate) fn new(max_series: usize) -> Self {
+        BoundedSeries {
+            max_series,
+            table: RwLock::new(Table {
+                index: HashMap::new(),
+                entries: Vec::new(),
+            }),
+            overflow: OnceLock::new(),
+            overflowed_lookups: AtomicU64::new(0),
+        }
+    }
+
+    /// The series for `key`, created with `build` on first sight; the overflow series once the
+    /// map holds `max_series` label sets.
+    pub(crate) fn resolve(&self, key: &K, build: impl Fn() -> M) -> M {
+        if let Some(series) = self.get(key) {
+            return series;
+        }
+        let mut table = self.write();
+        if let Some(&i) = table.index.get(key) {
+            return table.entries[i].1.clone();
+        }
+        if table.entries.len() >= self.max_series {
+            drop(table);
+            self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
+            return self.overflow.get_or_init(&build).clone();
+        }
+        let series = build();
+        let position = table.entries.len();
+        table.index.insert(key.clone(), position);
+        table.entries.push((key.clone(), series.clone()));
+        series
+    }
+
+    pub(crate) fn get(&self, key: &K) -> Option<M> {
+        let table = self.read();
+        table.index.get(key).map(|&i| table.entries[i].1.clone())
+    }
+
+    /// Removes `key`'s series; returns whether it existed.
+    pub(crate) fn remove(&self, key: &K) -> bool {
+        let mut table = self.write();
+        let Some(position) = table.index.remove(key) else {
+            return false;
+        };
+        table.entries.remove(position);
+        // Entries after the removed one moved down by one.
+        for slot in table.index.values_mut() {
+            if *slot > position {
+                *slot -= 1;
+            }
+        }
+        true
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.read().entries.len()
+    }
+
+    pub(crate) fn overflowed_lookups(&self) -> u64 {
+        self.overflowed_lookups.load(Ordering::Relaxed)
+    }
+
+    /// Calls `f` for every series in insertion order, then for the overflow series if any
+    /// lookup ever reached it (`None` as the key).
+    pub(crate) fn for_each<E>(
+        &self,
+        mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let table = self.read();
+        for (key, series) in &table.entries {
+            f(Some(key), series)?;
+        }
+        drop(table);
+        if let Some(overflow) = self.overflow.get() {
+            f(None, overflow)?;
+        }
+        Ok(())
+    }
+
+    // A panic while a lock is held (only possible inside a user's `Hash`/`Eq`) must not take
+    // every later scrape and resolve down with it: the table is still structurally valid, so
+    // poisoning is ignored.
+    fn read(&self) -> RwLockReadGuard<'_, Table<K, M>> {
+        self.table.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
+        self.table.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookups_past_the_limit_share_one_overflow_series() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(2);
+        let built = std::cell::Cell::new(0);
+        let build = || {
+            built.set(built.get() + 1);
+            built.get()
+        };
+        assert_eq!(map.resolve(&10, build), 1);
+        assert_eq!(map.resolve(&20, build), 2);
+        assert_eq!(map.resolve(&10, build), 1);
+        assert_eq!(map.resolve(&30, build), 3);
+        assert_eq!(map.resolve(&40, build), 3);
+        assert_eq!(map.len(), 2);
+        assert_eq!(map.overflowed_lookups(), 2);
+        let mut seen = Vec::new();
+        map.for_each::<()>(|k, v| {
+            seen.push((k.copied(), *v));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(Some(10), 1), (Some(20), 2), (None, 3)]);
+    }
+
+    #[test]
+    fn removal_keeps_the_index_consistent() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(10);
+        for k in 0..5 {
+            map.resolve(&k, || k * 100);
+        }
+        assert!(map.remove(&1));
+        assert!(!map.remove(&1));
+        for k in [0, 2, 3, 4] {
+            assert_eq!(map.get(&k), Some(k * 100));
+        }
+        assert_eq!(map.get(&1), None);
+        assert_eq!(map.resolve(&1, || 7), 7);
+    }
+}

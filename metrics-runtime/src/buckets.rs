@@ -1,0 +1,258 @@
+//! Histogram bucket specifications: explicit lists and the generators the derive accepts.
+//!
+//! A [`Buckets`] value is `const`-constructible so it can sit in a [`MetricDescriptor`]
+//! table, and expands to its bounds with [`Buckets::bounds`] at registration time.
+//!
+//! [`MetricDescriptor`]: crate::MetricDescriptor
+
+use std::fmt;
+
+/// How a histogram's bucket upper bounds are defined.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Buckets {
+    /// An explicit list of strictly increasing, finite bounds.
+    Explicit(&'static [f64]),
+    /// `count` bounds: `start`, `start * factor`, `start * factor^2`, ...
+    Exponential {
+        /// The first bound (> 0).
+        start: f64,
+        /// The ratio between consecutive bounds (> 1).
+        factor: f64,
+        /// How many bounds (>= 1).
+        count: u16,
+    },
+    /// `count` bounds: `start`, `start + width`, `start + 2 * width`, ...
+    Linear {
+        /// The first bound.
+        start: f64,
+        /// The distance between consecutive bounds (> 0).
+        width: f64,
+        /// How many bounds (>= 1).
+        count: u16,
+    },
+    /// The 1-2-5 series up to `max`, ending with `max` itself (vLLM's token buckets):
+    /// see [`one_two_five`].
+    OneTwoFive {
+        /// The largest bound (>= 1).
+        max: f64,
+    },
+}
+
+impl Buckets {
+    /// The bucket upper bounds this specification stands for (without `+Inf`).
+    pub fn bounds(&self) -> Vec<f64> {
+        match *self {
+            Buckets::Explicit(bounds) => bounds.to_vec(),
+            Buckets::Exponential {
+                start,
+                factor,
+                count,
+            } => exponential(start, factor, count),
+            Buckets::Linear {
+                start,
+                width,
+                count,
+            } => linear(start, width, count),
+            Buckets::OneTwoFive { max } => one_two_five(max),
+        }
+    }
+}
+
+impl fmt::Display for Buckets {
+    /// Renders the specification the way it is written in a `#[metric(buckets = ...)]`
+    /// attribute, for the metric catalogue.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Buckets::Explicit(bounds) => {
+                f.write_str("[")?;
+                for (i, b) in bounds.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{b:?}")?;
+                }
+                f.write_str("]")
+            }
+            Buckets::Exponential {
+                start,
+                factor,
+                count,
+            } => write!(
+                f,
+                "exponential(start = {start:?}, factor = {factor:?}, count = {count})"
+            ),
+            Buckets::Linear {
+                start,
+                width,
+                count,
+            } => write!(
+                f,
+                "linear(start = {start:?}, width = {width:?}, count = {count})"
+            ),
+            Buckets::OneTwoFive { max } => write!(f, "one_two_five(max = {max:?})"),
+        }
+    }
+}
+
+/// `count` exponentially growing bounds starting at `start`.
+pub fn exponential(start: f64, factor: f64, count: u16) -> Vec<f64> {
+    std::iter::successors(Some(start), |b| Some(b * factor))
+        .take(usize::from(count))
+        .collect()
+}
+
+/// `count` evenly spaced bounds starting at `start`.
+pub fn linear(start: f64, width: f64, count: u16) -> Vec<f64> {
+    (0..count).map(|i| start + width * f64::from(i)).collect()
+}
+
+/// The 1-2-5 series up to `max`: for exponents 0, 1, 2, ... emit 1·10^e, 2·10^e, 5·10^e while
+/// the value is `<= max`; at the first value above `max`, emit `max` itself (unless it was just
+/// emitted) and stop. This is vLLM's Rust frontend rule (its Python frontend omits the trailing
+/// `max`).
+///
+/// ```
+/// assert_eq!(
+///     metrics_runtime::buckets::one_two_five(131072.0),
+///     [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
+///      10000.0, 20000.0, 50000.0, 100000.0, 131072.0]
+/// );
+/// assert_eq!(metrics_runtime::buckets::one_two_five(20.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
+/// ```
+///
+/// A `max` below 1 (or not finite) yields `[max]` when finite and positive, else nothing, so
+/// the histogram still has a well-formed bucket list.
+pub fn one_two_five(max: f64) -> Vec<f64> {
+    if !max.is_finite() || max <= 0.0 {
+        return Vec::new();
+    }
+    let mut bounds = Vec::new();
+    let mut power = 1.0_f64;
+    loop {
+        for mantissa in [1.0, 2.0, 5.0] {
+            let value = mantissa * power;
+            if value > max {
+                if bounds.last() != Some(&max) {
+                    bounds.push(max);
+                }
+                return bounds;
+            }
+            bounds.push(value);
+        }
+        power *= 10.0;
+    }
+}
+
+/// Whether `bounds` is a valid explicit bucket list: non-empty, finite and strictly increasing.
+///
+/// A `const fn`, so the derive can check a bucket constant named by path at compile time.
+pub const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
+    if bounds.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < bounds.len() {
+        if !bounds[i].is_finite() {
+            return false;
+        }
+        if i > 0 && bounds[i] <= bounds[i - 1] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Why a bucket list was rejected (see [`validate`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BucketError {
+    /// The list has no bounds.
+    Empty,
+    /// A bound is NaN or infinite.
+    NotFinite {
+        /// The offending bound's position.
+        index: usize,
+    },
+    /// A bound is not greater than the one before it.
+    NotIncreasing {
+        /// The offending bound's position.
+        index: usize,
+    },
+}
+
+impl fmt::Display for BucketError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BucketError::Empty => f.write_str("a bucket list needs at least one bound"),
+            BucketError::NotFinite { index } => {
+                write!(f, "bucket bound #{index} is not finite")
+            }
+            BucketError::NotIncreasing { index } => write!(
+                f,
+                "bucket bound #{index} is not greater than the bound before it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BucketError {}
+
+/// Checks a run-time bucket list (for example one given in [`RegisterOptions`]).
+///
+/// [`RegisterOptions`]: crate::RegisterOptions
+pub fn validate(bounds: &[f64]) -> Result<(), BucketError> {
+    if bounds.is_empty() {
+        return Err(BucketError::Empty);
+    }
+    for (index, pair) in bounds.windows(2).enumerate() {
+        if pair[1] <= pair[0] {
+            return Err(BucketError::NotIncreasing { index: index + 1 });
+        }
+    }
+    match bounds.iter().position(|b| !b.is_finite()) {
+        Some(index) => Err(BucketError::NotFinite { index }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generators_match_their_definitions() {
+        assert_eq!(exponential(1.0, 2.0, 4), [1.0, 2.0, 4.0, 8.0]);
+        assert_eq!(linear(0.5, 0.5, 3), [0.5, 1.0, 1.5]);
+        assert_eq!(one_two_five(1.0), [1.0]);
+        assert_eq!(one_two_five(3.0), [1.0, 2.0, 3.0]);
+        assert_eq!(one_two_five(5.0), [1.0, 2.0, 5.0]);
+        assert_eq!(one_two_five(0.5), [0.5]);
+        assert!(one_two_five(f64::NAN).is_empty());
+    }
+
+    #[test]
+    fn validation_names_the_offending_bound() {
+        assert_eq!(validate(&[]), Err(BucketError::Empty));
+        assert_eq!(
+            validate(&[1.0, 1.0]),
+            Err(BucketError::NotIncreasing { index: 1 })
+        );
+        assert_eq!(
+            validate(&[1.0, f64::INFINITY]),
+            Err(BucketError::NotFinite { index: 1 })
+        );
+        assert_eq!(validate(&[1.0, 2.0]), Ok(()));
+        assert!(is_valid_bucket_list(&[1.0, 2.0]));
+        assert!(!is_valid_bucket_list(&[2.0, 1.0]));
+        assert!(!is_valid_bucket_list(&[f64::NAN]));
+        assert!(!is_valid_bucket_list(&[]));
+    }
+
+    #[test]
+    fn specs_expand_and_render() {
+        let spec = Buckets::OneTwoFive { max: 20.0 };
+        assert_eq!(spec.bounds(), [1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(spec.to_string(), "one_two_five(max = 20.0)");
+        assert_eq!(Buckets::Explicit(&[0.1, 1.0]).to_string(), "[0.1, 1.0]");
+    }
+}

@@ -1,0 +1,168 @@
+//! [`Family`]: a metric's series by common label set, registered from a descriptor.
+
+use std::fmt;
+use std::sync::Arc;
+
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
+use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
+use crate::labels::LabelSet;
+use crate::member::{FamilyMember, SeriesSpec};
+use crate::options::RegisterOptions;
+
+/// The series of one metric, one member `M` per common label set `L`.
+///
+/// This is the field type of a `#[derive(MetricHandles)]` struct. Resolving a label set is the
+/// slow path (hash, lock, maybe allocate) and happens once; the returned `M` is a cheap clone
+/// that records with atomics only. Past the field's `max_series` label sets, `resolve` returns
+/// one shared overflow series (labelled `otel_metric_overflow="true"`) rather than growing.
+pub struct Family<L, M> {
+    inner: Arc<FamilyInner<L, M>>,
+}
+
+struct FamilyInner<L, M> {
+    spec: SeriesSpec,
+    series: BoundedSeries<L, M>,
+}
+
+impl<L: LabelSet, M: FamilyMember> Family<L, M> {
+    /// An unregistered family whose members are built from `spec`.
+    pub fn new(spec: SeriesSpec) -> Self {
+        Family {
+            inner: Arc::new(FamilyInner {
+                series: BoundedSeries::new(spec.max_series),
+                spec,
+            }),
+        }
+    }
+
+    /// Creates the family `descriptor` describes and registers it (and any alias `options`
+    /// switches on) in `registry`. This is what generated `register_with` calls per field.
+    pub fn register(
+        registry: &mut Registry,
+        descriptor: &MetricDescriptor,
+        options: &RegisterOptions,
+    ) -> Self {
+        let declared_positions = match descriptor.axis {
+            Some(LabelAxis::Position { count, .. }) => count,
+            _ => 0,
+        };
+        let axis_key = match descriptor.axis {
+            Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => key,
+            _ => "",
+        };
+        let spec = SeriesSpec::new()
+            .with_buckets(options.bucket_bounds(descriptor))
+            .with_axis_key(axis_key)
+            .with_positions(options.position_count(descriptor, declared_positions))
+            .with_max_series(options.series_limit(descriptor));
+        let family = Family::new(spec);
+        let names = std::iter::once(descriptor.name).chain(
+            descriptor
+                .aliases
+                .iter()
+                .filter(|alias| options.shows(alias))
+                .map(|alias| alias.name),
+        );
+        for name in names {
+            match descriptor.unit {
+                Some(unit) => registry.register_with_unit(
+                    name,
+                    descriptor.help,
+                    unit_from_str(unit),
+                    family.clone(),
+                ),
+                None => registry.register(name, descriptor.help, family.clone()),
+            }
+        }
+        family
+    }
+
+    /// The member for `labels`: found, created on first sight, or the overflow series.
+    pub fn resolve(&self, labels: &L) -> M {
+        let inner = &*self.inner;
+        inner.series.resolve(labels, || M::build(&inner.spec))
+    }
+
+    /// The member for `labels` if it exists; never creates one.
+    pub fn get(&self, labels: &L) -> Option<M> {
+        self.inner.series.get(labels)
+    }
+
+    /// Removes `labels`' series from the exposition; returns whether they existed. Handles
+    /// resolved earlier keep working but are no longer exported.
+    pub fn remove(&self, labels: &L) -> bool {
+        self.inner.series.remove(labels)
+    }
+
+    /// How many label sets have their own series (the overflow series not counted).
+    pub fn len(&self) -> usize {
+        self.inner.series.len()
+    }
+
+    /// Whether no label set has been resolved yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many resolves were routed to the overflow series.
+    pub fn overflowed_lookups(&self) -> u64 {
+        self.inner.series.overflowed_lookups()
+    }
+}
+
+fn unit_from_str(unit: &str) -> Unit {
+    match unit {
+        "amperes" => Unit::Amperes,
+        "bytes" => Unit::Bytes,
+        "celsius" => Unit::Celsius,
+        "grams" => Unit::Grams,
+        "joules" => Unit::Joules,
+        "meters" => Unit::Meters,
+        "ratios" => Unit::Ratios,
+        "seconds" => Unit::Seconds,
+        "volts" => Unit::Volts,
+        other => Unit::Other(other.to_owned()),
+    }
+}
+
+impl<L, M> Clone for Family<L, M> {
+    fn clone(&self) -> Self {
+        Family {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<L: LabelSet, M: FamilyMember> fmt::Debug for Family<L, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Family")
+            .field("kind", &M::KIND)
+            .field("series", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: LabelSet, M: FamilyMember> TypedMetric for Family<L, M> {
+    const TYPE: MetricType = match M::KIND {
+        MetricKind::Counter => MetricType::Counter,
+        MetricKind::Gauge => MetricType::Gauge,
+        MetricKind::Histogram => MetricType::Histogram,
+    };
+}
+
+impl<L: LabelSet, M: FamilyMember> EncodeMetric for Family<L, M> {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
+        self.inner.series.for_each(|labels, member| match labels {
+            Some(labels) => member.encode_member(labels, &mut encoder),
+            None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut encoder),
+        })
+    }
+
+    fn metric_type(&self) -> MetricType {
+        <Self as TypedMetric>::TYPE
+    }
+}

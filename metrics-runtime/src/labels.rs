@@ -1,0 +1,109 @@
+//! Label sets and fixed-cardinality label values.
+//!
+//! * [`LabelSet`]: the common label set of a metrics struct (vLLM's `model_name` + `engine`).
+//!   `#[derive(LabelSet)]` implements it together with prometheus-client's `EncodeLabelSet`.
+//! * [`LabelEnum`]: an enum whose variants are the complete list of values of one label
+//!   (`FinishReason` → `finished_reason`). `#[derive(LabelEnum)]` implements it; a field declared
+//!   with `each(key: TheEnum)` pre-resolves one series per variant into a [`ByLabel`] array.
+//!
+//! [`ByLabel`]: crate::ByLabel
+
+use std::fmt;
+use std::hash::Hash;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
+
+/// The common label set of a `#[derive(MetricHandles)]` struct.
+///
+/// Implemented by `#[derive(LabelSet)]`; implement it by hand only for a type that already
+/// implements prometheus-client's `EncodeLabelSet` in the same key order as [`LabelSet::KEYS`].
+pub trait LabelSet:
+    EncodeLabelSet + Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static
+{
+    /// The label keys, in the order they are encoded. Feeds the descriptor table.
+    const KEYS: &'static [&'static str];
+}
+
+/// A metrics struct without common labels: `#[metric_handles(...)]` without `labels = ...`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NoLabels;
+
+impl EncodeLabelSet for NoLabels {
+    fn encode(&self, _encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        Ok(())
+    }
+}
+
+impl LabelSet for NoLabels {
+    const KEYS: &'static [&'static str] = &[];
+}
+
+/// A label whose values are a fixed, known list: a fieldless enum.
+///
+/// `#[derive(LabelEnum)]` implements this trait and prometheus-client's `EncodeLabelValue`:
+///
+/// ```
+/// use metrics_runtime::LabelEnum;
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+/// #[label(rename_all = "snake_case")]
+/// enum Source {
+///     LocalCompute,
+///     LocalCacheHit,
+///     #[label(rename = "external_kv_transfer")]
+///     External,
+/// }
+///
+/// assert_eq!(Source::External.label_value(), "external_kv_transfer");
+/// assert_eq!(Source::LocalCacheHit.index(), 1);
+/// assert_eq!(Source::VALUES, &["local_compute", "local_cache_hit", "external_kv_transfer"]);
+/// ```
+pub trait LabelEnum: Copy + EncodeLabelValue + fmt::Debug + Send + Sync + 'static {
+    /// Every variant, in declaration order.
+    const VARIANTS: &'static [Self];
+    /// The label value of every variant, in declaration order.
+    const VALUES: &'static [&'static str];
+    /// The variant's position in [`LabelEnum::VARIANTS`]: a dense index, so a pre-resolved
+    /// array can be indexed without hashing.
+    fn index(self) -> usize;
+    /// The variant's label value.
+    fn label_value(self) -> &'static str {
+        Self::VALUES.get(self.index()).copied().unwrap_or("")
+    }
+}
+
+/// One extra label appended to a label set: `(base, key = value)`. Used when encoding the
+/// children of [`ByLabel`](crate::ByLabel), [`ByPosition`](crate::ByPosition) and
+/// [`Dynamic`](crate::Dynamic) so that every series carries the common labels first.
+pub(crate) struct WithLabel<'a, B: ?Sized, V> {
+    pub(crate) base: &'a B,
+    pub(crate) key: &'static str,
+    pub(crate) value: V,
+}
+
+impl<B: EncodeLabelSet + ?Sized, V: EncodeLabelValue> EncodeLabelSet for WithLabel<'_, B, V> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        self.base.encode(encoder)?;
+        let mut label = encoder.encode_label();
+        let mut key = label.encode_label_key()?;
+        std::fmt::Write::write_str(&mut key, self.key)?;
+        let mut value = key.encode_label_value()?;
+        self.value.encode(&mut value)?;
+        value.finish()
+    }
+}
+
+/// Extra labels appended to a label set: `(base, extra...)`.
+pub(crate) struct WithLabels<'a, B: ?Sized, E: ?Sized> {
+    pub(crate) base: &'a B,
+    pub(crate) extra: &'a E,
+}
+
+impl<B: EncodeLabelSet + ?Sized, E: EncodeLabelSet + ?Sized> EncodeLabelSet
+    for WithLabels<'_, B, E>
+{
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        self.base.encode(encoder)?;
+        self.extra.encode(encoder)
+    }
+}

@@ -1,0 +1,121 @@
+//! Runtime support for `#[derive(MetricHandles)]`: zero-lookup Prometheus metrics.
+//!
+//! Recording a labelled metric through prometheus-client's `Family` hashes the label set and
+//! takes a lock on every call. This crate, with the derive it re-exports, resolves every series
+//! once into a struct of cached handles, after which recording is only atomic operations.
+//!
+//! ```
+//! use metrics_runtime::{Counter, Family, Gauge, Histogram, LabelSet, MetricHandles};
+//! use prometheus_client::registry::Registry;
+//!
+//! #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+//! pub struct EngineLabels {
+//!     pub model_name: String,
+//!     pub engine: u32,
+//! }
+//!
+//! #[derive(MetricHandles)]
+//! #[metric_handles(handles = EngineHandles, labels = EngineLabels)]
+//! pub struct EngineMetrics {
+//!     /// Number of requests in model execution batches
+//!     #[metric(name = "demo:num_requests_running")]
+//!     pub running: Family<EngineLabels, Gauge>,
+//!     /// Number of generation tokens processed
+//!     #[metric(name = "demo:generation_tokens")]
+//!     pub generation_tokens: Family<EngineLabels, Counter>,
+//!     /// Time to first token in seconds
+//!     #[metric(name = "demo:time_to_first_token_seconds", buckets = [0.01, 0.1, 1.0])]
+//!     pub ttft: Family<EngineLabels, Histogram>,
+//! }
+//!
+//! let mut registry = Registry::default();
+//! let metrics = EngineMetrics::register(&mut registry);
+//! let engine0 = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+//! engine0.running.set(3);
+//! engine0.generation_tokens.inc_by(128);
+//! engine0.ttft.observe(0.05);
+//! let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+//! assert!(text.contains(r#"demo:generation_tokens_total{model_name="m",engine="0"} 128"#));
+//! ```
+#![deny(missing_docs)]
+
+mod axis;
+mod bounded;
+pub mod buckets;
+mod descriptor;
+mod exposition;
+mod family;
+mod histogram;
+mod labels;
+mod member;
+mod options;
+
+pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
+pub use bounded::OVERFLOW_LABEL;
+pub use buckets::Buckets;
+pub use descriptor::{Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+pub use exposition::{
+    encode_openmetrics, encode_prometheus_text, ExpositionFormat, OPENMETRICS_CONTENT_TYPE,
+    PROMETHEUS_TEXT_CONTENT_TYPE,
+};
+pub use family::Family;
+pub use histogram::{Histogram, HistogramSnapshot};
+pub use labels::{LabelEnum, LabelSet, NoLabels};
+pub use member::{FamilyMember, SeriesSpec};
+pub use options::RegisterOptions;
+
+pub use metrics_derive::{LabelEnum, LabelSet, MetricHandles};
+
+/// prometheus-client, re-exported so users and generated code name the same version.
+pub use prometheus_client;
+
+/// A `u64` counter (prometheus-client's). `Counter<f64, AtomicU64>` counts fractions.
+pub type Counter<N = u64, A = std::sync::atomic::AtomicU64> =
+    prometheus_client::metrics::counter::Counter<N, A>;
+
+/// An `i64` gauge (prometheus-client's). `Gauge<f64, AtomicU64>` and `Gauge<u64, AtomicU64>`
+/// hold other value types.
+pub type Gauge<N = i64, A = std::sync::atomic::AtomicI64> =
+    prometheus_client::metrics::gauge::Gauge<N, A>;
+
+/// Items the derive's generated code refers to. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use prometheus_client;
+    pub use prometheus_client::registry::Registry;
+    pub use std;
+
+    /// Fails compilation (in a `const _: () = ...` item) when an axis label key repeats one of
+    /// the struct's common label keys: the series would carry the same key twice.
+    pub const fn assert_axis_key_is_free(common: &[&str], axis_key: &str) {
+        let mut i = 0;
+        while i < common.len() {
+            if str_eq(common[i], axis_key) {
+                panic!("an axis label key repeats a key of the struct's common label set: rename it with `label = \"...\"`");
+            }
+            i += 1;
+        }
+    }
+
+    /// Fails compilation when a bucket constant named by path is not a valid bucket list.
+    pub const fn assert_valid_buckets(bounds: &[f64]) {
+        if !crate::buckets::is_valid_bucket_list(bounds) {
+            panic!("bucket constant: bounds must be non-empty, finite and strictly increasing");
+        }
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
