@@ -1,0 +1,168 @@
+//! What an engine reports to the frontend: the inputs of the vLLM-compatible recorders.
+//!
+//! Plain data with `serde` derives so a frontend can decode them from its wire format. Field
+//! names and meanings follow vLLM's engine-core outputs (`shared/spec/vllm-metrics.md`,
+//! sections 3 and 4).
+
+use serde::{Deserialize, Serialize};
+
+use crate::LabelEnum;
+
+/// Why a request finished. Label values are the lower-case variant names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, LabelEnum)]
+#[serde(rename_all = "lowercase")]
+#[label(rename_all = "lowercase")]
+pub enum FinishReason {
+    /// A stop string or the end-of-sequence token was produced.
+    Stop,
+    /// `max_tokens` or the model's context length was reached.
+    Length,
+    /// The request was aborted (by the client, or because its tracker was dropped unfinished).
+    Abort,
+    /// The engine failed the request.
+    Error,
+    /// Generation was stopped by a repetition detector.
+    Repetition,
+}
+
+/// Prefix-cache counters of one scheduler step (tokens, not blocks).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PrefixCacheStats {
+    /// The cache was reset during the interval.
+    pub reset: bool,
+    /// Requests that queried the cache.
+    pub requests: u64,
+    /// Tokens queried.
+    pub queries: u64,
+    /// Tokens hit.
+    pub hits: u64,
+    /// Preempted requests that queried the cache again.
+    pub preempted_requests: u64,
+    /// Tokens queried by preempted requests.
+    pub preempted_queries: u64,
+    /// Tokens hit by preempted requests.
+    pub preempted_hits: u64,
+}
+
+/// Speculative-decoding counters of one scheduler step.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpecDecodingStats {
+    /// The configured number of speculative tokens per draft.
+    pub num_spec_tokens: u64,
+    /// Drafts proposed.
+    pub num_drafts: u64,
+    /// Draft tokens proposed.
+    pub num_draft_tokens: u64,
+    /// Draft tokens accepted.
+    pub num_accepted_tokens: u64,
+    /// Accepted tokens by 0-based draft position.
+    pub num_accepted_tokens_per_pos: Vec<u64>,
+}
+
+/// Estimated work of one scheduler step, per GPU.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PerfStats {
+    /// Floating-point operations.
+    pub num_flops_per_gpu: u64,
+    /// Bytes read from memory.
+    pub num_read_bytes_per_gpu: u64,
+    /// Bytes written to memory.
+    pub num_write_bytes_per_gpu: u64,
+}
+
+/// One KV-cache block eviction, with its residency timings in seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KvCacheEvictionEvent {
+    /// Time from allocation to eviction.
+    pub lifetime_seconds: f64,
+    /// Time since the last access at eviction.
+    pub idle_seconds: f64,
+    /// Gaps between consecutive reuses of the block.
+    pub reuse_gaps_seconds: Vec<f64>,
+}
+
+/// CUDA-graph padding of one scheduler step.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CudagraphStats {
+    /// Tokens before padding.
+    pub num_unpadded_tokens: u64,
+    /// Tokens after padding.
+    pub num_padded_tokens: u64,
+    /// Padding tokens added.
+    pub num_paddings: u64,
+    /// The CUDA-graph runtime mode (`FULL`, `PIECEWISE`, ...).
+    pub runtime_mode: String,
+}
+
+/// The scheduler state an engine reports with each step batch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SchedulerStats {
+    /// Requests in model execution batches.
+    pub num_running_reqs: u64,
+    /// Requests waiting for capacity.
+    pub num_waiting_reqs: u64,
+    /// Waiting requests deferred by a transient constraint.
+    pub num_skipped_waiting_reqs: u64,
+    /// KV-cache usage as a fraction (1.0 = full).
+    pub kv_cache_usage: f64,
+    /// Local prefix-cache counters.
+    pub prefix_cache_stats: PrefixCacheStats,
+    /// External (KV connector) prefix-cache counters, when a connector is configured.
+    pub connector_prefix_cache_stats: Option<PrefixCacheStats>,
+    /// Speculative-decoding counters, when speculative decoding is on.
+    pub spec_decoding_stats: Option<SpecDecodingStats>,
+    /// Estimated FLOPs and memory traffic, when enabled.
+    pub perf_stats: Option<PerfStats>,
+    /// KV-cache blocks evicted during the step.
+    pub kv_cache_eviction_events: Vec<KvCacheEvictionEvent>,
+    /// CUDA-graph padding, when CUDA graphs are used.
+    pub cudagraph_stats: Option<CudagraphStats>,
+}
+
+/// The kind of a request lifecycle event (timestamps are on the engine's monotonic clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventType {
+    /// The request entered the waiting queue.
+    Queued,
+    /// The request was scheduled for execution.
+    Scheduled,
+    /// The request was preempted (its KV cache freed; it will be rescheduled).
+    Preempted,
+}
+
+/// Prompt processing counters carried by the output that completes the prefill.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PrefillStats {
+    /// Prompt tokens.
+    pub num_prompt_tokens: u32,
+    /// Prompt tokens computed locally.
+    pub num_computed_tokens: u32,
+    /// Prompt tokens served from any cache.
+    pub num_cached_tokens: u32,
+    /// Prompt tokens served from the local prefix cache.
+    pub num_local_cached_tokens: u32,
+    /// Prompt tokens transferred from an external KV store.
+    pub num_external_cached_tokens: u32,
+}
+
+/// One output of a request, as the engine sends it with a step batch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RequestOutput {
+    /// Tokens generated by this step (may be empty).
+    pub new_token_ids: Vec<u32>,
+    /// Set on the request's last output.
+    pub finish_reason: Option<FinishReason>,
+    /// Lifecycle events since the previous output, with engine timestamps.
+    pub events: Vec<(EventType, f64)>,
+    /// Present on the output that completes the prefill.
+    pub prefill_stats: Option<PrefillStats>,
+}
