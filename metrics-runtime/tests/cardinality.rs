@@ -1,0 +1,136 @@
+//! Cardinality: a stream of distinct label values cannot grow memory without limit.
+//!
+//! A `Dynamic` member and a `Family` both stop creating series at their limit and route every
+//! further record to one overflow series (`otel_metric_overflow="true"`). This test feeds an
+//! adversarial stream of distinct label values, measures live heap bytes with a counting
+//! allocator, and checks that no record was lost.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use metrics_runtime::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
+use metrics_runtime::prometheus_client::registry::Registry;
+use metrics_runtime::{
+    encode_prometheus_text, Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels, SeriesSpec,
+};
+
+struct CountingAllocator;
+
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct UserLabel {
+    user: String,
+}
+
+impl EncodeLabelSet for UserLabel {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        [("user", self.user.as_str())].encode(encoder)
+    }
+}
+
+impl LabelSet for UserLabel {
+    const KEYS: &'static [&'static str] = &["user"];
+}
+
+const LIMIT: usize = 100;
+
+#[test]
+fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
+    let mut registry = Registry::default();
+    let family: Family<NoLabels, Dynamic<UserLabel, Counter>> =
+        Family::new(SeriesSpec::new().with_max_series(LIMIT));
+    registry.register("requests_by_user", "Requests by user", family.clone());
+    let by_user = family.resolve(&NoLabels);
+
+    let feed = |from: usize, to: usize| {
+        for i in from..to {
+            // A fresh String per record, as a request handler would build it, dropped after.
+            by_user
+                .get_or_create(&UserLabel {
+                    user: format!("user-{i:08}"),
+                })
+                .inc();
+        }
+    };
+
+    // Fill to the limit, then measure what the next 1,000 and the next 100,000 distinct
+    // values cost in live heap.
+    feed(0, LIMIT);
+    let at_limit = LIVE_BYTES.load(Ordering::Relaxed);
+    feed(LIMIT, LIMIT + 1_000);
+    let after_1k = LIVE_BYTES.load(Ordering::Relaxed);
+    feed(LIMIT + 1_000, LIMIT + 101_000);
+    let after_101k = LIVE_BYTES.load(Ordering::Relaxed);
+
+    assert_eq!(by_user.len(), LIMIT);
+    assert_eq!(by_user.overflowed_lookups(), 101_000);
+    // The overflow series is allocated once; past that, distinct values cost nothing.
+    let growth = after_101k - after_1k;
+    assert!(
+        growth.abs() < 1024,
+        "live heap grew by {growth} bytes over 100,000 distinct label values past the limit"
+    );
+    eprintln!(
+        "cardinality: limit {LIMIT}; live heap at limit {at_limit} B, +1k distinct {after_1k} B, \
+         +101k distinct {after_101k} B"
+    );
+
+    let text = encode_prometheus_text(&registry).expect("encodes");
+    let per_user = text
+        .lines()
+        .filter(|l| l.starts_with("requests_by_user_total{user=\"user-"))
+        .count();
+    assert_eq!(per_user, LIMIT);
+    assert!(
+        text.contains("requests_by_user_total{otel_metric_overflow=\"true\"} 101000\n"),
+        "{text}"
+    );
+    let total: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("requests_by_user_total"))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum();
+    assert_eq!(total, (LIMIT + 101_000) as f64, "every record is counted");
+}
+
+#[test]
+fn a_family_past_its_limit_routes_new_label_sets_to_the_overflow_series() {
+    let mut registry = Registry::default();
+    let family: Family<UserLabel, Counter> = Family::new(SeriesSpec::new().with_max_series(2));
+    registry.register("logins", "Logins", family.clone());
+    for user in ["a", "b", "c", "d"] {
+        family
+            .resolve(&UserLabel {
+                user: user.to_owned(),
+            })
+            .inc();
+    }
+    assert_eq!(family.len(), 2);
+    assert_eq!(family.overflowed_lookups(), 2);
+    let text = encode_prometheus_text(&registry).expect("encodes");
+    let expected = "# HELP logins_total Logins.\n# TYPE logins_total counter\n\
+                    logins_total{user=\"a\"} 1\nlogins_total{user=\"b\"} 1\n\
+                    logins_total{otel_metric_overflow=\"true\"} 2\n";
+    assert_eq!(text, expected);
+    // Removing a label set frees a slot for a new one.
+    assert!(family.remove(&UserLabel { user: "a".into() }));
+    family.resolve(&UserLabel { user: "e".into() }).inc();
+    assert_eq!(family.len(), 2);
+    assert_eq!(<Counter as FamilyMember>::KIND.as_str(), "counter");
+}
