@@ -1,0 +1,132 @@
+//! After `resolve`, recording allocates nothing (DESIGN section 4): proven with a counting
+//! global allocator around every core record operation.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::AtomicU64;
+
+use metrics_runtime::prometheus_client::encoding::{
+    EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, LabelValueEncoder,
+};
+use metrics_runtime::{
+    ByLabel, ByPosition, Counter, Family, Gauge, Histogram, LabelEnum, LabelSet, SeriesSpec,
+};
+
+struct CountingAllocator;
+
+thread_local! {
+    // Per thread, so the test harness's own threads cannot disturb the count.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct Engine {
+    model_name: String,
+    engine: u32,
+}
+
+impl EncodeLabelSet for Engine {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        [("model_name", self.model_name.as_str())].encode(encoder)?;
+        [("engine", self.engine)].encode(encoder)
+    }
+}
+
+impl LabelSet for Engine {
+    const KEYS: &'static [&'static str] = &["model_name", "engine"];
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Reason {
+    Stop,
+    Length,
+}
+
+impl EncodeLabelValue for Reason {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        std::fmt::Write::write_str(encoder, self.label_value())
+    }
+}
+
+impl LabelEnum for Reason {
+    const VARIANTS: &'static [Self] = &[Reason::Stop, Reason::Length];
+    const VALUES: &'static [&'static str] = &["stop", "length"];
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[test]
+fn recording_through_resolved_handles_never_allocates() {
+    let labels = Engine {
+        model_name: "m".into(),
+        engine: 0,
+    };
+    let spec = SeriesSpec::new()
+        .with_buckets(vec![0.1, 1.0, 10.0])
+        .with_axis_key("k")
+        .with_positions(4);
+    let counter = Family::<Engine, Counter>::new(spec.clone()).resolve(&labels);
+    let float_counter =
+        Family::<Engine, Counter<f64, AtomicU64>>::new(spec.clone()).resolve(&labels);
+    let gauge = Family::<Engine, Gauge>::new(spec.clone()).resolve(&labels);
+    let float_gauge = Family::<Engine, Gauge<f64, AtomicU64>>::new(spec.clone()).resolve(&labels);
+    let histogram = Family::<Engine, Histogram>::new(spec.clone()).resolve(&labels);
+    let by_reason = Family::<Engine, ByLabel<Reason, Counter>>::new(spec.clone()).resolve(&labels);
+    let by_position = Family::<Engine, ByPosition<Counter>>::new(spec).resolve(&labels);
+
+    let allocations = allocations_during(|| {
+        for i in 0..10_000u64 {
+            counter.inc();
+            counter.inc_by(3);
+            float_counter.inc_by(0.5);
+            gauge.set(i as i64);
+            gauge.inc();
+            float_gauge.set(i as f64 * 0.01);
+            histogram.observe(i as f64 * 0.001);
+            histogram.observe(f64::NAN);
+            by_reason.get(Reason::Length).inc();
+            by_position.get((i % 4) as usize).inc_by(2);
+        }
+    });
+    assert_eq!(allocations, 0, "the record path allocated");
+    assert_eq!(counter.get(), 40_000);
+    assert_eq!(by_reason.get(Reason::Length).get(), 10_000);
+    assert_eq!(by_position.get(3).get(), 5_000);
+    assert_eq!(histogram.snapshot().count(), 20_000);
+}
+
+#[test]
+fn the_counting_allocator_does_see_allocations() {
+    // Guards the test above against a counter that never counts.
+    let allocations = allocations_during(|| {
+        let v: Vec<u64> = std::hint::black_box(vec![1, 2, 3]);
+        drop(v);
+    });
+    assert!(allocations >= 1);
+}
