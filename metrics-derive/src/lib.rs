@@ -1,15 +1,54 @@
-//! Placeholder until the derive lands.
+//! The derives behind `metrics-runtime`: `#[derive(MetricHandles)]`, `#[derive(LabelSet)]` and
+//! `#[derive(LabelEnum)]`. Depend on `metrics-runtime`, which re-exports them; the attribute
+//! grammar is documented in `docs/attributes.md`.
+//!
+//! Layout (after thiserror's impl crate and serde_derive): `symbol.rs` names every attribute
+//! key, `ctxt.rs` collects errors, `attr.rs`/`metric_attr.rs`/`label_attr.rs` parse
+//! attributes with their spans, `ast.rs` and `ty.rs` read the input, `valid.rs` checks it,
+//! `expand.rs` generates code, and `fallback.rs` emits stubs when there are errors, so the
+//! user only sees the errors the derive reported.
+#![deny(missing_docs)]
+
 use proc_macro::TokenStream;
 
+mod ast;
+mod attr;
+mod buckets;
+mod case;
+mod ctxt;
+mod expand;
+mod fallback;
+mod label_attr;
+mod label_enum;
+mod label_set;
+mod metric_attr;
+mod names;
+mod suggest;
+mod symbol;
+mod ty;
+mod valid;
+
+/// Generates cached-handle registration and resolution for a struct of metric families.
+///
+/// See `metrics_runtime`'s crate documentation and `docs/attributes.md` for the attributes
+/// `#[metric_handles(...)]` (on the struct) and `#[metric(...)]` (on each field).
 #[proc_macro_derive(MetricHandles, attributes(metric_handles, metric))]
-pub fn derive_metric_handles(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
+    expand::derive(input.into()).into()
 }
+
+/// Implements `metrics_runtime::LabelSet` and prometheus-client's `EncodeLabelSet` for a
+/// struct whose fields are the label keys, in order. Attributes: `#[label(crate = path)]` on
+/// the struct, `#[label(rename = "key")]` on a field.
 #[proc_macro_derive(LabelSet, attributes(label))]
-pub fn derive_label_set(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_label_set(input: TokenStream) -> TokenStream {
+    label_set::derive(input.into()).into()
 }
+
+/// Implements `metrics_runtime::LabelEnum` and prometheus-client's `EncodeLabelValue` for a
+/// fieldless enum. Attributes: `#[label(rename_all = "snake_case", crate = path)]` on the
+/// enum, `#[label(rename = "value")]` on a variant.
 #[proc_macro_derive(LabelEnum, attributes(label))]
-pub fn derive_label_enum(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn derive_label_enum(input: TokenStream) -> TokenStream {
+    label_enum::derive(input.into()).into()
 }

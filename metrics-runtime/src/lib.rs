@@ -104,6 +104,47 @@ pub mod __private {
         }
     }
 
+    /// Fails compilation when a `Dynamic<D, _>` axis repeats one of the struct's common label
+    /// keys (`D::KEYS` against `L::KEYS`).
+    pub const fn assert_axis_keys_are_free(common: &[&str], axis_keys: &[&str]) {
+        let mut i = 0;
+        while i < axis_keys.len() {
+            let mut j = 0;
+            while j < common.len() {
+                if str_eq(common[j], axis_keys[i]) {
+                    panic!("a `Dynamic` axis label key repeats a key of the struct's common label set: rename one of them with `#[label(rename = \"...\")]`");
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+    }
+
+    /// Implemented only for `L` itself: generated `resolve`/`remove` pass the struct's label
+    /// set through [`same_labels`], so a field whose `Family<L, _>` uses another label set is
+    /// reported once, at that field, with this message.
+    #[diagnostic::on_unimplemented(
+        message = "this field's `Family` uses label set `{L}`, but the struct's label set is `{Self}`",
+        label = "expected `{Self}` here",
+        note = "every field of a `#[derive(MetricHandles)]` struct uses the struct's label set: declare it with `#[metric_handles(labels = ...)]` (the default is `NoLabels`) and use it in every `Family<L, _>`"
+    )]
+    pub trait SameLabels<L> {
+        /// `self`, as the field's label set.
+        fn as_field_labels(&self) -> &L;
+    }
+
+    impl<L> SameLabels<L> for L {
+        fn as_field_labels(&self) -> &L {
+            self
+        }
+    }
+
+    /// The struct's label set as the field's: the identity, or the error above.
+    #[inline]
+    pub fn same_labels<L, S: SameLabels<L>>(labels: &S) -> &L {
+        labels.as_field_labels()
+    }
+
     const fn str_eq(a: &str, b: &str) -> bool {
         let (a, b) = (a.as_bytes(), b.as_bytes());
         if a.len() != b.len() {

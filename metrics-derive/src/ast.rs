@@ -1,0 +1,126 @@
+//! The typed view of a `#[derive(MetricHandles)]` input: the struct, its container attribute,
+//! and per field its `#[metric]` attribute and `Family<L, M>` type.
+
+use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Visibility};
+
+use crate::ctxt::Ctxt;
+use crate::metric_attr::{self, ContainerAttrs, FieldAttrs};
+use crate::symbol::CFG;
+use crate::ty::{self, FamilyType};
+
+pub struct Input<'a> {
+    pub ident: &'a Ident,
+    pub vis: &'a Visibility,
+    pub generics: &'a Generics,
+    pub attrs: &'a [Attribute],
+    pub container: ContainerAttrs,
+    pub fields: Vec<Field<'a>>,
+}
+
+pub struct Field<'a> {
+    pub ident: &'a Ident,
+    pub vis: &'a Visibility,
+    pub attrs: &'a [Attribute],
+    pub metric: FieldAttrs,
+    /// `Family<L, M>` as read; `None` for skipped fields and unreadable types.
+    pub family: Option<FamilyType>,
+}
+
+impl Field<'_> {
+    /// The field's `#[cfg(...)]` attributes, copied to everything generated for it.
+    pub fn cfgs(&self) -> impl Iterator<Item = &Attribute> {
+        self.attrs.iter().filter(|a| a.path() == CFG)
+    }
+
+    /// Whether the field is `#[metric(skip)]`.
+    pub fn is_skipped(&self) -> bool {
+        self.metric.skip.is_some()
+    }
+}
+
+impl<'a> Input<'a> {
+    /// Reads the input; `None` (with an error) unless it is a struct with named fields.
+    pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Input<'a>> {
+        let container = metric_attr::parse_container(cx, &input.attrs);
+        let named = match &input.data {
+            Data::Struct(data) => match &data.fields {
+                Fields::Named(named) => Some(named),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(named) = named else {
+            cx.error_spanned_by(
+                &input.ident,
+                "`#[derive(MetricHandles)]` needs a struct with named fields, one `Family<Labels, Member>` per metric",
+            );
+            return None;
+        };
+        if named.named.is_empty() {
+            cx.error_spanned_by(
+                &input.ident,
+                "`#[derive(MetricHandles)]` on a struct without fields: add a field such as `#[metric(name = \"app:requests\")] requests: Family<NoLabels, Counter>`",
+            );
+        }
+        let fields = named
+            .named
+            .iter()
+            .filter_map(|field| {
+                let ident = field.ident.as_ref()?;
+                let metric = metric_attr::parse_field(cx, &field.attrs);
+                let family = if !metric.present {
+                    cx.error_spanned_by(
+                        ident,
+                        format!(
+                            "field `{ident}` has no `#[metric(...)]` attribute: add `#[metric(name = \"...\")]`, or `#[metric(skip)]` for a field that is not a metric"
+                        ),
+                    );
+                    None
+                } else if metric.skip.is_some() {
+                    check_skip_alone(cx, &metric);
+                    None
+                } else {
+                    ty::read_family(cx, &field.ty)
+                };
+                Some(Field {
+                    ident,
+                    vis: &field.vis,
+                    attrs: &field.attrs,
+                    metric,
+                    family,
+                })
+            })
+            .collect();
+        Some(Input {
+            ident: &input.ident,
+            vis: &input.vis,
+            generics: &input.generics,
+            attrs: &input.attrs,
+            container,
+            fields,
+        })
+    }
+}
+
+/// `skip` means "not a metric": any other key on the field is a contradiction.
+fn check_skip_alone(cx: &Ctxt, metric: &FieldAttrs) {
+    let keys = [
+        metric.name.as_ref().map(|k| &k.key),
+        metric.help.as_ref().map(|k| &k.key),
+        metric.unit.as_ref().map(|k| &k.key),
+        metric.buckets.as_ref().map(|k| &k.key),
+        metric.label.as_ref().map(|k| &k.key),
+        metric.positions.as_ref().map(|k| &k.key),
+        metric.max_series.as_ref().map(|k| &k.key),
+    ];
+    for key in keys
+        .into_iter()
+        .flatten()
+        .chain(metric.aliases.iter().map(|a| &a.key))
+    {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` cannot be combined with `skip`: a skipped field is not a metric; remove `skip` or `{key}`"),
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! Shared attribute parsing: `key = value` lists read with their original spans, duplicate
+//! keys, unknown keys with a suggestion, and recovery so one bad key does not hide the others.
+
+use proc_macro2::TokenTree;
+use quote::ToTokens;
+use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+use crate::suggest;
+use crate::symbol::Symbol;
+
+/// A value given once, with the key as the user wrote it (for spans).
+pub struct Keyed<T> {
+    pub key: Ident,
+    pub value: T,
+}
+
+/// A key that may be given at most once in one item's attributes.
+pub struct Once<T> {
+    attr: Symbol,
+    symbol: Symbol,
+    slot: Option<Keyed<T>>,
+}
+
+impl<T> Once<T> {
+    /// An unset key `symbol` of attribute `attr`.
+    pub fn new(attr: Symbol, symbol: Symbol) -> Self {
+        Once {
+            attr,
+            symbol,
+            slot: None,
+        }
+    }
+
+    /// Sets the value, or reports a duplicate at the second key.
+    pub fn set(&mut self, cx: &Ctxt, key: &Ident, value: T) {
+        if self.slot.is_some() {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "duplicate `{}` in `#[{}(...)]`: give it once",
+                    self.symbol, self.attr
+                ),
+            );
+        } else {
+            self.slot = Some(Keyed {
+                key: key.clone(),
+                value,
+            });
+        }
+    }
+
+    /// The value, if set.
+    pub fn get(self) -> Option<Keyed<T>> {
+        self.slot
+    }
+}
+
+/// The attribute's key as an identifier: every known key is one, so anything else (a path
+/// such as `a::b`) is reported as unknown.
+pub fn key_ident(meta: &ParseNestedMeta) -> Option<Ident> {
+    meta.path.get_ident().cloned().or_else(|| {
+        // `crate` is a keyword: syn still parses it as a one-segment path.
+        match (meta.path.segments.len(), meta.path.leading_colon) {
+            (1, None) => meta.path.segments.first().map(|s| s.ident.clone()),
+            _ => None,
+        }
+    })
+}
+
+/// Parses every `#[attr(...)]` of `attrs` named `attr`, calling `on_key` for each known key.
+/// Unknown keys are reported (with a suggestion) and their value skipped. A syntax error ends
+/// that attribute (reported); returns false if any attribute could not be parsed.
+pub fn parse_attrs(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    attr: Symbol,
+    known: &[Symbol],
+    mut on_key: impl FnMut(&ParseNestedMeta, &Ident, Symbol) -> syn::Result<()>,
+) -> bool {
+    let mut ok = true;
+    for attribute in attrs.iter().filter(|a| a.path() == attr) {
+        if let Err(error) = parse_one(cx, attribute, attr, known, &mut on_key) {
+            cx.syn_error(error);
+            ok = false;
+        }
+    }
+    ok
+}
+
+fn parse_one(
+    cx: &Ctxt,
+    attribute: &Attribute,
+    attr: Symbol,
+    known: &[Symbol],
+    on_key: &mut impl FnMut(&ParseNestedMeta, &Ident, Symbol) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let names: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+    if let syn::Meta::Path(path) = &attribute.meta {
+        return Err(syn::Error::new_spanned(
+            path,
+            format!(
+                "`#[{attr}]` needs arguments: write `#[{attr}({} = ...)]`",
+                names.first().copied().unwrap_or("key")
+            ),
+        ));
+    }
+    attribute.parse_nested_meta(|meta| {
+        let Some(key) = key_ident(&meta) else {
+            cx.error_spanned_by(
+                &meta.path,
+                format!(
+                    "unknown key `{}` in `#[{attr}(...)]`: expected one of {}",
+                    meta.path.to_token_stream(),
+                    suggest::list(&names)
+                ),
+            );
+            return skip_value(meta.input);
+        };
+        match known.iter().find(|symbol| key == **symbol) {
+            Some(symbol) => on_key(&meta, &key, *symbol),
+            None => {
+                cx.error_spanned_by(
+                    &key,
+                    format!(
+                        "unknown key `{key}` in `#[{attr}(...)]`: {}",
+                        suggest::hint(&key.to_string(), &names)
+                    ),
+                );
+                skip_value(meta.input)
+            }
+        }
+    })
+}
+
+/// Skips the rest of one `key ...` entry: everything up to the next top-level comma.
+pub fn skip_value(input: ParseStream) -> syn::Result<()> {
+    while !input.is_empty() && !input.peek(Token![,]) {
+        input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// The `= value` of `key`, parsed as an expression; reports a missing `=` (with an example
+/// of what to write) and returns `None` after skipping whatever was there.
+pub fn value_expr(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    key: &Ident,
+    attr: Symbol,
+    example: &str,
+) -> syn::Result<Option<Expr>> {
+    if meta.input.peek(Token![=]) {
+        let expr: Expr = meta.value()?.parse()?;
+        Ok(Some(expr))
+    } else {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` needs a value: write `#[{attr}({example})]`"),
+        );
+        skip_value(meta.input)?;
+        Ok(None)
+    }
+}
+
+/// A flag key (`skip`): reports and skips any value given to it.
+pub fn flag(cx: &Ctxt, meta: &ParseNestedMeta, key: &Ident, attr: Symbol) -> syn::Result<()> {
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        cx.error_spanned_by(
+            key,
+            format!("`{key}` takes no value: write `#[{attr}({key})]`"),
+        );
+        skip_value(meta.input)?;
+    }
+    Ok(())
+}
+
+/// The string literal `expr` must be, or an error naming `key` and an example.
+pub fn lit_str(cx: &Ctxt, expr: &Expr, key: &Ident, attr: Symbol, example: &str) -> Option<LitStr> {
+    match strip(expr) {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Some(lit.clone()),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` expects a string literal: write `#[{attr}({example})]`"),
+            );
+            None
+        }
+    }
+}
+
+/// `expr` without the invisible groups `macro_rules!` wraps around fragments, and parentheses.
+pub fn strip(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(group) => strip(&group.expr),
+        Expr::Paren(paren) => strip(&paren.expr),
+        other => other,
+    }
+}
+
+/// The doc comment of an item: lines trimmed and joined with a space, and the attributes it
+/// came from (for spans). `None` when there is no non-empty doc line.
+pub fn doc_text(attrs: &[Attribute]) -> Option<(String, Vec<&Attribute>)> {
+    let mut lines = Vec::new();
+    let mut sources = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path() == crate::symbol::DOC) {
+        if let syn::Meta::NameValue(nv) = &attr.meta {
+            if let Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = strip(&nv.value)
+            {
+                for line in lit.value().lines() {
+                    let line = line.trim();
+                    if !line.is_empty() {
+                        lines.push(line.to_owned());
+                    }
+                }
+                sources.push(attr);
+            }
+        }
+    }
+    if lines.is_empty() {
+        None
+    } else {
+        Some((lines.join(" "), sources))
+    }
+}

@@ -1,0 +1,296 @@
+//! `buckets = ...`: parsing and checking the four bucket forms at compile time.
+
+use syn::{Expr, ExprLit, Ident, Lit, Path, UnOp};
+
+use crate::attr::strip;
+use crate::ctxt::Ctxt;
+use crate::suggest;
+use crate::symbol::{Symbol, COUNT, EXPONENTIAL, FACTOR, LINEAR, MAX, ONE_TWO_FIVE, START, WIDTH};
+
+/// A bucket specification that passed every check the macro can make.
+#[derive(Clone, Debug)]
+pub enum BucketSpec {
+    /// `[0.1, 0.5, 1]`: finite, strictly increasing, non-empty.
+    Explicit(Vec<f64>),
+    /// `SOME_CONST`: checked at compile time by a generated `const` assertion.
+    Const(Path),
+    Exponential {
+        start: f64,
+        factor: f64,
+        count: u16,
+    },
+    Linear {
+        start: f64,
+        width: f64,
+        count: u16,
+    },
+    OneTwoFive {
+        max: f64,
+    },
+}
+
+const GENERATORS: &[Symbol] = &[EXPONENTIAL, LINEAR, ONE_TWO_FIVE];
+
+/// What to write, for messages.
+const FORMS: &str = "`buckets = [0.1, 0.5, 1.0]`, `buckets = SOME_CONST`, \
+`buckets = exponential(start = 1.0, factor = 2.0, count = 10)`, \
+`buckets = linear(start = 0.0, width = 1.0, count = 5)` or `buckets = one_two_five(max = 1000)`";
+
+/// Parses and checks a bucket specification; reports every problem found.
+pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
+    match strip(expr) {
+        Expr::Array(array) => {
+            if array.elems.is_empty() {
+                cx.error_spanned_by(
+                    array,
+                    "`buckets = []` has no bounds: list at least one, e.g. `buckets = [0.1, 1.0]`",
+                );
+                return None;
+            }
+            let mut bounds = Vec::new();
+            let mut ok = true;
+            let mut previous: Option<f64> = None;
+            for element in &array.elems {
+                let Some(value) = number(cx, element, "a bucket bound") else {
+                    ok = false;
+                    continue;
+                };
+                if !value.is_finite() {
+                    cx.error_spanned_by(
+                        element,
+                        "bucket bound is not finite: `+Inf` is always added, list only finite bounds",
+                    );
+                    ok = false;
+                    continue;
+                }
+                if let Some(previous) = previous {
+                    if value <= previous {
+                        cx.error_spanned_by(
+                            element,
+                            format!(
+                                "bucket bounds must be strictly increasing: `{value:?}` follows `{previous:?}`"
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+                previous = Some(value);
+                bounds.push(value);
+            }
+            ok.then_some(BucketSpec::Explicit(bounds))
+        }
+        Expr::Path(path) if path.qself.is_none() => Some(BucketSpec::Const(path.path.clone())),
+        Expr::Call(call) => generator(cx, call),
+        other => {
+            cx.error_spanned_by(other, format!("unsupported `buckets` value: write {FORMS}"));
+            None
+        }
+    }
+}
+
+fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
+    let names: Vec<&str> = GENERATORS.iter().map(|s| s.as_str()).collect();
+    let func = match strip(&call.func) {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let Some(func) = func else {
+        cx.error_spanned_by(
+            &call.func,
+            format!(
+                "unknown bucket generator: expected one of {}",
+                suggest::list(&names)
+            ),
+        );
+        return None;
+    };
+    let Some(generator) = GENERATORS.iter().find(|g| func == **g).copied() else {
+        cx.error_spanned_by(
+            &func,
+            format!(
+                "unknown bucket generator `{func}`: {}",
+                suggest::hint(&func.to_string(), &names)
+            ),
+        );
+        return None;
+    };
+    let expected: &[Symbol] = if generator == EXPONENTIAL {
+        &[START, FACTOR, COUNT]
+    } else if generator == LINEAR {
+        &[START, WIDTH, COUNT]
+    } else {
+        &[MAX]
+    };
+    let expected_names: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
+    let mut values: Vec<(Symbol, Ident, f64)> = Vec::new();
+    let mut ok = true;
+    for arg in &call.args {
+        let Expr::Assign(assign) = strip(arg) else {
+            cx.error_spanned_by(
+                arg,
+                format!(
+                    "`{func}(...)` takes named arguments: write `{func}({})`",
+                    example_args(generator)
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        let key = match strip(&assign.left) {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+            _ => None,
+        };
+        let Some(key) = key else {
+            cx.error_spanned_by(
+                &assign.left,
+                format!("expected one of {}", suggest::list(&expected_names)),
+            );
+            ok = false;
+            continue;
+        };
+        let Some(symbol) = expected.iter().find(|s| key == **s).copied() else {
+            cx.error_spanned_by(
+                &key,
+                format!(
+                    "unknown argument `{key}` of `{func}(...)`: {}",
+                    suggest::hint(&key.to_string(), &expected_names)
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        if values.iter().any(|(s, _, _)| *s == symbol) {
+            cx.error_spanned_by(&key, format!("duplicate argument `{key}` of `{func}(...)`"));
+            ok = false;
+            continue;
+        }
+        match number(cx, &assign.right, &format!("`{key}`")) {
+            Some(value) => values.push((symbol, key, value)),
+            None => ok = false,
+        }
+    }
+    for symbol in expected {
+        if !values.iter().any(|(s, _, _)| s == symbol) && ok {
+            cx.error_spanned_by(
+                call,
+                format!(
+                    "`{func}(...)` needs `{symbol} = ...`: write `{func}({})`",
+                    example_args(generator)
+                ),
+            );
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let get = |symbol: Symbol| {
+        values
+            .iter()
+            .find(|(s, _, _)| *s == symbol)
+            .map(|(_, key, value)| (key.clone(), *value))
+    };
+    let check = |symbol: Symbol, valid: fn(f64) -> bool, rule: &str| -> Option<f64> {
+        let (key, value) = get(symbol)?;
+        if valid(value) {
+            Some(value)
+        } else {
+            cx.error_spanned_by(&key, format!("`{func}(...)`: `{symbol}` must be {rule}"));
+            None
+        }
+    };
+    let count = |value: f64| value.fract() == 0.0 && (1.0..=f64::from(u16::MAX)).contains(&value);
+    let spec = if generator == EXPONENTIAL {
+        let start = check(START, |v| v.is_finite() && v > 0.0, "greater than 0");
+        let factor = check(FACTOR, |v| v.is_finite() && v > 1.0, "greater than 1");
+        let count = check(COUNT, count, "an integer from 1 to 65535");
+        BucketSpec::Exponential {
+            start: start?,
+            factor: factor?,
+            count: u16::try_from(count? as u64).ok()?,
+        }
+    } else if generator == LINEAR {
+        let start = check(START, f64::is_finite, "finite");
+        let width = check(WIDTH, |v| v.is_finite() && v > 0.0, "greater than 0");
+        let count = check(COUNT, count, "an integer from 1 to 65535");
+        BucketSpec::Linear {
+            start: start?,
+            width: width?,
+            count: u16::try_from(count? as u64).ok()?,
+        }
+    } else {
+        let max = check(MAX, |v| v.is_finite() && v >= 1.0, "at least 1");
+        BucketSpec::OneTwoFive { max: max? }
+    };
+    // The generated bounds must all be finite and increasing, like an explicit list.
+    let bounds = bounds_of(&spec);
+    let valid = bounds.iter().all(|b| b.is_finite()) && bounds.windows(2).all(|w| w[0] < w[1]);
+    if !valid {
+        cx.error_spanned_by(
+            call,
+            format!("`{func}(...)` produces bounds that overflow `f64` or stop increasing: use fewer buckets"),
+        );
+        return None;
+    }
+    Some(spec)
+}
+
+fn example_args(generator: Symbol) -> &'static str {
+    if generator == EXPONENTIAL {
+        "start = 1.0, factor = 2.0, count = 10"
+    } else if generator == LINEAR {
+        "start = 0.0, width = 1.0, count = 5"
+    } else {
+        "max = 1000"
+    }
+}
+
+/// The bounds a generator stands for, computed as the runtime computes them.
+fn bounds_of(spec: &BucketSpec) -> Vec<f64> {
+    match *spec {
+        BucketSpec::Exponential {
+            start,
+            factor,
+            count,
+        } => std::iter::successors(Some(start), |b| Some(b * factor))
+            .take(usize::from(count))
+            .collect(),
+        BucketSpec::Linear {
+            start,
+            width,
+            count,
+        } => (0..count).map(|i| start + width * f64::from(i)).collect(),
+        BucketSpec::OneTwoFive { max } => vec![max],
+        BucketSpec::Explicit(ref bounds) => bounds.clone(),
+        BucketSpec::Const(_) => Vec::new(),
+    }
+}
+
+/// A numeric literal, optionally negated.
+pub fn number(cx: &Ctxt, expr: &Expr, what: &str) -> Option<f64> {
+    let (negative, inner) = match strip(expr) {
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => (true, strip(&unary.expr)),
+        other => (false, other),
+    };
+    let value = match inner {
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(lit),
+            ..
+        }) => lit.base10_parse::<f64>().ok(),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => lit.base10_parse::<f64>().ok(),
+        _ => None,
+    };
+    match value {
+        Some(value) if negative => Some(-value),
+        Some(value) => Some(value),
+        None => {
+            cx.error_spanned_by(
+                expr,
+                format!("{what} must be a number literal such as `0.5` or `10`"),
+            );
+            None
+        }
+    }
+}

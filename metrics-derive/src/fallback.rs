@@ -1,0 +1,99 @@
+//! Output on error: the items the user's other code refers to, with their real signatures and
+//! stub bodies, so the only errors the user sees are the ones the derive reported (thiserror's
+//! `fallback.rs`). The stubs are never run: the crate does not compile until the errors are
+//! fixed.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::ast::Input;
+use crate::expand::{handles_doc, handles_ident, marker};
+use crate::valid;
+
+/// Stubs for `#[derive(MetricHandles)]`.
+pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStream {
+    // Not a struct: there is nothing sensible to stub (no fields, no handles).
+    let Some(input) = input else {
+        return TokenStream::new();
+    };
+    let ident = &derive.ident;
+    let (impl_generics, ty_generics, where_clause) = derive.generics.split_for_impl();
+    let generics = &derive.generics;
+    let vis = &derive.vis;
+    let krate = valid::krate(input);
+    let handles = handles_ident(input);
+    // The labels type is only trusted when the container attribute parsed; otherwise
+    // `resolve`/`remove` accept any label set, so call sites do not report a second error.
+    let labels = input
+        .container
+        .parsed
+        .then(|| valid::labels_type(input, &krate));
+    let fields = input.fields.iter().filter_map(|field| {
+        let family = field.family.as_ref()?;
+        let (field_ident, field_vis, member) = (field.ident, field.vis, &family.member);
+        let cfgs = field.cfgs();
+        Some(quote!(#(#cfgs)* #field_vis #field_ident: #member,))
+    });
+    let (marker_decl, _) = marker(input, &krate).unzip();
+    let doc = handles_doc(input);
+    let methods = methods(&krate, &handles, &quote!(#ty_generics), labels.as_ref());
+    quote! {
+        #doc
+        #[derive(Clone, Debug)]
+        #vis struct #handles #generics #where_clause {
+            #(#fields)*
+            #marker_decl
+        }
+
+        impl #impl_generics #ident #ty_generics #where_clause {
+            #methods
+        }
+    }
+}
+
+fn methods(
+    krate: &TokenStream,
+    handles: &syn::Ident,
+    ty_generics: &TokenStream,
+    labels: Option<&TokenStream>,
+) -> TokenStream {
+    let (generic, labels) = match labels {
+        Some(labels) => (quote!(), labels.clone()),
+        None => (
+            quote!(<__MetricHandlesLabels: ?Sized>),
+            quote!(__MetricHandlesLabels),
+        ),
+    };
+    quote! {
+        /// Every metric this struct registers (empty: the derive reported errors).
+        pub const DESCRIPTORS: &'static [#krate::MetricDescriptor] = &[];
+
+        /// Registers every metric (stub: the derive reported errors).
+        pub fn register(registry: &mut #krate::__private::Registry) -> Self {
+            let _ = registry;
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
+        /// Registers every metric with options (stub: the derive reported errors).
+        pub fn register_with(
+            registry: &mut #krate::__private::Registry,
+            options: &#krate::RegisterOptions,
+        ) -> Self {
+            let _ = (registry, options);
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
+        /// Resolves the handles of `labels` (stub: the derive reported errors).
+        pub fn resolve #generic (&self, labels: &#labels) -> #handles #ty_generics {
+            let _ = labels;
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
+        /// Removes the series of `labels` (stub: the derive reported errors).
+        pub fn remove #generic (&self, labels: &#labels) {
+            let _ = labels;
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+    }
+}

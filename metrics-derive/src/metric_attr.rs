@@ -1,0 +1,271 @@
+//! `#[metric_handles(...)]` and `#[metric(...)]`: parsed into plain values with their spans.
+//! Only local checks happen here (a value's syntax and literal ranges); everything that needs
+//! the field's type or the other fields is in `valid.rs`.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Path, Token, Type};
+
+use crate::attr::{self, Keyed, Once};
+use crate::buckets::{self, BucketSpec};
+use crate::ctxt::Ctxt;
+use crate::symbol::*;
+
+/// `#[metric_handles(handles = Ident, labels = Type, crate = path)]`.
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub handles: Option<Ident>,
+    pub labels: Option<Type>,
+    pub krate: Option<Path>,
+    /// Whether every `#[metric_handles]` attribute could be parsed.
+    pub parsed: bool,
+}
+
+pub fn parse_container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
+    let mut handles = Once::new(METRIC_HANDLES, HANDLES);
+    let mut labels = Once::new(METRIC_HANDLES, LABELS);
+    let mut krate = Once::new(METRIC_HANDLES, CRATE);
+    let parsed = attr::parse_attrs(
+        cx,
+        attrs,
+        METRIC_HANDLES,
+        &[HANDLES, LABELS, CRATE],
+        |meta, key, symbol| {
+            if !meta.input.peek(Token![=]) {
+                let example = if symbol == HANDLES {
+                    "handles = SchedulerHandles"
+                } else if symbol == LABELS {
+                    "labels = EngineLabels"
+                } else {
+                    "crate = ::metrics_runtime"
+                };
+                cx.error_spanned_by(
+                    key,
+                    format!("`{key}` needs a value: write `#[metric_handles({example})]`"),
+                );
+                return attr::skip_value(meta.input);
+            }
+            let input = meta.value()?;
+            if input.peek(LitStr) {
+                let lit: LitStr = input.parse()?;
+                cx.error_spanned_by(
+                    &lit,
+                    format!(
+                        "`{key}` expects a {} without quotes: write `{key} = {}`",
+                        if symbol == CRATE { "path" } else { "type name" },
+                        lit.value()
+                    ),
+                );
+                return Ok(());
+            }
+            if symbol == HANDLES {
+                handles.set(cx, key, input.parse::<Ident>()?);
+            } else if symbol == LABELS {
+                labels.set(cx, key, input.parse::<Type>()?);
+            } else {
+                krate.set(cx, key, input.call(Path::parse_mod_style)?);
+            }
+            Ok(())
+        },
+    );
+    ContainerAttrs {
+        handles: handles.get().map(|k| k.value),
+        labels: labels.get().map(|k| k.value),
+        krate: krate.get().map(|k| k.value),
+        parsed,
+    }
+}
+
+/// One `alias(name = "...", deprecated_in = "...")`.
+pub struct AliasAttr {
+    pub key: Ident,
+    pub name: Option<LitStr>,
+    pub deprecated_in: Option<LitStr>,
+}
+
+/// `#[metric(...)]` of one field.
+#[derive(Default)]
+pub struct FieldAttrs {
+    /// Whether the field has any `#[metric]` attribute.
+    pub present: bool,
+    /// Whether every `#[metric]` attribute could be parsed (syntax); when not, "missing key"
+    /// errors are not reported, since the key may be in the part that did not parse.
+    pub parsed: bool,
+    pub name: Option<Keyed<Option<LitStr>>>,
+    pub help: Option<Keyed<Option<LitStr>>>,
+    pub unit: Option<Keyed<Option<LitStr>>>,
+    pub buckets: Option<Keyed<Option<BucketSpec>>>,
+    pub label: Option<Keyed<Option<LitStr>>>,
+    pub positions: Option<Keyed<Option<TokenStream>>>,
+    pub max_series: Option<Keyed<Option<TokenStream>>>,
+    pub aliases: Vec<AliasAttr>,
+    pub skip: Option<Ident>,
+}
+
+const FIELD_KEYS: &[Symbol] = &[
+    NAME, HELP, UNIT, BUCKETS, LABEL, POSITIONS, MAX_SERIES, ALIAS, SKIP,
+];
+
+fn example(symbol: Symbol) -> &'static str {
+    match symbol.as_str() {
+        "name" => "name = \"vllm:num_requests_running\"",
+        "help" => "help = \"Number of requests in model execution batches\"",
+        "unit" => "unit = \"seconds\"",
+        "buckets" => "buckets = [0.1, 0.5, 1.0]",
+        "label" => "label = \"finished_reason\"",
+        "positions" => "positions = 3",
+        "max_series" => "max_series = 64",
+        _ => "...",
+    }
+}
+
+pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let present = attrs.iter().any(|a| a.path() == METRIC);
+    let mut name = Once::new(METRIC, NAME);
+    let mut help = Once::new(METRIC, HELP);
+    let mut unit = Once::new(METRIC, UNIT);
+    let mut bucket_spec = Once::new(METRIC, BUCKETS);
+    let mut label = Once::new(METRIC, LABEL);
+    let mut positions = Once::new(METRIC, POSITIONS);
+    let mut max_series = Once::new(METRIC, MAX_SERIES);
+    let mut skip = Once::new(METRIC, SKIP);
+    let mut aliases = Vec::new();
+    let parsed = attr::parse_attrs(cx, attrs, METRIC, FIELD_KEYS, |meta, key, symbol| {
+        if symbol == SKIP {
+            skip.set(cx, key, ());
+            return attr::flag(cx, meta, key, METRIC);
+        }
+        if symbol == ALIAS {
+            aliases.push(parse_alias(cx, meta, key)?);
+            return Ok(());
+        }
+        let Some(expr) = attr::value_expr(cx, meta, key, METRIC, example(symbol))? else {
+            return Ok(());
+        };
+        let string = |expr: &Expr| attr::lit_str(cx, expr, key, METRIC, example(symbol));
+        if symbol == NAME {
+            name.set(cx, key, string(&expr));
+        } else if symbol == HELP {
+            help.set(cx, key, string(&expr));
+        } else if symbol == UNIT {
+            unit.set(cx, key, string(&expr));
+        } else if symbol == LABEL {
+            label.set(cx, key, string(&expr));
+        } else if symbol == BUCKETS {
+            bucket_spec.set(cx, key, buckets::parse(cx, &expr));
+        } else if symbol == POSITIONS {
+            positions.set(cx, key, count(cx, &expr, key, 0));
+        } else {
+            max_series.set(cx, key, count(cx, &expr, key, 1));
+        }
+        Ok(())
+    });
+    FieldAttrs {
+        present,
+        parsed,
+        name: name.get(),
+        help: help.get(),
+        unit: unit.get(),
+        buckets: bucket_spec.get(),
+        label: label.get(),
+        positions: positions.get(),
+        max_series: max_series.get(),
+        aliases,
+        skip: skip.get().map(|k| k.key),
+    }
+}
+
+/// `positions = N` / `max_series = N`: a `usize` literal of at least `min`, or a path to a
+/// constant (checked by the compiler's type checker).
+fn count(cx: &Ctxt, expr: &Expr, key: &Ident, min: usize) -> Option<TokenStream> {
+    match attr::strip(expr) {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => match lit.base10_parse::<usize>() {
+            Ok(value) if value >= min => {
+                let literal = proc_macro2::Literal::usize_unsuffixed(value);
+                Some(quote::quote_spanned!(lit.span()=> #literal))
+            }
+            _ => {
+                cx.error_spanned_by(
+                    lit,
+                    format!("`{key}` must be an integer of at least {min}: e.g. `{key} = 64`"),
+                );
+                None
+            }
+        },
+        Expr::Path(path) if path.qself.is_none() => Some(path.to_token_stream()),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` expects an integer literal or a constant: e.g. `{key} = 64`"),
+            );
+            None
+        }
+    }
+}
+
+fn parse_alias(
+    cx: &Ctxt,
+    meta: &syn::meta::ParseNestedMeta,
+    key: &Ident,
+) -> syn::Result<AliasAttr> {
+    let mut alias = AliasAttr {
+        key: key.clone(),
+        name: None,
+        deprecated_in: None,
+    };
+    const WRITE: &str = "write `alias(name = \"old:name\", deprecated_in = \"0.10\")`";
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_spanned_by(
+            key,
+            format!("`alias` takes arguments in parentheses: {WRITE}"),
+        );
+        attr::skip_value(meta.input)?;
+        return Ok(alias);
+    }
+    let mut name = Once::new(ALIAS, NAME);
+    let mut deprecated_in = Once::new(ALIAS, DEPRECATED_IN);
+    let names = [NAME.as_str(), DEPRECATED_IN.as_str()];
+    meta.parse_nested_meta(|inner| {
+        let Some(inner_key) = attr::key_ident(&inner) else {
+            cx.error_spanned_by(&inner.path, format!("unknown key in `alias(...)`: {WRITE}"));
+            return attr::skip_value(inner.input);
+        };
+        let slot = if inner_key == NAME {
+            &mut name
+        } else if inner_key == DEPRECATED_IN {
+            &mut deprecated_in
+        } else {
+            cx.error_spanned_by(
+                &inner_key,
+                format!(
+                    "unknown key `{inner_key}` in `alias(...)`: {}",
+                    crate::suggest::hint(&inner_key.to_string(), &names)
+                ),
+            );
+            return attr::skip_value(inner.input);
+        };
+        if let Some(expr) = attr::value_expr(
+            cx,
+            &inner,
+            &inner_key,
+            ALIAS,
+            "name = \"old:name\", deprecated_in = \"0.10\"",
+        )? {
+            if let Some(lit) = attr::lit_str(
+                cx,
+                &expr,
+                &inner_key,
+                ALIAS,
+                "name = \"old:name\", deprecated_in = \"0.10\"",
+            ) {
+                slot.set(cx, &inner_key, lit);
+            }
+        }
+        Ok(())
+    })?;
+    alias.name = name.get().map(|k| k.value);
+    alias.deprecated_in = deprecated_in.get().map(|k| k.value);
+    Ok(alias)
+}

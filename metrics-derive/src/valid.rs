@@ -1,0 +1,401 @@
+//! Checks that need the field's type or the other fields, and the resulting plan that
+//! `expand.rs` turns into code. A plan exists only for fields without errors.
+
+use std::collections::HashMap;
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{Attribute, Ident, LitStr};
+
+use crate::ast::{Field, Input};
+use crate::buckets::BucketSpec;
+use crate::ctxt::Ctxt;
+use crate::names;
+use crate::ty::{Axis, FamilyType, Leaf};
+
+/// Everything `expand.rs` needs for one metric field, checked.
+pub struct MetricPlan<'a> {
+    pub field: &'a Field<'a>,
+    pub family: &'a FamilyType,
+    pub name: LitStr,
+    pub help: String,
+    pub unit: Option<String>,
+    pub buckets: Option<BucketSpec>,
+    /// `label = "key"` of an enum or position axis.
+    pub axis_key: Option<LitStr>,
+    pub positions: Option<TokenStream>,
+    pub max_series: Option<TokenStream>,
+    pub aliases: Vec<(LitStr, LitStr)>,
+}
+
+/// Checks every metric field; returns the plans of the fields that passed.
+pub fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<MetricPlan<'a>> {
+    let plans: Vec<MetricPlan<'a>> = input
+        .fields
+        .iter()
+        .filter(|field| !field.is_skipped())
+        .filter_map(|field| check_field(cx, field))
+        .collect();
+    check_unique_names(cx, &plans);
+    plans
+}
+
+fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
+    let attrs = &field.metric;
+    if !attrs.present {
+        return None;
+    }
+    let family = field.family.as_ref();
+    let leaf = family.map(|f| f.leaf);
+    let ident = field.ident;
+    let mut ok = family.is_some() && attrs.parsed;
+
+    // name
+    let name = match &attrs.name {
+        Some(keyed) => keyed.value.clone(),
+        None => {
+            if attrs.parsed {
+                cx.error_spanned_by(
+                    ident,
+                    format!("field `{ident}` needs a metric name: add `#[metric(name = \"...\")]`"),
+                );
+            }
+            None
+        }
+    };
+    let unit = check_unit(cx, attrs.unit.as_ref().and_then(|k| k.value.as_ref()));
+    if let Some(name) = &name {
+        ok &= check_name(cx, name, leaf, "metric name");
+        if let (Some((_, unit)), Ok(())) = (&unit, names::check_metric_name(&name.value())) {
+            if name.value().ends_with(&format!("_{unit}")) {
+                cx.error_spanned_by(
+                    name,
+                    format!(
+                        "metric name `{}` already ends with `_{unit}`, and prometheus-client appends the unit: write `name = \"{}\"`",
+                        name.value(),
+                        name.value().trim_end_matches(&format!("_{unit}"))
+                    ),
+                );
+                ok = false;
+            }
+        }
+    } else {
+        ok = false;
+    }
+    if attrs
+        .unit
+        .as_ref()
+        .is_some_and(|k| k.value.is_none() || unit.is_none())
+    {
+        ok = false;
+    }
+
+    let help = check_help(cx, field, attrs.parsed);
+    ok &= help.is_some();
+
+    // Keys that depend on the member type.
+    let axis = family.map(|f| &f.axis);
+    let buckets = match (&attrs.buckets, leaf) {
+        (Some(keyed), Some(Leaf::Histogram)) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
+        (Some(keyed), Some(other)) => {
+            cx.error_spanned_by(
+                &keyed.key,
+                format!(
+                    "`buckets` only applies to histograms, and field `{ident}` is a {}: remove `buckets`",
+                    other.as_str()
+                ),
+            );
+            ok = false;
+            None
+        }
+        (None, Some(Leaf::Histogram)) => {
+            if attrs.parsed {
+                cx.error_spanned_by(
+                    ident,
+                    format!(
+                        "histogram `{ident}` needs buckets: add e.g. `#[metric(buckets = [0.1, 0.5, 1.0])]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
+                    ),
+                );
+            }
+            ok = false;
+            None
+        }
+        _ => None,
+    };
+
+    let needs_key = matches!(axis, Some(Axis::Enum | Axis::Position));
+    let axis_key = match (&attrs.label, needs_key) {
+        (Some(keyed), true) => match &keyed.value {
+            Some(lit) => match names::check_label_key(&lit.value()) {
+                Ok(()) => Some(lit.clone()),
+                Err(message) => {
+                    cx.error_spanned_by(lit, format!("`label`: {message}"));
+                    ok = false;
+                    None
+                }
+            },
+            None => {
+                ok = false;
+                None
+            }
+        },
+        (Some(keyed), false) if axis.is_some() => {
+            cx.error_spanned_by(
+                &keyed.key,
+                format!(
+                    "`label` names the key of a `ByLabel` or `ByPosition` axis, and field `{ident}` has none: remove `label`{}",
+                    if matches!(axis, Some(Axis::Dynamic(_))) {
+                        " (a `Dynamic` axis takes its keys from its label set)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+            ok = false;
+            None
+        }
+        (None, true) => {
+            if attrs.parsed {
+                let example = if matches!(axis, Some(Axis::Enum)) {
+                    "finished_reason"
+                } else {
+                    "position"
+                };
+                cx.error_spanned_by(
+                    family.map(|f| f.member.to_token_stream()).unwrap_or_default(),
+                    format!(
+                        "an axis needs its label key: add `#[metric(label = \"{example}\")]` to field `{ident}`"
+                    ),
+                );
+            }
+            ok = false;
+            None
+        }
+        _ => None,
+    };
+
+    let positions = match (&attrs.positions, axis) {
+        (Some(keyed), Some(Axis::Position)) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
+        (Some(keyed), Some(_)) => {
+            cx.error_spanned_by(
+                &keyed.key,
+                format!("`positions` only applies to a `ByPosition` member, and field `{ident}` has none: remove `positions`"),
+            );
+            ok = false;
+            None
+        }
+        _ => None,
+    };
+    let max_series = match &attrs.max_series {
+        Some(keyed) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
+        None => None,
+    };
+
+    let mut aliases = Vec::new();
+    for alias in &attrs.aliases {
+        let (Some(alias_name), Some(version)) = (&alias.name, &alias.deprecated_in) else {
+            let missing = if alias.name.is_none() {
+                "name"
+            } else {
+                "deprecated_in"
+            };
+            cx.error_spanned_by(
+                &alias.key,
+                format!(
+                    "`alias(...)` needs `{missing} = \"...\"`: write `alias(name = \"old:name\", deprecated_in = \"0.10\")`"
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        ok &= check_name(cx, alias_name, leaf, "alias name");
+        if version.value().trim().is_empty() {
+            cx.error_spanned_by(
+                version,
+                "`deprecated_in` cannot be empty: give the version that hid the name, e.g. `deprecated_in = \"0.10\"`",
+            );
+            ok = false;
+        }
+        aliases.push((alias_name.clone(), version.clone()));
+    }
+
+    if !ok {
+        return None;
+    }
+    Some(MetricPlan {
+        field,
+        family: family?,
+        name: name?,
+        help: help?,
+        unit: unit.map(|(_, unit)| unit),
+        buckets,
+        axis_key,
+        positions,
+        max_series,
+        aliases,
+    })
+}
+
+/// A metric or alias name: valid, and without `_total` for counters.
+fn check_name(cx: &Ctxt, lit: &LitStr, leaf: Option<Leaf>, what: &str) -> bool {
+    let name = lit.value();
+    if let Err(message) = names::check_metric_name(&name) {
+        cx.error_spanned_by(lit, format!("{what}: {message}"));
+        return false;
+    }
+    if leaf == Some(Leaf::Counter) && name.ends_with("_total") {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "counter {what} `{name}` ends with `_total`, which prometheus-client appends to counters: write `\"{}\"`",
+                name.trim_end_matches("_total")
+            ),
+        );
+        return false;
+    }
+    true
+}
+
+fn check_unit(cx: &Ctxt, unit: Option<&LitStr>) -> Option<(LitStr, String)> {
+    let lit = unit?;
+    match names::check_unit(&lit.value()) {
+        Ok(()) => Some((lit.clone(), lit.value())),
+        Err(message) => {
+            cx.error_spanned_by(lit, format!("`unit`: {message}"));
+            None
+        }
+    }
+}
+
+/// Help text: `help = "..."` wins over the doc comment. Required, and without a final `.`.
+fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
+    let ident = field.ident;
+    let (text, source): (String, TokenStream) = match &field.metric.help {
+        Some(keyed) => {
+            let lit = keyed.value.as_ref()?;
+            (lit.value().trim().to_owned(), lit.to_token_stream())
+        }
+        None => match crate::attr::doc_text(field.attrs) {
+            Some((text, sources)) => (text, doc_tokens(&sources)),
+            None => {
+                if parsed {
+                    cx.error_spanned_by(
+                        ident,
+                        format!("metric field `{ident}` has no help text: add a doc comment (`/// What it measures`) or `#[metric(help = \"...\")]`"),
+                    );
+                }
+                return None;
+            }
+        },
+    };
+    if text.is_empty() {
+        cx.error_spanned_by(
+            source,
+            "help text cannot be empty: describe what the metric measures",
+        );
+        return None;
+    }
+    if text.ends_with('.') {
+        cx.error_spanned_by(
+            source,
+            format!(
+                "help text of `{ident}` ends with `.`, and prometheus-client appends one: remove the final `.`"
+            ),
+        );
+        return None;
+    }
+    Some(text)
+}
+
+fn doc_tokens(sources: &[&Attribute]) -> TokenStream {
+    // The last doc line is where a final `.` would be.
+    sources
+        .last()
+        .map(|a| a.to_token_stream())
+        .unwrap_or_default()
+}
+
+/// Every registered name (primary or alias, with its unit suffix) must be unique across the
+/// struct. Fields under different `#[cfg]`s may share a name: only one of them exists.
+fn check_unique_names(cx: &Ctxt, plans: &[MetricPlan]) {
+    let mut seen: HashMap<String, (&Ident, bool, String)> = HashMap::new();
+    for plan in plans {
+        let cfg = cfg_key(plan.field);
+        let suffix = plan
+            .unit
+            .as_ref()
+            .map(|u| format!("_{u}"))
+            .unwrap_or_default();
+        let own = format!("{}{suffix}", plan.name.value());
+        let names =
+            std::iter::once((&plan.name, false)).chain(plan.aliases.iter().map(|(n, _)| (n, true)));
+        for (lit, is_alias) in names {
+            let key = format!("{}{suffix}", lit.value());
+            if is_alias && key == own {
+                cx.error_spanned_by(
+                    lit,
+                    format!("alias `{}` is the metric's own name: remove the alias or give the old name", lit.value()),
+                );
+                continue;
+            }
+            match seen.get(&key) {
+                Some((first, first_is_alias, first_cfg))
+                    if cfg.is_empty() || first_cfg.is_empty() || *first_cfg == cfg =>
+                {
+                    let what = if is_alias { "alias" } else { "metric name" };
+                    let by = if *first_is_alias {
+                        "an alias of field"
+                    } else {
+                        "field"
+                    };
+                    let same_field = *first == plan.field.ident;
+                    cx.error_spanned_by(
+                        lit,
+                        if same_field {
+                            format!("duplicate {what} `{}`: field `{first}` already declares it; remove one", lit.value())
+                        } else {
+                            format!("duplicate {what} `{}`: already registered by {by} `{first}`; every metric needs its own name", lit.value())
+                        },
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, (plan.field.ident, is_alias, cfg.clone()));
+                }
+            }
+        }
+    }
+}
+
+fn cfg_key(field: &Field) -> String {
+    field
+        .cfgs()
+        .map(|a| a.to_token_stream().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The labels type of the struct: `labels = T`, or `NoLabels`.
+pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
+    match &input.container.labels {
+        Some(ty) => ty.to_token_stream(),
+        None => quote!(#krate::NoLabels),
+    }
+}
+
+/// The runtime crate's path: `crate = path`, or `::metrics_runtime`.
+pub fn krate(input: &Input) -> TokenStream {
+    match &input.container.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::metrics_runtime),
+    }
+}
