@@ -39,6 +39,10 @@
 //! ```
 #![deny(missing_docs)]
 
+// The derives generate `::metrics_runtime::...` paths; this makes them resolve inside the
+// crate too (the vLLM metrics are declared with the derive).
+extern crate self as metrics_runtime;
+
 mod axis;
 mod bounded;
 pub mod buckets;
@@ -49,6 +53,7 @@ mod histogram;
 mod labels;
 mod member;
 mod options;
+pub mod vllm;
 
 pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use bounded::OVERFLOW_LABEL;

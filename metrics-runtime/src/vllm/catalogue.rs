@@ -1,0 +1,268 @@
+//! `docs/metrics.md`, generated from the descriptor tables plus a hand-written "how computed"
+//! text per metric.
+
+use std::fmt::Write as _;
+
+use super::request_metrics::RequestMetrics;
+use super::scheduler_metrics::SchedulerMetrics;
+use crate::{LabelAxis, MetricDescriptor};
+
+/// How the recorders compute each metric, keyed by its primary name (spec sections 3 and 4).
+pub fn how_computed(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "vllm:num_requests_running" => "Set to `num_running_reqs` of each `SchedulerStats`.",
+        "vllm:num_requests_waiting" => {
+            "Set to `num_waiting_reqs + num_skipped_waiting_reqs` (saturating)."
+        }
+        "vllm:num_requests_waiting_by_reason" => {
+            "`capacity` set to `num_waiting_reqs`, `deferred` to `num_skipped_waiting_reqs`. Both \
+             series exist from the engine's first sight."
+        }
+        "vllm:kv_cache_usage_perc" => {
+            "Set to `kv_cache_usage`, a fraction (1.0 = full) despite the name, clamped to 0..1 \
+             (NaN records 0)."
+        }
+        "vllm:prefix_cache_queries" => "Increased by `prefix_cache_stats.queries` (tokens queried).",
+        "vllm:prefix_cache_hits" => "Increased by `prefix_cache_stats.hits` (tokens hit).",
+        "vllm:external_prefix_cache_queries" => {
+            "Increased by `connector_prefix_cache_stats.queries`, only when connector stats are \
+             present."
+        }
+        "vllm:external_prefix_cache_hits" => {
+            "Increased by `connector_prefix_cache_stats.hits`, only when connector stats are \
+             present."
+        }
+        "vllm:spec_decode_num_drafts" => {
+            "Increased by `spec_decoding_stats.num_drafts`, only when spec-decode stats are present."
+        }
+        "vllm:spec_decode_num_draft_tokens" => {
+            "Increased by `spec_decoding_stats.num_draft_tokens`, only when spec-decode stats are \
+             present."
+        }
+        "vllm:spec_decode_num_accepted_tokens" => {
+            "Increased by `spec_decoding_stats.num_accepted_tokens`, only when spec-decode stats \
+             are present."
+        }
+        "vllm:spec_decode_num_accepted_tokens_per_pos" => {
+            "Position `i` increased by `num_accepted_tokens_per_pos[i]`. Positions \
+             `0..num_speculative_tokens` are pre-resolved (array index); a position beyond goes \
+             through a bounded lookup."
+        }
+        "vllm:estimated_flops_per_gpu" => {
+            "Increased by `perf_stats.num_flops_per_gpu`, only when perf stats are present and any \
+             of the three perf values is non-zero."
+        }
+        "vllm:estimated_read_bytes_per_gpu" => {
+            "Increased by `perf_stats.num_read_bytes_per_gpu`, same condition as \
+             `vllm:estimated_flops_per_gpu`."
+        }
+        "vllm:estimated_write_bytes_per_gpu" => {
+            "Increased by `perf_stats.num_write_bytes_per_gpu`, same condition as \
+             `vllm:estimated_flops_per_gpu`."
+        }
+        "vllm:kv_block_lifetime_seconds" => {
+            "Observes each eviction event's `lifetime_seconds` (negative values record 0)."
+        }
+        "vllm:kv_block_idle_before_evict_seconds" => {
+            "Observes each eviction event's `idle_seconds` (negative values record 0)."
+        }
+        "vllm:kv_block_reuse_gap_seconds" => {
+            "Observes every gap of every eviction event's `reuse_gaps_seconds`."
+        }
+        "vllm:iteration_tokens_total" => {
+            "Observed once per non-empty output batch of the engine \
+             (`SchedulerStatsRecorder::record_iteration_tokens`): the sum over its outputs of new \
+             tokens plus `prefill_stats.num_computed_tokens` when present \
+             (`metrics_runtime::vllm::iteration_tokens`). A histogram whose name ends in `_total`, \
+             as in vLLM."
+        }
+        "vllm:request_success" => {
+            "+1 for the finish reason when a request finishes (every reason counts, despite the \
+             name). A tracker dropped without a finish counts as `abort`, once. All five reasons \
+             are exported at 0 from the engine's first sight."
+        }
+        "vllm:prompt_tokens" => {
+            "Increased by `prefill_stats.num_prompt_tokens` of the request's first token-carrying \
+             output, when that output has prefill stats (once per request)."
+        }
+        "vllm:prompt_tokens_by_source" => {
+            "Once per request, with the prompt counters: `local_compute` += `num_computed_tokens`, \
+             `local_cache_hit` += `num_local_cached_tokens`, `external_kv_transfer` += \
+             `num_external_cached_tokens`."
+        }
+        "vllm:prompt_tokens_cached" => {
+            "Increased by `num_cached_tokens` with the prompt counters (once per request)."
+        }
+        "vllm:generation_tokens" => "Increased by the number of new tokens of every output.",
+        "vllm:num_preemptions" => "+1 per Preempted event in a request's outputs.",
+        "vllm:request_prompt_tokens" => "Observes `prompt_len` when the request finishes.",
+        "vllm:request_generation_tokens" => {
+            "Observes the request's generated tokens when it finishes."
+        }
+        "vllm:request_max_num_generation_tokens" => {
+            "Observes the generated tokens when the request finishes; for a parallel-sampling \
+             parent (`track_parallel`), the most any child generated, once, when the last child \
+             finishes."
+        }
+        "vllm:request_params_max_tokens" => {
+            "Observes `max_tokens_param` when the request finishes, only when it was given."
+        }
+        "vllm:request_params_n" => {
+            "Observes `n_param` when the request finishes; for a parallel-sampling parent, the \
+             real `n` once, when the last child finishes."
+        }
+        "vllm:request_prefill_kv_computed_tokens" => {
+            "Observes `prompt_len` minus the latest `prefill_stats.num_cached_tokens` seen \
+             (saturating at 0) when the request finishes."
+        }
+        "vllm:time_to_first_token_seconds" => {
+            "Observes `received_at - arrival_time` on the request's first output that carries a \
+             token (never on a token-less output)."
+        }
+        "vllm:inter_token_latency_seconds" => {
+            "Observes `batch_timestamp - last token's batch_timestamp` on every later output that \
+             carries a token: one sample per output batch, however many tokens it carries."
+        }
+        "vllm:request_time_per_output_token_seconds" => {
+            "Observes decode time / (generated tokens - 1) when the request finishes with more \
+             than one token, else 0."
+        }
+        "vllm:e2e_request_latency_seconds" => {
+            "Observes `received_at - arrival_time` of the finishing output (or of the abort)."
+        }
+        "vllm:request_queue_time_seconds" => {
+            "Observes `diff_or_zero(scheduled, queued)`: the first Scheduled event and the last \
+             Queued event; 0 unless both were seen."
+        }
+        "vllm:request_prefill_time_seconds" => {
+            "Observes `diff_or_zero(first token, scheduled)`: includes time spent preempted, since \
+             the first Scheduled event is kept."
+        }
+        "vllm:request_decode_time_seconds" => {
+            "Observes `diff_or_zero(last token, first token)` (engine clock)."
+        }
+        "vllm:request_inference_time_seconds" => {
+            "Observes `diff_or_zero(last token, scheduled)` (engine clock)."
+        }
+        _ => return None,
+    })
+}
+
+/// The metric catalogue, `docs/metrics.md`: every vLLM metric with its type, labels, buckets,
+/// help, how it is computed and its deprecated aliases, generated from
+/// [`SchedulerMetrics::DESCRIPTORS`] and [`RequestMetrics::DESCRIPTORS`].
+pub fn catalogue_markdown() -> String {
+    let mut out = String::new();
+    out.push_str(
+        "<!-- Generated by metrics_runtime::vllm::catalogue_markdown(); do not edit by hand.\n     \
+         Regenerate with: UPDATE_DOCS=1 cargo test -p metrics-runtime --test vllm_catalogue -->\n\
+         # vLLM metric catalogue\n\n\
+         Every metric `metrics_runtime::vllm::VllmMetrics` registers, with vLLM's names, types, \
+         labels, buckets and help texts (reference: `shared/spec/vllm-metrics.md`). Every series \
+         carries `model_name` and `engine` first. Counters are exposed with the `_total` suffix. \
+         The token-count histograms' last bound is `max_model_len` (`VllmMetricsConfig`, \
+         default 131072).\n\n\
+         Deprecated aliases are off by default; `VllmMetricsConfig::show_hidden_metrics_for_version` \
+         set to the version named below exposes them (vLLM's \
+         `--show-hidden-metrics-for-version`). An alias shares its metric's series: recording \
+         once updates both names.\n",
+    );
+    for (title, descriptors) in [
+        (
+            "Scheduler metrics (`SchedulerMetrics`, one set per engine)",
+            SchedulerMetrics::DESCRIPTORS,
+        ),
+        (
+            "Request metrics (`RequestMetrics`, one set per engine)",
+            RequestMetrics::DESCRIPTORS,
+        ),
+    ] {
+        let _ = write!(
+            out,
+            "\n## {title}\n\n| name | type | labels | buckets |\n|---|---|---|---|\n"
+        );
+        for d in descriptors {
+            let _ = writeln!(
+                out,
+                "| [`{}`](#{}) | {} | {} | {} |",
+                d.name,
+                anchor(d.name),
+                d.kind.as_str(),
+                labels(d),
+                d.buckets
+                    .map_or_else(|| "".to_owned(), |b| format!("`{b}`"))
+            );
+        }
+        for d in descriptors {
+            write_entry(&mut out, d);
+        }
+    }
+    out
+}
+
+fn write_entry(out: &mut String, d: &MetricDescriptor) {
+    let _ = write!(out, "\n### `{}`\n\n", d.name);
+    let _ = writeln!(
+        out,
+        "* **Type:** {}, exposed as `{}`",
+        d.kind.as_str(),
+        d.exposed_name()
+    );
+    let _ = writeln!(out, "* **Labels:** {}", labels(d));
+    if let Some(LabelAxis::Enum { key, values }) = &d.axis {
+        let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+        let _ = writeln!(out, "* **`{key}` values:** {}", values.join(", "));
+    }
+    if let Some(buckets) = &d.buckets {
+        let bounds: Vec<String> = buckets.bounds().iter().map(|b| format!("{b}")).collect();
+        let _ = writeln!(
+            out,
+            "* **Buckets:** `{buckets}`: {} ({} bounds)",
+            bounds.join(", "),
+            bounds.len()
+        );
+    }
+    let _ = writeln!(out, "* **Help:** {}.", d.help);
+    let _ = writeln!(
+        out,
+        "* **Computed:** {}",
+        how_computed(d.name).unwrap_or("(not documented)")
+    );
+    for alias in d.aliases {
+        let _ = writeln!(
+            out,
+            "* **Deprecated alias:** `{}`, shown with `show_hidden_metrics_for_version = \"{}\"`",
+            alias.name, alias.deprecated_in
+        );
+    }
+    let _ = writeln!(out, "* **Field:** `{}` (`{}`)", d.field, d.value_type);
+}
+
+fn labels(d: &MetricDescriptor) -> String {
+    let keys: Vec<String> = d.label_keys().iter().map(|k| format!("`{k}`")).collect();
+    keys.join(", ")
+}
+
+/// The GitHub-style anchor of a `### \`name\`` heading: lower case, punctuation dropped.
+fn anchor(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_has_a_how_computed_text() {
+        for d in SchedulerMetrics::DESCRIPTORS
+            .iter()
+            .chain(RequestMetrics::DESCRIPTORS)
+        {
+            assert!(how_computed(d.name).is_some(), "{}", d.name);
+        }
+        assert_eq!(how_computed("vllm:nope"), None);
+    }
+}

@@ -1,0 +1,95 @@
+//! [`StatsLogger`]: vLLM's periodic log line, over whichever engines exist.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::labels::PromptSource;
+use super::log_stats::LogStatsInterval;
+use super::stats_line::{CounterTotals, GaugeReadings, StatsLine};
+use super::{EngineEntry, VllmMetrics};
+
+/// Computes vLLM's periodic log line (spec section 6) from counter deltas since the previous
+/// line, over every engine present at the time of the line (engines need not start at 0), and
+/// emits it with `tracing::info!`.
+///
+/// An engine that joined since the previous line counts from 0; one that left is dropped from
+/// both sides of the delta; one that left and re-joined counts as new.
+#[derive(Debug)]
+pub struct StatsLogger {
+    metrics: VllmMetrics,
+    interval: Duration,
+    last: Instant,
+    /// Totals at the previous line, by (engine, incarnation).
+    previous: HashMap<(u32, u64), CounterTotals>,
+}
+
+impl StatsLogger {
+    /// A logger whose first interval starts now. `interval` is what
+    /// [`log_if_due`](Self::log_if_due) waits for (vLLM's default is 10 s).
+    pub fn new(metrics: &VllmMetrics, interval: Duration) -> Self {
+        StatsLogger {
+            metrics: metrics.clone(),
+            interval,
+            last: Instant::now(),
+            previous: HashMap::new(),
+        }
+    }
+
+    /// The configured interval.
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// Logs a line if at least the interval has passed since the previous one.
+    pub fn log_if_due(&mut self, now: Instant) -> Option<StatsLine> {
+        (now.saturating_duration_since(self.last) >= self.interval).then(|| self.log(now))
+    }
+
+    /// Computes the line for the interval ending at `now`, emits it with `tracing::info!`, drains
+    /// every engine's log stats, and starts the next interval.
+    pub fn log(&mut self, now: Instant) -> StatsLine {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        let mut previous_sum = CounterTotals::default();
+        let mut current_sum = CounterTotals::default();
+        let mut gauges = GaugeReadings::default();
+        let mut drained = LogStatsInterval::default();
+        let mut next_previous = HashMap::new();
+        for (engine, entry) in self.metrics.core().engines.entries() {
+            let key = (engine, entry.generation);
+            let current = read_totals(&entry);
+            previous_sum.add(&self.previous.get(&key).copied().unwrap_or_default());
+            current_sum.add(&current);
+            next_previous.insert(key, current);
+            let h = &entry.scheduler;
+            gauges.running = gauges.running.saturating_add(h.num_requests_running.get());
+            gauges.waiting = gauges.waiting.saturating_add(h.num_requests_waiting.get());
+            gauges.kv_cache_usage_sum += h.kv_cache_usage.get();
+            gauges.engines += 1;
+            drained.merge(&entry.log_stats.drain());
+        }
+        let line = StatsLine::compute(&previous_sum, &current_sum, elapsed, &gauges, &drained);
+        tracing::info!(target: "metrics_runtime::vllm", engines = gauges.engines, "{line}");
+        self.previous = next_previous;
+        self.last = now;
+        line
+    }
+}
+
+fn read_totals(entry: &EngineEntry) -> CounterTotals {
+    let s = &entry.scheduler;
+    let r = &entry.requests;
+    CounterTotals {
+        prompt_tokens_local_compute: r
+            .prompt_tokens_by_source
+            .get(PromptSource::LocalCompute)
+            .get(),
+        generation_tokens: r.generation_tokens.get(),
+        prefix_cache_queries: s.prefix_cache_queries.get(),
+        prefix_cache_hits: s.prefix_cache_hits.get(),
+        external_prefix_cache_queries: s.external_prefix_cache_queries.get(),
+        external_prefix_cache_hits: s.external_prefix_cache_hits.get(),
+        spec_decode_num_drafts: s.spec_decode_num_drafts.get(),
+        spec_decode_num_draft_tokens: s.spec_decode_num_draft_tokens.get(),
+        spec_decode_num_accepted_tokens: s.spec_decode_num_accepted_tokens.get(),
+    }
+}

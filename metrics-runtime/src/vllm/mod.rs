@@ -1,0 +1,269 @@
+//! vLLM's complete metric set, recorded at atomic-add cost (`shared/spec/vllm-metrics.md`).
+//!
+//! * [`VllmMetrics::register`] registers every scheduler and request metric, declared with
+//!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`].
+//! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`]; an engine is resolved
+//!   on first sight (the only slow path) and cached in a lock-free table.
+//! * [`RequestMetricsRecorder::track`] creates one [`RequestMetricsTracker`] per request, which
+//!   records every output and the finish (spec section 4, every edge case).
+//! * [`StatsLogger`] computes vLLM's periodic log line.
+//!
+//! ```
+//! use metrics_runtime::prometheus_client::registry::Registry;
+//! use metrics_runtime::vllm::{
+//!     FinishReason, RequestOutput, RequestParams, SchedulerStats, VllmMetrics, VllmMetricsConfig,
+//! };
+//!
+//! let mut registry = Registry::default();
+//! let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
+//! metrics.scheduler().record(0, &SchedulerStats { num_running_reqs: 1, ..Default::default() });
+//! let mut tracker = metrics.requests().track(0, RequestParams {
+//!     arrival_time: 100.0, prompt_len: 5, max_tokens_param: Some(1), n_param: 1,
+//! });
+//! let output = RequestOutput {
+//!     new_token_ids: vec![42],
+//!     finish_reason: Some(FinishReason::Length),
+//!     ..Default::default()
+//! };
+//! tracker.observe_output(7.0, 100.25, &output);
+//! assert!(tracker.is_finished());
+//! let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+//! assert!(text.contains(
+//!     r#"vllm:request_success_total{model_name="model",engine="0",finished_reason="length"} 1"#
+//! ));
+//! ```
+
+mod buckets;
+mod catalogue;
+mod engines;
+mod labels;
+mod lifecycle;
+mod log_stats;
+mod logger;
+mod request_metrics;
+mod scheduler;
+mod scheduler_metrics;
+mod stats_line;
+mod tracker;
+mod types;
+mod values;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use prometheus_client::registry::Registry;
+
+pub use buckets::{
+    tokens_buckets, ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, PARAMS_N_BUCKETS,
+    REQUEST_LATENCY_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
+};
+pub use catalogue::{catalogue_markdown, how_computed};
+pub use engines::ENGINE_SLOTS;
+pub use labels::{EngineLabels, PromptSource, WaitingReason};
+pub use lifecycle::{
+    FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
+};
+pub use log_stats::{CudagraphKey, LogStatsInterval};
+pub use logger::StatsLogger;
+pub use request_metrics::{RequestHandles, RequestMetrics};
+pub use scheduler::{iteration_tokens, SchedulerStatsRecorder};
+pub use scheduler_metrics::{SchedulerHandles, SchedulerMetrics};
+pub use stats_line::{CounterTotals, GaugeReadings, SpecDecodeLine, StatsLine};
+pub use tracker::{RequestMetricsRecorder, RequestMetricsTracker};
+pub use types::{
+    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
+    PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
+};
+pub use values::{clamp_fraction, diff_or_zero, elapsed_or_zero, gauge_value, saturating_inc_by};
+
+use engines::{EngineTable, EntryRef};
+use log_stats::LogStatsAccumulator;
+
+use crate::RegisterOptions;
+
+/// Registration-time configuration of the vLLM metrics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VllmMetricsConfig {
+    /// The `model_name` label value of every series.
+    pub model_name: String,
+    /// Draft positions pre-resolved for `vllm:spec_decode_num_accepted_tokens_per_pos` (and the
+    /// log-stats accumulator); positions beyond still record, through a bounded lookup.
+    pub num_speculative_tokens: usize,
+    /// The model's context length: the last bound of the token-count histograms (0 is treated
+    /// as 1).
+    pub max_model_len: u32,
+    /// vLLM's `--show-hidden-metrics-for-version`: `Some("0.10")` also exposes
+    /// `vllm:gpu_cache_usage_perc`, `vllm:gpu_prefix_cache_queries` and
+    /// `vllm:gpu_prefix_cache_hits`; `Some("0.11")` exposes `vllm:time_per_output_token_seconds`.
+    /// Each alias shares its current metric's series: no second recording path.
+    pub show_hidden_metrics_for_version: Option<String>,
+}
+
+impl Default for VllmMetricsConfig {
+    fn default() -> Self {
+        VllmMetricsConfig {
+            model_name: "model".to_owned(),
+            num_speculative_tokens: 0,
+            max_model_len: TOKENS_BUCKETS_DEFAULT_MAX,
+            show_hidden_metrics_for_version: None,
+        }
+    }
+}
+
+impl VllmMetricsConfig {
+    /// The [`RegisterOptions`] this configuration stands for: token buckets up to
+    /// `max_model_len`, pre-resolved spec-decode positions, and the hidden-metrics version.
+    pub fn register_options(&self) -> RegisterOptions {
+        let mut options = RegisterOptions::new().positions(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            self.num_speculative_tokens,
+        );
+        for name in request_metrics::TOKEN_HISTOGRAMS {
+            // `tokens_buckets` is non-empty, finite and strictly increasing for every input,
+            // so the override cannot be rejected; keep the declared buckets if it ever were.
+            options = match options
+                .clone()
+                .buckets(*name, tokens_buckets(self.max_model_len))
+            {
+                Ok(with_buckets) => with_buckets,
+                Err(_) => options,
+            };
+        }
+        if let Some(version) = &self.show_hidden_metrics_for_version {
+            options = options.show_hidden_metrics_for_version(version.clone());
+        }
+        options
+    }
+}
+
+/// Every vLLM metric, registered, with the scheduler and request recorders.
+///
+/// Cloning is cheap (two `Arc`s) and clones share everything. `Send + Sync`.
+#[derive(Clone, Debug)]
+pub struct VllmMetrics {
+    scheduler: SchedulerStatsRecorder,
+    requests: RequestMetricsRecorder,
+}
+
+impl VllmMetrics {
+    /// Registers every scheduler and request metric in `registry`.
+    ///
+    /// No series exists until an engine is first seen (or added with
+    /// [`SchedulerStatsRecorder::add_engine`]); from then on, every series of that engine is
+    /// exported, the enum axes (`finished_reason`, `source`, `reason`) with all their values at 0.
+    pub fn register(registry: &mut Registry, config: VllmMetricsConfig) -> Self {
+        let options = config.register_options();
+        let core = Arc::new(Core {
+            scheduler_metrics: SchedulerMetrics::register_with(registry, &options),
+            request_metrics: RequestMetrics::register_with(registry, &options),
+            engines: EngineTable::new(),
+            next_generation: AtomicU64::new(0),
+            diagnostics: Arc::new(Diagnostics::default()),
+            config,
+        });
+        VllmMetrics {
+            scheduler: SchedulerStatsRecorder::new(Arc::clone(&core)),
+            requests: RequestMetricsRecorder::new(core),
+        }
+    }
+
+    /// The scheduler-stats recorder.
+    pub fn scheduler(&self) -> &SchedulerStatsRecorder {
+        &self.scheduler
+    }
+
+    /// The per-request metrics recorder.
+    pub fn requests(&self) -> &RequestMetricsRecorder {
+        &self.requests
+    }
+
+    /// The configuration the metrics were registered with.
+    pub fn config(&self) -> &VllmMetricsConfig {
+        &self.scheduler.core().config
+    }
+
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        self.scheduler.core()
+    }
+}
+
+/// What the recorders share: the registered families and the engine table.
+pub(crate) struct Core {
+    pub(crate) config: VllmMetricsConfig,
+    pub(crate) scheduler_metrics: SchedulerMetrics,
+    pub(crate) request_metrics: RequestMetrics,
+    pub(crate) engines: EngineTable<EngineEntry>,
+    /// Tells a re-joined engine from its previous incarnation (for counter deltas).
+    next_generation: AtomicU64,
+    pub(crate) diagnostics: Arc<Diagnostics>,
+}
+
+/// Counts of input that was ignored, so that nothing is dropped silently.
+#[derive(Debug, Default)]
+pub(crate) struct Diagnostics {
+    pub(crate) outputs_after_finish: AtomicU64,
+}
+
+/// One engine's cached handles and log-stats accumulator.
+pub(crate) struct EngineEntry {
+    pub(crate) generation: u64,
+    pub(crate) labels: EngineLabels,
+    pub(crate) scheduler: SchedulerHandles,
+    pub(crate) requests: RequestHandles,
+    pub(crate) log_stats: LogStatsAccumulator,
+    pub(crate) diagnostics: Arc<Diagnostics>,
+}
+
+impl Core {
+    /// The entry of `engine`, resolved on first sight.
+    #[inline]
+    pub(crate) fn engine(&self, engine: u32) -> EntryRef<EngineEntry> {
+        self.engines.get_or_join(engine, || self.join(engine))
+    }
+
+    /// The entry of `engine` as an `Arc`, resolved on first sight.
+    pub(crate) fn engine_arc(&self, engine: u32) -> Arc<EngineEntry> {
+        self.engines.get_or_join_arc(engine, || self.join(engine))
+    }
+
+    /// The slow path, once per engine: resolve every series.
+    #[cold]
+    fn join(&self, engine: u32) -> EngineEntry {
+        let labels = EngineLabels {
+            model_name: self.config.model_name.clone(),
+            engine,
+        };
+        EngineEntry {
+            generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+            scheduler: self.scheduler_metrics.resolve(&labels),
+            requests: self.request_metrics.resolve(&labels),
+            log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
+            diagnostics: Arc::clone(&self.diagnostics),
+            labels,
+        }
+    }
+
+    pub(crate) fn remove_engine(&self, engine: u32) -> bool {
+        self.engines.remove(engine, |entry| {
+            self.scheduler_metrics.remove(&entry.labels);
+            self.request_metrics.remove(&entry.labels);
+        })
+    }
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VllmMetrics")
+            .field("config", &self.config)
+            .field(
+                "engines",
+                &self
+                    .engines
+                    .entries()
+                    .iter()
+                    .map(|(e, _)| *e)
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,139 @@
+//! The request metrics (spec section 4), one set per engine, declared with the derive.
+
+use super::buckets::{ITL_BUCKETS, PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS};
+use super::labels::{EngineLabels, PromptSource};
+use super::types::FinishReason;
+use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
+
+/// Every request metric of one engine. Token-count histograms are declared with the default
+/// `max_model_len` (131072); [`VllmMetrics::register`](super::VllmMetrics::register) replaces
+/// their buckets with the configured one's. Help texts are vLLM's.
+#[derive(MetricHandles)]
+#[metric_handles(handles = RequestHandles, labels = EngineLabels)]
+pub struct RequestMetrics {
+    /// Count of successfully processed requests
+    #[metric(name = "vllm:request_success", label = "finished_reason")]
+    pub request_success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
+
+    /// Number of prefill tokens processed
+    #[metric(name = "vllm:prompt_tokens")]
+    pub prompt_tokens: Family<EngineLabels, Counter>,
+
+    /// Number of prompt tokens by source
+    #[metric(name = "vllm:prompt_tokens_by_source", label = "source")]
+    pub prompt_tokens_by_source: Family<EngineLabels, ByLabel<PromptSource, Counter>>,
+
+    /// Number of cached prompt tokens (local + external)
+    #[metric(name = "vllm:prompt_tokens_cached")]
+    pub prompt_tokens_cached: Family<EngineLabels, Counter>,
+
+    /// Number of generation tokens processed
+    #[metric(name = "vllm:generation_tokens")]
+    pub generation_tokens: Family<EngineLabels, Counter>,
+
+    /// Cumulative number of preemption from the engine
+    #[metric(name = "vllm:num_preemptions")]
+    pub num_preemptions: Family<EngineLabels, Counter>,
+
+    /// Number of prefill tokens processed
+    #[metric(
+        name = "vllm:request_prompt_tokens",
+        buckets = one_two_five(max = 131072)
+    )]
+    pub request_prompt_tokens: Family<EngineLabels, Histogram>,
+
+    /// Number of generation tokens processed
+    #[metric(
+        name = "vllm:request_generation_tokens",
+        buckets = one_two_five(max = 131072)
+    )]
+    pub request_generation_tokens: Family<EngineLabels, Histogram>,
+
+    /// Histogram of maximum number of requested generation tokens
+    #[metric(
+        name = "vllm:request_max_num_generation_tokens",
+        buckets = one_two_five(max = 131072)
+    )]
+    pub request_max_num_generation_tokens: Family<EngineLabels, Histogram>,
+
+    /// Histogram of the max_tokens request parameter
+    #[metric(
+        name = "vllm:request_params_max_tokens",
+        buckets = one_two_five(max = 131072)
+    )]
+    pub request_params_max_tokens: Family<EngineLabels, Histogram>,
+
+    /// Histogram of the n request parameter
+    #[metric(name = "vllm:request_params_n", buckets = PARAMS_N_BUCKETS)]
+    pub request_params_n: Family<EngineLabels, Histogram>,
+
+    /// Histogram of new KV tokens computed during prefill (excluding cached tokens)
+    #[metric(
+        name = "vllm:request_prefill_kv_computed_tokens",
+        buckets = one_two_five(max = 131072)
+    )]
+    pub request_prefill_kv_computed_tokens: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time to first token in seconds
+    #[metric(name = "vllm:time_to_first_token_seconds", buckets = TTFT_BUCKETS)]
+    pub time_to_first_token: Family<EngineLabels, Histogram>,
+
+    /// Histogram of inter-token latency in seconds
+    #[metric(
+        name = "vllm:inter_token_latency_seconds",
+        buckets = ITL_BUCKETS,
+        alias(name = "vllm:time_per_output_token_seconds", deprecated_in = "0.11")
+    )]
+    pub inter_token_latency: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time_per_output_token_seconds per request
+    #[metric(
+        name = "vllm:request_time_per_output_token_seconds",
+        buckets = ITL_BUCKETS
+    )]
+    pub request_time_per_output_token: Family<EngineLabels, Histogram>,
+
+    /// Histogram of e2e request latency in seconds
+    #[metric(
+        name = "vllm:e2e_request_latency_seconds",
+        buckets = REQUEST_LATENCY_BUCKETS
+    )]
+    pub e2e_request_latency: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time spent in WAITING phase for request
+    #[metric(
+        name = "vllm:request_queue_time_seconds",
+        buckets = REQUEST_LATENCY_BUCKETS
+    )]
+    pub request_queue_time: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time spent in PREFILL phase for request
+    #[metric(
+        name = "vllm:request_prefill_time_seconds",
+        buckets = REQUEST_LATENCY_BUCKETS
+    )]
+    pub request_prefill_time: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time spent in DECODE phase for request
+    #[metric(
+        name = "vllm:request_decode_time_seconds",
+        buckets = REQUEST_LATENCY_BUCKETS
+    )]
+    pub request_decode_time: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time spent in RUNNING phase for request
+    #[metric(
+        name = "vllm:request_inference_time_seconds",
+        buckets = REQUEST_LATENCY_BUCKETS
+    )]
+    pub request_inference_time: Family<EngineLabels, Histogram>,
+}
+
+/// The primary names of the token-count histograms, whose buckets follow `max_model_len`.
+pub(crate) const TOKEN_HISTOGRAMS: &[&str] = &[
+    "vllm:request_prompt_tokens",
+    "vllm:request_generation_tokens",
+    "vllm:request_max_num_generation_tokens",
+    "vllm:request_params_max_tokens",
+    "vllm:request_prefill_kv_computed_tokens",
+];

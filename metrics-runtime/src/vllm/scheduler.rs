@@ -1,0 +1,194 @@
+//! [`SchedulerStatsRecorder`]: writes each engine's [`SchedulerStats`] through cached handles.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::labels::WaitingReason;
+use super::log_stats::LogStatsInterval;
+use super::types::{RequestOutput, SchedulerStats};
+use super::values::{clamp_fraction, gauge_value, saturating_inc_by};
+use super::Core;
+
+/// Records scheduler stats per engine (spec section 3). Obtained from
+/// [`VllmMetrics::scheduler`](super::VllmMetrics::scheduler); cheap to clone.
+#[derive(Clone)]
+pub struct SchedulerStatsRecorder {
+    core: Arc<Core>,
+}
+
+impl SchedulerStatsRecorder {
+    pub(crate) fn new(core: Arc<Core>) -> Self {
+        SchedulerStatsRecorder { core }
+    }
+
+    pub(crate) fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+
+    /// Records one `SchedulerStats` of `engine`.
+    ///
+    /// The first stats of an engine resolve its series (the slow path, once); after that this
+    /// is atomic operations only: no hashing, no lock, no allocation. The exceptions are inputs
+    /// that are themselves heap data or out of the configured range: CUDA-graph stats (counted
+    /// in the log-stats accumulator under a short mutex) and spec-decode positions at or beyond
+    /// `num_speculative_tokens` (a bounded lookup, never lost).
+    ///
+    /// Input rules:
+    /// * `kv_cache_usage` is clamped to `0..=1` (NaN records 0);
+    /// * counts above `i64::MAX` saturate in the gauges; counter increments saturate at
+    ///   `u64::MAX` instead of wrapping;
+    /// * connector, spec-decode stats are recorded only when present; perf stats only when
+    ///   present and any of the three is non-zero;
+    /// * eviction durations: a negative value (including -Inf) records 0; NaN and +Inf are
+    ///   counted in the `+Inf` bucket and kept out of `_sum` (the histogram's rule).
+    pub fn record(&self, engine: u32, stats: &SchedulerStats) {
+        let entry = self.core.engine(engine);
+        let h = &entry.scheduler;
+
+        h.num_requests_running
+            .set(gauge_value(stats.num_running_reqs));
+        h.num_requests_waiting.set(gauge_value(
+            stats
+                .num_waiting_reqs
+                .saturating_add(stats.num_skipped_waiting_reqs),
+        ));
+        h.num_requests_waiting_by_reason
+            .get(WaitingReason::Capacity)
+            .set(gauge_value(stats.num_waiting_reqs));
+        h.num_requests_waiting_by_reason
+            .get(WaitingReason::Deferred)
+            .set(gauge_value(stats.num_skipped_waiting_reqs));
+        h.kv_cache_usage.set(clamp_fraction(stats.kv_cache_usage));
+
+        saturating_inc_by(&h.prefix_cache_queries, stats.prefix_cache_stats.queries);
+        saturating_inc_by(&h.prefix_cache_hits, stats.prefix_cache_stats.hits);
+        if let Some(connector) = &stats.connector_prefix_cache_stats {
+            saturating_inc_by(&h.external_prefix_cache_queries, connector.queries);
+            saturating_inc_by(&h.external_prefix_cache_hits, connector.hits);
+        }
+
+        if let Some(spec) = &stats.spec_decoding_stats {
+            saturating_inc_by(&h.spec_decode_num_drafts, spec.num_drafts);
+            saturating_inc_by(&h.spec_decode_num_draft_tokens, spec.num_draft_tokens);
+            saturating_inc_by(&h.spec_decode_num_accepted_tokens, spec.num_accepted_tokens);
+            for (position, &accepted) in spec.num_accepted_tokens_per_pos.iter().enumerate() {
+                if accepted != 0 {
+                    saturating_inc_by(
+                        &h.spec_decode_num_accepted_tokens_per_pos.get(position),
+                        accepted,
+                    );
+                }
+            }
+            entry
+                .log_stats
+                .add_spec_decode(spec.num_drafts, &spec.num_accepted_tokens_per_pos);
+        }
+
+        if let Some(perf) = &stats.perf_stats {
+            if perf.num_flops_per_gpu != 0
+                || perf.num_read_bytes_per_gpu != 0
+                || perf.num_write_bytes_per_gpu != 0
+            {
+                saturating_inc_by(&h.estimated_flops_per_gpu, perf.num_flops_per_gpu);
+                saturating_inc_by(&h.estimated_read_bytes_per_gpu, perf.num_read_bytes_per_gpu);
+                saturating_inc_by(
+                    &h.estimated_write_bytes_per_gpu,
+                    perf.num_write_bytes_per_gpu,
+                );
+            }
+        }
+
+        for event in &stats.kv_cache_eviction_events {
+            h.kv_block_lifetime
+                .observe(non_negative(event.lifetime_seconds));
+            h.kv_block_idle_before_evict
+                .observe(non_negative(event.idle_seconds));
+            for &gap in &event.reuse_gaps_seconds {
+                h.kv_block_reuse_gap.observe(non_negative(gap));
+            }
+        }
+
+        if let Some(cudagraph) = &stats.cudagraph_stats {
+            entry.log_stats.add_cudagraph(cudagraph);
+        }
+    }
+
+    /// Observes `vllm:iteration_tokens_total` for `engine`: call once per non-empty output batch
+    /// with the batch's tokens (see [`iteration_tokens`]). Lock- and allocation-free after the
+    /// engine's first sight.
+    pub fn record_iteration_tokens(&self, engine: u32, num_tokens: u64) {
+        // u64 -> f64 is exact up to 2^53 tokens.
+        self.core
+            .engine(engine)
+            .scheduler
+            .iteration_tokens
+            .observe(num_tokens as f64);
+    }
+
+    /// Resolves `engine`'s series now (exported at 0) instead of on its first stats.
+    pub fn add_engine(&self, engine: u32) {
+        drop(self.core.engine(engine));
+    }
+
+    /// Removes every series of `engine` (scheduler and request metrics) from the exposition,
+    /// and forgets its cached handles and log stats. Returns whether the engine was present.
+    ///
+    /// Trackers of requests routed to it before keep recording into the detached handles,
+    /// which are no longer exported. Stats for the engine after this make it join again, with
+    /// fresh series.
+    pub fn remove_engine(&self, engine: u32) -> bool {
+        self.core.remove_engine(engine)
+    }
+
+    /// The engines present, in ascending order.
+    pub fn engines(&self) -> Vec<u32> {
+        self.core
+            .engines
+            .entries()
+            .into_iter()
+            .map(|(engine, _)| engine)
+            .collect()
+    }
+
+    /// Returns what `engine`'s log-stats accumulator gathered since the last drain, and resets
+    /// it (spec section 3). An engine never seen drains empty (and is not created).
+    pub fn drain_log_stats(&self, engine: u32) -> LogStatsInterval {
+        self.core
+            .engines
+            .entries()
+            .into_iter()
+            .find(|(e, _)| *e == engine)
+            .map(|(_, entry)| entry.log_stats.drain())
+            .unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for SchedulerStatsRecorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchedulerStatsRecorder")
+            .field("engines", &self.engines())
+            .finish()
+    }
+}
+
+/// The `vllm:iteration_tokens_total` value of one output batch: over its outputs, new tokens
+/// plus `prefill_stats.num_computed_tokens` when present (saturating).
+pub fn iteration_tokens<'a>(outputs: impl IntoIterator<Item = &'a RequestOutput>) -> u64 {
+    outputs.into_iter().fold(0u64, |sum, output| {
+        let new = u64::try_from(output.new_token_ids.len()).unwrap_or(u64::MAX);
+        let computed = output
+            .prefill_stats
+            .map_or(0, |p| u64::from(p.num_computed_tokens));
+        sum.saturating_add(new).saturating_add(computed)
+    })
+}
+
+/// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to
+/// the histogram, which counts them in `+Inf` without touching `_sum`.
+fn non_negative(seconds: f64) -> f64 {
+    if seconds < 0.0 {
+        0.0
+    } else {
+        seconds
+    }
+}

@@ -1,0 +1,105 @@
+//! The scheduler metrics (spec section 3), one set per engine, declared with the derive.
+
+use std::sync::atomic::AtomicU64;
+
+use super::buckets::{ITERATION_TOKENS_BUCKETS, KV_RESIDENCY_BUCKETS};
+use super::labels::{EngineLabels, WaitingReason};
+use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandles};
+
+/// Every scheduler metric of one engine. Help texts are vLLM's (without the final `.`, which
+/// prometheus-client appends).
+#[derive(MetricHandles)]
+#[metric_handles(handles = SchedulerHandles, labels = EngineLabels)]
+pub struct SchedulerMetrics {
+    /// Number of requests in model execution batches
+    #[metric(name = "vllm:num_requests_running")]
+    pub num_requests_running: Family<EngineLabels, Gauge>,
+
+    /// Number of requests waiting to be processed
+    #[metric(name = "vllm:num_requests_waiting")]
+    pub num_requests_waiting: Family<EngineLabels, Gauge>,
+
+    /// Number of waiting requests by reason. Reason labels: 'capacity' = waiting for scheduling capacity; 'deferred' = deferred by transient constraints (LoRA budget, KV transfer, blocked status). Sum of all reasons equals vllm:num_requests_waiting
+    #[metric(name = "vllm:num_requests_waiting_by_reason", label = "reason")]
+    pub num_requests_waiting_by_reason: Family<EngineLabels, ByLabel<WaitingReason, Gauge>>,
+
+    /// KV-cache usage. 1 means 100 percent usage
+    #[metric(
+        name = "vllm:kv_cache_usage_perc",
+        alias(name = "vllm:gpu_cache_usage_perc", deprecated_in = "0.10")
+    )]
+    pub kv_cache_usage: Family<EngineLabels, Gauge<f64, AtomicU64>>,
+
+    /// Prefix cache queries, in terms of number of queried tokens
+    #[metric(
+        name = "vllm:prefix_cache_queries",
+        alias(name = "vllm:gpu_prefix_cache_queries", deprecated_in = "0.10")
+    )]
+    pub prefix_cache_queries: Family<EngineLabels, Counter>,
+
+    /// Prefix cache hits, in terms of number of cached tokens
+    #[metric(
+        name = "vllm:prefix_cache_hits",
+        alias(name = "vllm:gpu_prefix_cache_hits", deprecated_in = "0.10")
+    )]
+    pub prefix_cache_hits: Family<EngineLabels, Counter>,
+
+    /// External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens
+    #[metric(name = "vllm:external_prefix_cache_queries")]
+    pub external_prefix_cache_queries: Family<EngineLabels, Counter>,
+
+    /// External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens
+    #[metric(name = "vllm:external_prefix_cache_hits")]
+    pub external_prefix_cache_hits: Family<EngineLabels, Counter>,
+
+    /// Number of spec decoding drafts
+    #[metric(name = "vllm:spec_decode_num_drafts")]
+    pub spec_decode_num_drafts: Family<EngineLabels, Counter>,
+
+    /// Number of draft tokens
+    #[metric(name = "vllm:spec_decode_num_draft_tokens")]
+    pub spec_decode_num_draft_tokens: Family<EngineLabels, Counter>,
+
+    /// Number of accepted tokens
+    #[metric(name = "vllm:spec_decode_num_accepted_tokens")]
+    pub spec_decode_num_accepted_tokens: Family<EngineLabels, Counter>,
+
+    /// Accepted tokens per draft position
+    #[metric(
+        name = "vllm:spec_decode_num_accepted_tokens_per_pos",
+        label = "position",
+        positions = 0
+    )]
+    pub spec_decode_num_accepted_tokens_per_pos: Family<EngineLabels, ByPosition<Counter>>,
+
+    /// Estimated number of floating point operations per GPU (for Model Flops Utilization calculations)
+    #[metric(name = "vllm:estimated_flops_per_gpu")]
+    pub estimated_flops_per_gpu: Family<EngineLabels, Counter>,
+
+    /// Estimated number of bytes read from memory per GPU (for Model Flops Utilization calculations)
+    #[metric(name = "vllm:estimated_read_bytes_per_gpu")]
+    pub estimated_read_bytes_per_gpu: Family<EngineLabels, Counter>,
+
+    /// Estimated number of bytes written to memory per GPU (for Model Flops Utilization calculations)
+    #[metric(name = "vllm:estimated_write_bytes_per_gpu")]
+    pub estimated_write_bytes_per_gpu: Family<EngineLabels, Counter>,
+
+    /// Histogram of KV cache block lifetime from allocation to eviction. Sampled metrics (controlled by --kv-cache-metrics-sample)
+    #[metric(name = "vllm:kv_block_lifetime_seconds", buckets = KV_RESIDENCY_BUCKETS)]
+    pub kv_block_lifetime: Family<EngineLabels, Histogram>,
+
+    /// Histogram of idle time before KV cache block eviction. Sampled metrics (controlled by --kv-cache-metrics-sample)
+    #[metric(
+        name = "vllm:kv_block_idle_before_evict_seconds",
+        buckets = KV_RESIDENCY_BUCKETS
+    )]
+    pub kv_block_idle_before_evict: Family<EngineLabels, Histogram>,
+
+    /// Histogram of time gaps between consecutive KV cache block accesses. Only the most recent accesses are recorded (ring buffer). Sampled metrics (controlled by --kv-cache-metrics-sample)
+    #[metric(name = "vllm:kv_block_reuse_gap_seconds", buckets = KV_RESIDENCY_BUCKETS)]
+    pub kv_block_reuse_gap: Family<EngineLabels, Histogram>,
+
+    /// Histogram of number of tokens per engine_step
+    #[metric(name = "vllm:iteration_tokens_total", buckets = ITERATION_TOKENS_BUCKETS)]
+    pub iteration_tokens: Family<EngineLabels, Histogram>,
+}

@@ -1,0 +1,289 @@
+//! [`RequestMetricsTracker`]: one per request, writes the lifecycle's records into the cached
+//! request handles of the engine the request was routed to.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::labels::PromptSource;
+use super::lifecycle::{FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams};
+use super::request_metrics::RequestHandles;
+use super::types::{FinishReason, RequestOutput};
+use super::values::saturating_inc_by;
+use super::{Core, EngineEntry};
+
+/// Creates request trackers. Obtained from
+/// [`VllmMetrics::requests`](super::VllmMetrics::requests); cheap to clone.
+#[derive(Clone)]
+pub struct RequestMetricsRecorder {
+    core: Arc<Core>,
+}
+
+impl RequestMetricsRecorder {
+    pub(crate) fn new(core: Arc<Core>) -> Self {
+        RequestMetricsRecorder { core }
+    }
+
+    /// Starts tracking a request routed to `engine`. The tracker holds its engine's handles
+    /// (one `Arc` clone; the engine's series are resolved here if it was never seen).
+    ///
+    /// The request records `request_params_n` with `params.n_param` itself: the form vLLM's
+    /// Rust frontend uses, where each of `n` choices is its own request with `n = 1`. For the
+    /// parent form (one parent with the real `n`), use [`track_parallel`](Self::track_parallel).
+    pub fn track(&self, engine: u32, params: RequestParams) -> RequestMetricsTracker {
+        RequestMetricsTracker {
+            entry: self.core.engine_arc(engine),
+            lifecycle: RequestLifecycle::new(params),
+            parent: None,
+        }
+    }
+
+    /// Starts tracking a parallel-sampling request (`n = params.n_param`) in vLLM's Python
+    /// frontend's parent form: returns one tracker per sequence. Each child records its own
+    /// outputs and finish like a request of its own (TTFT, ITL, tokens, latencies,
+    /// `request_success`, ...), except `request_params_n` and
+    /// `request_max_num_generation_tokens`, which are recorded once for the parent, with the
+    /// real `n` and the most tokens any child generated, when the last child finishes (or is
+    /// dropped, which finishes it as `abort`).
+    ///
+    /// With `n_param` 0 or 1 this is [`track`](Self::track) (a single tracker, `n` recorded as
+    /// given).
+    pub fn track_parallel(&self, engine: u32, params: RequestParams) -> Vec<RequestMetricsTracker> {
+        if params.n_param <= 1 {
+            return vec![self.track(engine, params)];
+        }
+        let entry = self.core.engine_arc(engine);
+        let parent = Arc::new(ParentState {
+            n: params.n_param,
+            remaining: AtomicU32::new(params.n_param),
+            max_generation_tokens: AtomicU64::new(0),
+        });
+        (0..params.n_param)
+            .map(|_| RequestMetricsTracker {
+                entry: Arc::clone(&entry),
+                lifecycle: RequestLifecycle::new_child(params),
+                parent: Some(Arc::clone(&parent)),
+            })
+            .collect()
+    }
+
+    /// Outputs received after their request had finished, and so ignored (each is also logged
+    /// with `tracing::warn!`).
+    pub fn ignored_outputs(&self) -> u64 {
+        self.core
+            .diagnostics
+            .outputs_after_finish
+            .load(Ordering::Relaxed)
+    }
+}
+
+impl fmt::Debug for RequestMetricsRecorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestMetricsRecorder")
+            .field("ignored_outputs", &self.ignored_outputs())
+            .finish()
+    }
+}
+
+/// The shared state of a parallel-sampling parent's children.
+#[derive(Debug)]
+struct ParentState {
+    n: u32,
+    remaining: AtomicU32,
+    max_generation_tokens: AtomicU64,
+}
+
+/// Records one request's metrics as its outputs arrive (spec section 4).
+///
+/// Every method records through the cached handles of the request's engine: atomic operations
+/// only, no hashing, lock or allocation (except the `tracing::warn!` for an ignored output).
+///
+/// Defined behaviour for bad input:
+/// * an output after the finish is ignored, counted in
+///   [`RequestMetricsRecorder::ignored_outputs`] and logged with `tracing::warn!`;
+/// * a second finish (a finish reason after a finish, `abort` after a finish) records nothing;
+/// * durations between two clock readings that went backwards, or with a NaN or infinite
+///   reading, record 0 (the sample is still counted); request phases use [`diff_or_zero`]
+///   (`0` when either event was not seen);
+/// * counters saturate at `u64::MAX`.
+///
+/// A tracker dropped before a finish records the request as finished with reason `abort` at
+/// the current wall-clock time, exactly once.
+///
+/// [`diff_or_zero`]: super::diff_or_zero
+pub struct RequestMetricsTracker {
+    entry: Arc<EngineEntry>,
+    lifecycle: RequestLifecycle,
+    parent: Option<Arc<ParentState>>,
+}
+
+impl RequestMetricsTracker {
+    /// Records one output of the request: `batch_timestamp` is the engine's monotonic clock
+    /// for the batch, `received_at` the frontend's wall clock (unix seconds). An output with a
+    /// finish reason also records the finish.
+    pub fn observe_output(
+        &mut self,
+        batch_timestamp: f64,
+        received_at: f64,
+        output: &RequestOutput,
+    ) {
+        match self
+            .lifecycle
+            .observe_output(batch_timestamp, received_at, output)
+        {
+            Some(record) => self.write_output(&record),
+            None => self.ignored(),
+        }
+    }
+
+    /// Finishes the request as aborted (the client went away) at `received_at`. Records
+    /// nothing if it had already finished.
+    pub fn abort(mut self, received_at: f64) {
+        self.finish(FinishReason::Abort, received_at);
+    }
+
+    /// Finishes the request with `reason` at `received_at`, when the engine's output did not
+    /// carry it (an error surfaced by the frontend, for instance). Records nothing if it had
+    /// already finished.
+    pub fn finish(&mut self, reason: FinishReason, received_at: f64) {
+        if let Some(finish) = self.lifecycle.finish(reason, received_at) {
+            self.write_finish(&finish);
+        }
+    }
+
+    /// Whether the finish has been recorded.
+    pub fn is_finished(&self) -> bool {
+        self.lifecycle.is_finished()
+    }
+
+    /// The engine the request was routed to.
+    pub fn engine(&self) -> u32 {
+        self.entry.labels.engine
+    }
+
+    /// The request's state so far.
+    pub fn lifecycle(&self) -> &RequestLifecycle {
+        &self.lifecycle
+    }
+
+    fn handles(&self) -> &RequestHandles {
+        &self.entry.requests
+    }
+
+    fn write_output(&self, record: &OutputRecord) {
+        let h = self.handles();
+        saturating_inc_by(&h.generation_tokens, record.generation_tokens);
+        saturating_inc_by(&h.num_preemptions, record.preemptions);
+        if let Some(prompt) = &record.prompt {
+            saturating_inc_by(&h.prompt_tokens, u64::from(prompt.prompt_tokens));
+            let by_source = &h.prompt_tokens_by_source;
+            saturating_inc_by(
+                by_source.get(PromptSource::LocalCompute),
+                u64::from(prompt.local_compute),
+            );
+            saturating_inc_by(
+                by_source.get(PromptSource::LocalCacheHit),
+                u64::from(prompt.local_cache_hit),
+            );
+            saturating_inc_by(
+                by_source.get(PromptSource::ExternalKvTransfer),
+                u64::from(prompt.external_kv_transfer),
+            );
+            saturating_inc_by(&h.prompt_tokens_cached, u64::from(prompt.cached));
+        }
+        if let Some(ttft) = record.ttft {
+            h.time_to_first_token.observe(ttft);
+        }
+        if let Some(itl) = record.itl {
+            h.inter_token_latency.observe(itl);
+        }
+        if let Some(finish) = &record.finish {
+            self.write_finish(finish);
+        }
+    }
+
+    fn write_finish(&self, finish: &FinishRecord) {
+        let h = self.handles();
+        h.request_success.get(finish.reason).inc();
+        h.request_prompt_tokens
+            .observe(f64::from(finish.prompt_tokens));
+        h.request_generation_tokens
+            .observe(finish.generation_tokens as f64);
+        if let Some(max_tokens) = finish.max_tokens_param {
+            h.request_params_max_tokens.observe(f64::from(max_tokens));
+        }
+        h.request_prefill_kv_computed_tokens
+            .observe(f64::from(finish.prefill_kv_computed_tokens));
+        h.e2e_request_latency.observe(finish.e2e);
+        h.request_queue_time.observe(finish.queue);
+        h.request_prefill_time.observe(finish.prefill);
+        h.request_decode_time.observe(finish.decode);
+        h.request_inference_time.observe(finish.inference);
+        h.request_time_per_output_token
+            .observe(finish.time_per_output_token);
+        match (&finish.parent_fields, &self.parent) {
+            (Some(fields), _) => write_parent_fields(h, fields),
+            (None, Some(parent)) => {
+                parent
+                    .max_generation_tokens
+                    .fetch_max(finish.generation_tokens, Ordering::Relaxed);
+                // AcqRel: the last child must see every other child's `fetch_max`.
+                if parent.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    write_parent_fields(
+                        h,
+                        &ParentFields {
+                            n: parent.n,
+                            max_generation_tokens: parent
+                                .max_generation_tokens
+                                .load(Ordering::Relaxed),
+                        },
+                    );
+                }
+            }
+            (None, None) => {}
+        }
+    }
+
+    #[cold]
+    fn ignored(&self) {
+        self.entry
+            .diagnostics
+            .outputs_after_finish
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(
+            engine = self.entry.labels.engine,
+            "vLLM metrics: request output received after the request finished; ignored"
+        );
+    }
+}
+
+fn write_parent_fields(h: &RequestHandles, fields: &ParentFields) {
+    h.request_params_n.observe(f64::from(fields.n));
+    h.request_max_num_generation_tokens
+        .observe(fields.max_generation_tokens as f64);
+}
+
+impl Drop for RequestMetricsTracker {
+    fn drop(&mut self) {
+        if !self.lifecycle.is_finished() {
+            self.finish(FinishReason::Abort, unix_now());
+        }
+    }
+}
+
+impl fmt::Debug for RequestMetricsTracker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestMetricsTracker")
+            .field("engine", &self.engine())
+            .field("lifecycle", &self.lifecycle)
+            .finish()
+    }
+}
+
+/// The wall clock in unix seconds; 0 if the clock is before 1970 (then e2e records 0).
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}

@@ -1,0 +1,141 @@
+//! How untrusted input values become recorded values: the bad-input rules, in one place.
+//!
+//! Engines report what they report. A metrics library must not panic on it, must not let one
+//! bad timestamp turn a histogram's `_sum` into NaN, and must not let a counter wrap. Each rule
+//! here is documented where it applies (on [`SchedulerStatsRecorder::record`] and
+//! [`RequestMetricsTracker`]):
+//!
+//! * durations: [`diff_or_zero`] (vLLM's rule, plus finiteness) and [`elapsed_or_zero`];
+//! * fractions: [`clamp_fraction`];
+//! * `u64` into an `i64` gauge: [`gauge_value`];
+//! * counters: [`saturating_inc_by`].
+//!
+//! [`SchedulerStatsRecorder::record`]: super::SchedulerStatsRecorder::record
+//! [`RequestMetricsTracker`]: super::RequestMetricsTracker
+
+use std::sync::atomic::Ordering;
+
+use crate::Counter;
+
+/// `end - start` when both are finite and `> 0` and `end >= start`, else `0`: vLLM's rule for
+/// the request phase durations, where a timestamp of 0 means "event not seen". Non-finite
+/// timestamps are treated as not seen too, so the result is always finite and `>= 0`.
+///
+/// ```
+/// use metrics_runtime::vllm::diff_or_zero;
+/// assert_eq!(diff_or_zero(5.0, 2.0), 3.0);
+/// assert_eq!(diff_or_zero(2.0, 5.0), 0.0); // out of order
+/// assert_eq!(diff_or_zero(5.0, 0.0), 0.0); // start never seen
+/// assert_eq!(diff_or_zero(f64::INFINITY, 2.0), 0.0);
+/// assert_eq!(diff_or_zero(f64::NAN, 2.0), 0.0);
+/// ```
+#[inline]
+pub fn diff_or_zero(end: f64, start: f64) -> f64 {
+    if end.is_finite() && start.is_finite() && end > 0.0 && start > 0.0 && end >= start {
+        end - start
+    } else {
+        0.0
+    }
+}
+
+/// `end - start` when both are finite and `end >= start`, else `0`: for durations between two
+/// clock readings that are always present (time to first token, inter-token latency, end-to-end
+/// latency). A clock that went backwards, or a NaN/infinite reading, yields 0 rather than a
+/// negative or non-finite sample; the observation itself is still counted.
+///
+/// ```
+/// use metrics_runtime::vllm::elapsed_or_zero;
+/// assert_eq!(elapsed_or_zero(1.5, 1.0), 0.5);
+/// assert_eq!(elapsed_or_zero(1.0, 1.5), 0.0);
+/// assert_eq!(elapsed_or_zero(f64::NAN, 1.0), 0.0);
+/// ```
+#[inline]
+pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
+    if end.is_finite() && start.is_finite() && end >= start {
+        let d = end - start;
+        // `f64::MAX - (-f64::MAX)` overflows to +Inf.
+        if d.is_finite() {
+            d
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    }
+}
+
+/// A fraction clamped to `0.0..=1.0`; NaN becomes 0. Used for `kv_cache_usage`.
+///
+/// ```
+/// use metrics_runtime::vllm::clamp_fraction;
+/// assert_eq!(clamp_fraction(0.25), 0.25);
+/// assert_eq!(clamp_fraction(1.5), 1.0);
+/// assert_eq!(clamp_fraction(-0.1), 0.0);
+/// assert_eq!(clamp_fraction(f64::NAN), 0.0);
+/// ```
+#[inline]
+pub fn clamp_fraction(value: f64) -> f64 {
+    if value.is_nan() {
+        0.0
+    } else {
+        value.clamp(0.0, 1.0)
+    }
+}
+
+/// A `u64` count as an `i64` gauge value, saturating at `i64::MAX`.
+#[inline]
+pub fn gauge_value(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+/// Adds `delta` to `counter`, saturating at `u64::MAX` instead of wrapping to a small value
+/// (which Prometheus would read as a counter reset). One compare-and-swap when uncontended; a
+/// zero `delta` touches nothing.
+#[inline]
+pub fn saturating_inc_by(counter: &Counter, delta: u64) {
+    if delta == 0 {
+        return;
+    }
+    // `fetch_update` only fails when the closure returns `None`, which it never does.
+    let _ = counter
+        .inner()
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
+            Some(current.saturating_add(delta))
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_or_zero_follows_vllm_and_rejects_non_finite() {
+        assert_eq!(diff_or_zero(3.0, 3.0), 0.0);
+        assert_eq!(diff_or_zero(-1.0, -3.0), 0.0);
+        assert_eq!(diff_or_zero(2.0, f64::NEG_INFINITY), 0.0);
+        assert_eq!(diff_or_zero(f64::INFINITY, f64::INFINITY), 0.0);
+    }
+
+    #[test]
+    fn elapsed_never_returns_negative_or_non_finite() {
+        assert_eq!(elapsed_or_zero(f64::MAX, -f64::MAX), 0.0);
+        assert_eq!(elapsed_or_zero(1.0, f64::NEG_INFINITY), 0.0);
+        assert_eq!(elapsed_or_zero(0.0, -2.0), 2.0);
+    }
+
+    #[test]
+    fn counters_saturate_instead_of_wrapping() {
+        let c = Counter::default();
+        saturating_inc_by(&c, u64::MAX - 1);
+        saturating_inc_by(&c, 5);
+        assert_eq!(c.get(), u64::MAX);
+        saturating_inc_by(&c, 0);
+        assert_eq!(c.get(), u64::MAX);
+    }
+
+    #[test]
+    fn gauge_values_saturate() {
+        assert_eq!(gauge_value(7), 7);
+        assert_eq!(gauge_value(u64::MAX), i64::MAX);
+    }
+}
