@@ -1,0 +1,317 @@
+//! The exported metric set against the spec's list (spec sections 2-4), written here as data
+//! independently of the declarations: exact names, types, label keys, enum label values and
+//! bucket bounds, and nothing else exported.
+
+mod vllm_support;
+
+use std::collections::BTreeMap;
+
+use metrics_runtime::vllm::{RequestMetrics, SchedulerMetrics, VllmMetricsConfig};
+use metrics_runtime::MetricKind;
+use vllm_support::*;
+
+const TTFT: &[f64] = &[
+    0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+    20.0, 40.0, 80.0, 160.0, 640.0, 2560.0,
+];
+const ITL: &[f64] = &[
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
+    40.0, 80.0,
+];
+const LATENCY: &[f64] = &[
+    0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0,
+    480.0, 960.0, 1920.0, 7680.0,
+];
+const TOKENS: &[f64] = &[
+    1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0, 20000.0,
+    50000.0, 100000.0, 131072.0,
+];
+const PARAMS_N: &[f64] = &[1.0, 2.0, 5.0, 10.0, 20.0];
+const ITERATION: &[f64] = &[
+    1.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0,
+];
+const KV_RESIDENCY: &[f64] = &[
+    0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0,
+    120.0, 300.0, 600.0, 1200.0, 1800.0,
+];
+
+enum Kind {
+    Counter,
+    Gauge,
+    Histogram(&'static [f64]),
+}
+
+/// (name, kind, extra label key and its values).
+type Expected = (
+    &'static str,
+    Kind,
+    Option<(&'static str, &'static [&'static str])>,
+);
+
+const REASONS: &[&str] = &["stop", "length", "abort", "error", "repetition"];
+const SOURCES: &[&str] = &["local_compute", "local_cache_hit", "external_kv_transfer"];
+const WAITING: &[&str] = &["capacity", "deferred"];
+
+fn scheduler_spec() -> Vec<Expected> {
+    use Kind::*;
+    vec![
+        ("vllm:num_requests_running", Gauge, None),
+        ("vllm:num_requests_waiting", Gauge, None),
+        (
+            "vllm:num_requests_waiting_by_reason",
+            Gauge,
+            Some(("reason", WAITING)),
+        ),
+        ("vllm:kv_cache_usage_perc", Gauge, None),
+        ("vllm:prefix_cache_queries", Counter, None),
+        ("vllm:prefix_cache_hits", Counter, None),
+        ("vllm:external_prefix_cache_queries", Counter, None),
+        ("vllm:external_prefix_cache_hits", Counter, None),
+        ("vllm:spec_decode_num_drafts", Counter, None),
+        ("vllm:spec_decode_num_draft_tokens", Counter, None),
+        ("vllm:spec_decode_num_accepted_tokens", Counter, None),
+        (
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            Counter,
+            Some(("position", &["0", "1", "2"])),
+        ),
+        ("vllm:estimated_flops_per_gpu", Counter, None),
+        ("vllm:estimated_read_bytes_per_gpu", Counter, None),
+        ("vllm:estimated_write_bytes_per_gpu", Counter, None),
+        (
+            "vllm:kv_block_lifetime_seconds",
+            Histogram(KV_RESIDENCY),
+            None,
+        ),
+        (
+            "vllm:kv_block_idle_before_evict_seconds",
+            Histogram(KV_RESIDENCY),
+            None,
+        ),
+        (
+            "vllm:kv_block_reuse_gap_seconds",
+            Histogram(KV_RESIDENCY),
+            None,
+        ),
+        ("vllm:iteration_tokens_total", Histogram(ITERATION), None),
+    ]
+}
+
+fn request_spec() -> Vec<Expected> {
+    use Kind::*;
+    vec![
+        (
+            "vllm:request_success",
+            Counter,
+            Some(("finished_reason", REASONS)),
+        ),
+        ("vllm:request_prompt_tokens", Histogram(TOKENS), None),
+        ("vllm:request_generation_tokens", Histogram(TOKENS), None),
+        (
+            "vllm:request_max_num_generation_tokens",
+            Histogram(TOKENS),
+            None,
+        ),
+        ("vllm:request_params_max_tokens", Histogram(TOKENS), None),
+        ("vllm:request_params_n", Histogram(PARAMS_N), None),
+        (
+            "vllm:request_prefill_kv_computed_tokens",
+            Histogram(TOKENS),
+            None,
+        ),
+        ("vllm:e2e_request_latency_seconds", Histogram(LATENCY), None),
+        ("vllm:request_queue_time_seconds", Histogram(LATENCY), None),
+        (
+            "vllm:request_prefill_time_seconds",
+            Histogram(LATENCY),
+            None,
+        ),
+        ("vllm:request_decode_time_seconds", Histogram(LATENCY), None),
+        (
+            "vllm:request_inference_time_seconds",
+            Histogram(LATENCY),
+            None,
+        ),
+        (
+            "vllm:request_time_per_output_token_seconds",
+            Histogram(ITL),
+            None,
+        ),
+        ("vllm:time_to_first_token_seconds", Histogram(TTFT), None),
+        ("vllm:inter_token_latency_seconds", Histogram(ITL), None),
+        ("vllm:num_preemptions", Counter, None),
+        ("vllm:prompt_tokens", Counter, None),
+        (
+            "vllm:prompt_tokens_by_source",
+            Counter,
+            Some(("source", SOURCES)),
+        ),
+        ("vllm:prompt_tokens_cached", Counter, None),
+        ("vllm:generation_tokens", Counter, None),
+    ]
+}
+
+/// `# TYPE` lines of the OpenMetrics exposition: name → type.
+fn types(text: &str) -> BTreeMap<String, String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .map(|l| {
+            let (name, ty) = l.split_once(' ').expect("name and type");
+            (name.to_owned(), ty.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn the_exposition_holds_exactly_the_spec_metrics() {
+    let (registry, metrics) = setup(VllmMetricsConfig {
+        num_speculative_tokens: 3,
+        ..VllmMetricsConfig::default()
+    });
+    metrics.scheduler().add_engine(0);
+    let openmetrics = metrics_runtime::encode_openmetrics(&registry).expect("encodes");
+    let s = scrape(&registry);
+
+    let spec: Vec<Expected> = scheduler_spec().into_iter().chain(request_spec()).collect();
+    assert_eq!(spec.len(), 39);
+    let expected_types: BTreeMap<String, String> = spec
+        .iter()
+        .map(|(name, kind, _)| {
+            let ty = match kind {
+                Kind::Counter => "counter",
+                Kind::Gauge => "gauge",
+                Kind::Histogram(_) => "histogram",
+            };
+            ((*name).to_owned(), ty.to_owned())
+        })
+        .collect();
+    assert_eq!(types(&openmetrics), expected_types, "names and types");
+
+    for (name, kind, axis) in &spec {
+        let sample = match kind {
+            Kind::Counter => format!("{name}_total"),
+            Kind::Gauge => (*name).to_owned(),
+            Kind::Histogram(_) => format!("{name}_bucket"),
+        };
+        let found = s.find(&sample, &[]);
+        assert!(!found.is_empty(), "{sample} has no sample");
+        let mut axis_values = Vec::new();
+        let mut les = Vec::new();
+        for (labels, _) in &found {
+            let keys: Vec<&str> = labels.iter().map(|(k, _)| k.as_str()).collect();
+            let mut expected_keys = vec!["model_name", "engine"];
+            if let Some((key, _)) = axis {
+                expected_keys.push(key);
+            }
+            if matches!(kind, Kind::Histogram(_)) {
+                expected_keys.push("le");
+                les.push(labels[2].1.clone());
+            }
+            assert_eq!(keys, expected_keys, "{sample}: label keys in order");
+            assert_eq!((labels[0].1.as_str(), labels[1].1.as_str()), ("model", "0"));
+            if axis.is_some() {
+                axis_values.push(labels[2].1.clone());
+            }
+        }
+        if let Some((_, values)) = axis {
+            assert_eq!(
+                axis_values, *values,
+                "{sample}: every axis value, exported from the start"
+            );
+        }
+        if let Kind::Histogram(bounds) = kind {
+            let parsed: Vec<f64> = les
+                .iter()
+                .map(|le| {
+                    if le == "+Inf" {
+                        f64::INFINITY
+                    } else {
+                        le.parse().expect("le")
+                    }
+                })
+                .collect();
+            let mut expected = bounds.to_vec();
+            expected.push(f64::INFINITY);
+            assert_eq!(parsed, expected, "{name}: buckets");
+        }
+    }
+
+    // Help texts: prometheus-client adds the final `.`; a help ending in `.` would show `..`.
+    assert!(!openmetrics.contains(".."), "a help text ends in '.'");
+    assert!(!openmetrics.contains("_total_total"));
+}
+
+#[test]
+fn the_descriptor_tables_match_the_spec() {
+    for (descriptors, spec) in [
+        (SchedulerMetrics::DESCRIPTORS, scheduler_spec()),
+        (RequestMetrics::DESCRIPTORS, request_spec()),
+    ] {
+        let mut names: Vec<&str> = descriptors.iter().map(|d| d.name).collect();
+        let mut expected: Vec<&str> = spec.iter().map(|(n, _, _)| *n).collect();
+        names.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        for (name, kind, axis) in &spec {
+            let d = descriptors
+                .iter()
+                .find(|d| d.name == *name)
+                .expect("declared");
+            assert_eq!(d.common_labels, ["model_name", "engine"], "{name}");
+            match kind {
+                Kind::Counter => assert_eq!(d.kind, MetricKind::Counter, "{name}"),
+                Kind::Gauge => assert_eq!(d.kind, MetricKind::Gauge, "{name}"),
+                Kind::Histogram(bounds) => {
+                    assert_eq!(d.kind, MetricKind::Histogram, "{name}");
+                    assert_eq!(
+                        d.buckets.map(|b| b.bounds()).as_deref(),
+                        Some(*bounds),
+                        "{name}"
+                    );
+                }
+            }
+            let keys = d.label_keys();
+            assert_eq!(keys.get(2).copied(), axis.map(|(k, _)| k), "{name}");
+            assert!(!d.help.ends_with('.'), "{name}");
+            assert_eq!(d.unit, None, "{name}: units would change the exposed name");
+        }
+    }
+}
+
+#[test]
+fn the_deprecated_aliases_are_declared_with_vllms_versions() {
+    let aliases: Vec<(&str, &str, &str)> = SchedulerMetrics::DESCRIPTORS
+        .iter()
+        .chain(RequestMetrics::DESCRIPTORS)
+        .flat_map(|d| {
+            d.aliases
+                .iter()
+                .map(move |a| (d.name, a.name, a.deprecated_in))
+        })
+        .collect();
+    assert_eq!(
+        aliases,
+        [
+            (
+                "vllm:kv_cache_usage_perc",
+                "vllm:gpu_cache_usage_perc",
+                "0.10"
+            ),
+            (
+                "vllm:prefix_cache_queries",
+                "vllm:gpu_prefix_cache_queries",
+                "0.10"
+            ),
+            (
+                "vllm:prefix_cache_hits",
+                "vllm:gpu_prefix_cache_hits",
+                "0.10"
+            ),
+            (
+                "vllm:inter_token_latency_seconds",
+                "vllm:time_per_output_token_seconds",
+                "0.11"
+            ),
+        ]
+    );
+}

@@ -1,0 +1,201 @@
+//! Shared helpers of the vLLM integration tests: set-up and a small reader for the encoded
+//! Prometheus text exposition, so tests assert on what a scraper sees.
+#![allow(dead_code)]
+
+use metrics_runtime::prometheus_client::registry::Registry;
+use metrics_runtime::vllm::{
+    EventType, FinishReason, PrefillStats, RequestOutput, VllmMetrics, VllmMetricsConfig,
+};
+
+pub fn setup(config: VllmMetricsConfig) -> (Registry, VllmMetrics) {
+    let mut registry = Registry::default();
+    let metrics = VllmMetrics::register(&mut registry, config);
+    (registry, metrics)
+}
+
+pub fn setup_default() -> (Registry, VllmMetrics) {
+    setup(VllmMetricsConfig::default())
+}
+
+/// One sample line: name, labels in order, value.
+type Sample = (String, Vec<(String, String)>, f64);
+
+/// The classic-text exposition, parsed into samples.
+pub struct Scrape {
+    pub text: String,
+    samples: Vec<Sample>,
+}
+
+pub fn scrape(registry: &Registry) -> Scrape {
+    let text = metrics_runtime::encode_prometheus_text(registry).expect("encodes");
+    let samples = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(parse_sample)
+        .collect();
+    Scrape { text, samples }
+}
+
+fn parse_sample(line: &str) -> Sample {
+    let (series, value) = line.rsplit_once(' ').expect("sample line has a value");
+    let value: f64 = match value {
+        "+Inf" => f64::INFINITY,
+        "-Inf" => f64::NEG_INFINITY,
+        v => v
+            .parse()
+            .unwrap_or_else(|_| panic!("bad value in {line:?}")),
+    };
+    let (name, labels) = match series.split_once('{') {
+        Some((name, rest)) => {
+            let body = rest.strip_suffix('}').expect("closing brace");
+            let labels = body
+                .split("\",")
+                .filter(|s| !s.is_empty())
+                .map(|pair| {
+                    let (k, v) = pair.split_once("=\"").expect("key=\"value\"");
+                    (k.to_owned(), v.trim_end_matches('"').to_owned())
+                })
+                .collect();
+            (name.to_owned(), labels)
+        }
+        None => (series.to_owned(), Vec::new()),
+    };
+    (name, labels, value)
+}
+
+/// A histogram series as exposed.
+#[derive(Debug, PartialEq)]
+pub struct Hist {
+    pub count: f64,
+    pub sum: f64,
+    /// `(le, cumulative count)`, `+Inf` last.
+    pub buckets: Vec<(f64, f64)>,
+}
+
+impl Hist {
+    /// The cumulative count at bound `le`.
+    pub fn le(&self, le: f64) -> f64 {
+        self.buckets
+            .iter()
+            .find(|(b, _)| *b == le)
+            .unwrap_or_else(|| panic!("no bucket le={le} in {self:?}"))
+            .1
+    }
+}
+
+impl Scrape {
+    /// Every sample named `name` whose labels include all of `labels`.
+    pub fn find(&self, name: &str, labels: &[(&str, &str)]) -> Vec<(&[(String, String)], f64)> {
+        self.samples
+            .iter()
+            .filter(|(n, ls, _)| {
+                n == name
+                    && labels
+                        .iter()
+                        .all(|(k, v)| ls.iter().any(|(lk, lv)| lk == k && lv == v))
+            })
+            .map(|(_, ls, v)| (ls.as_slice(), *v))
+            .collect()
+    }
+
+    /// The single sample named `name` with `labels` (panics when absent or ambiguous).
+    pub fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        let found = self.find(name, labels);
+        assert_eq!(
+            found.len(),
+            1,
+            "expected exactly one sample {name}{labels:?}, found {found:?}\n{}",
+            self.text
+        );
+        found[0].1
+    }
+
+    /// Whether any sample carries this name and labels.
+    pub fn has(&self, name: &str, labels: &[(&str, &str)]) -> bool {
+        !self.find(name, labels).is_empty()
+    }
+
+    /// Engine `engine`'s value of the counter `base` (exposed as `base_total`).
+    pub fn counter(&self, base: &str, engine: &str) -> f64 {
+        self.value(&format!("{base}_total"), &[("engine", engine)])
+    }
+
+    /// Engine `engine`'s value of counter `base` with one extra label.
+    pub fn counter_by(&self, base: &str, engine: &str, key: &str, value: &str) -> f64 {
+        self.value(
+            &format!("{base}_total"),
+            &[("engine", engine), (key, value)],
+        )
+    }
+
+    /// Engine `engine`'s value of gauge `name`.
+    pub fn gauge(&self, name: &str, engine: &str) -> f64 {
+        self.value(name, &[("engine", engine)])
+    }
+
+    /// Engine `engine`'s histogram `name`, checked for internal consistency.
+    pub fn hist(&self, name: &str, engine: &str) -> Hist {
+        let count = self.value(&format!("{name}_count"), &[("engine", engine)]);
+        let sum = self.value(&format!("{name}_sum"), &[("engine", engine)]);
+        let buckets: Vec<(f64, f64)> = self
+            .find(&format!("{name}_bucket"), &[("engine", engine)])
+            .into_iter()
+            .map(|(labels, v)| {
+                let le = &labels.iter().find(|(k, _)| k == "le").expect("le label").1;
+                let le = if le == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    le.parse().expect("numeric le")
+                };
+                (le, v)
+            })
+            .collect();
+        assert_eq!(
+            buckets.last().map(|b| b.1),
+            Some(count),
+            "{name}: _count must equal the +Inf bucket"
+        );
+        assert!(
+            buckets.windows(2).all(|w| w[0].1 <= w[1].1),
+            "{name}: cumulative"
+        );
+        assert!(sum.is_finite(), "{name}: _sum must be finite");
+        Hist {
+            count,
+            sum,
+            buckets,
+        }
+    }
+}
+
+/// An output with `tokens` new tokens.
+pub fn tokens(n: usize) -> RequestOutput {
+    RequestOutput {
+        new_token_ids: vec![1; n],
+        ..RequestOutput::default()
+    }
+}
+
+/// Adds events to an output.
+pub fn with_events(mut output: RequestOutput, events: &[(EventType, f64)]) -> RequestOutput {
+    output.events = events.to_vec();
+    output
+}
+
+/// Adds a finish reason to an output.
+pub fn finishing(mut output: RequestOutput, reason: FinishReason) -> RequestOutput {
+    output.finish_reason = Some(reason);
+    output
+}
+
+/// Adds prefill stats to an output: `prompt` tokens of which `cached` came from the local cache.
+pub fn with_prefill(mut output: RequestOutput, prompt: u32, cached: u32) -> RequestOutput {
+    output.prefill_stats = Some(PrefillStats {
+        num_prompt_tokens: prompt,
+        num_computed_tokens: prompt - cached,
+        num_cached_tokens: cached,
+        num_local_cached_tokens: cached,
+        num_external_cached_tokens: 0,
+    });
+    output
+}

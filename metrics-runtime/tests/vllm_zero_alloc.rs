@@ -1,0 +1,157 @@
+//! The record paths allocate nothing once an engine is known (DESIGN section 4), shown with a
+//! counting global allocator. Counts are per thread, so tests running in parallel do not see
+//! each other's allocations.
+
+mod vllm_support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use metrics_runtime::vllm::{
+    EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, RequestParams,
+    SchedulerStats, SpecDecodingStats, VllmMetricsConfig,
+};
+use vllm_support::*;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: delegates to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded with the caller's arguments.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+fn params() -> RequestParams {
+    RequestParams {
+        arrival_time: 1.0,
+        prompt_len: 32,
+        max_tokens_param: Some(64),
+        n_param: 1,
+    }
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // Guards against a counter that never counts, which would make every test below pass.
+    assert!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 16]))) >= 1);
+}
+
+#[test]
+fn observing_outputs_and_finishing_allocate_nothing() {
+    let (_registry, metrics) = setup_default();
+    let first = with_prefill(
+        with_events(
+            tokens(1),
+            &[(EventType::Queued, 1.0), (EventType::Scheduled, 1.5)],
+        ),
+        32,
+        8,
+    );
+    let next = tokens(2);
+    let preempted = with_events(tokens(0), &[(EventType::Preempted, 3.0)]);
+    let last = finishing(tokens(1), FinishReason::Stop);
+
+    // Warm up: the engine's first sight resolves its series; the thread's first arc-swap load
+    // registers the thread.
+    let mut warm = metrics.requests().track(0, params());
+    warm.observe_output(2.0, 2.0, &first);
+    drop(warm);
+
+    let mut t = metrics.requests().track(0, params());
+    t.observe_output(2.0, 2.0, &first);
+    let n = allocations_during(|| {
+        for i in 0..100 {
+            t.observe_output(3.0 + f64::from(i), 3.0, &next);
+        }
+        t.observe_output(200.0, 200.0, &preempted);
+        t.observe_output(201.0, 201.0, &last);
+        drop(t);
+    });
+    assert_eq!(n, 0, "observe_output / finish allocated");
+
+    // Creating a tracker for a known engine, and dropping it unfinished (abort).
+    let n = allocations_during(|| {
+        let mut t = metrics.requests().track(0, params());
+        t.observe_output(2.0, 2.0, &first);
+        drop(t);
+    });
+    assert_eq!(n, 0, "track / drop-as-abort allocated");
+}
+
+#[test]
+fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
+    let (_registry, metrics) = setup(VllmMetricsConfig {
+        num_speculative_tokens: 3,
+        ..VllmMetricsConfig::default()
+    });
+    let stats = SchedulerStats {
+        num_running_reqs: 4,
+        num_waiting_reqs: 2,
+        num_skipped_waiting_reqs: 1,
+        kv_cache_usage: 0.3,
+        prefix_cache_stats: PrefixCacheStats {
+            queries: 10,
+            hits: 5,
+            ..PrefixCacheStats::default()
+        },
+        connector_prefix_cache_stats: Some(PrefixCacheStats {
+            queries: 3,
+            hits: 1,
+            ..PrefixCacheStats::default()
+        }),
+        spec_decoding_stats: Some(SpecDecodingStats {
+            num_spec_tokens: 3,
+            num_drafts: 2,
+            num_draft_tokens: 6,
+            num_accepted_tokens: 3,
+            num_accepted_tokens_per_pos: vec![2, 1, 0],
+        }),
+        perf_stats: Some(PerfStats {
+            num_flops_per_gpu: 1,
+            num_read_bytes_per_gpu: 2,
+            num_write_bytes_per_gpu: 3,
+        }),
+        kv_cache_eviction_events: vec![KvCacheEvictionEvent {
+            lifetime_seconds: 1.0,
+            idle_seconds: 0.5,
+            reuse_gaps_seconds: vec![0.1, 0.2],
+        }],
+        cudagraph_stats: None,
+    };
+    metrics.scheduler().record(3, &stats);
+    metrics.scheduler().record_iteration_tokens(3, 1);
+    let n = allocations_during(|| {
+        for _ in 0..100 {
+            metrics.scheduler().record(3, &stats);
+            metrics.scheduler().record_iteration_tokens(3, 17);
+        }
+    });
+    assert_eq!(n, 0, "SchedulerStatsRecorder::record allocated");
+}
