@@ -1,0 +1,212 @@
+//! Both exposition formats of a registry holding every vLLM metric, recorded, parse with
+//! Python's real `prometheus_client` parsers (`scripts/check_exposition.py`).
+//!
+//! Without Python's `prometheus_client` the test prints a SKIPPED line and passes, unless
+//! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`), where it fails.
+
+mod vllm_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use metrics_runtime::vllm::{
+    CudagraphStats, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
+    RequestMetrics, RequestParams, SchedulerMetrics, SchedulerStats, SpecDecodingStats,
+    VllmMetrics, VllmMetricsConfig,
+};
+use metrics_runtime::{ExpositionFormat, MetricKind};
+use vllm_support::*;
+
+fn python_prometheus_client_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import prometheus_client"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn record_everything(metrics: &VllmMetrics) {
+    for engine in [0, 3] {
+        metrics.scheduler().record(
+            engine,
+            &SchedulerStats {
+                num_running_reqs: 5,
+                num_waiting_reqs: 2,
+                num_skipped_waiting_reqs: 1,
+                kv_cache_usage: 0.42,
+                prefix_cache_stats: PrefixCacheStats {
+                    queries: 1000,
+                    hits: 250,
+                    ..PrefixCacheStats::default()
+                },
+                connector_prefix_cache_stats: Some(PrefixCacheStats {
+                    queries: 100,
+                    hits: 30,
+                    ..PrefixCacheStats::default()
+                }),
+                spec_decoding_stats: Some(SpecDecodingStats {
+                    num_spec_tokens: 2,
+                    num_drafts: 10,
+                    num_draft_tokens: 20,
+                    num_accepted_tokens: 13,
+                    // One position beyond the configured two: the looked-up series.
+                    num_accepted_tokens_per_pos: vec![8, 4, 1],
+                }),
+                perf_stats: Some(PerfStats {
+                    num_flops_per_gpu: 1 << 40,
+                    num_read_bytes_per_gpu: 1 << 30,
+                    num_write_bytes_per_gpu: 1 << 20,
+                }),
+                kv_cache_eviction_events: vec![KvCacheEvictionEvent {
+                    lifetime_seconds: 12.5,
+                    idle_seconds: 3.0,
+                    reuse_gaps_seconds: vec![0.5, f64::NAN],
+                }],
+                cudagraph_stats: Some(CudagraphStats {
+                    num_unpadded_tokens: 7,
+                    num_padded_tokens: 8,
+                    num_paddings: 1,
+                    runtime_mode: "FULL".into(),
+                }),
+            },
+        );
+        metrics.scheduler().record_iteration_tokens(engine, 300);
+        for (i, reason) in [
+            FinishReason::Stop,
+            FinishReason::Length,
+            FinishReason::Abort,
+            FinishReason::Error,
+            FinishReason::Repetition,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let start = 1_700_000_000.0 + i as f64;
+            let mut t = metrics.requests().track(
+                engine,
+                RequestParams {
+                    arrival_time: start,
+                    prompt_len: 120,
+                    max_tokens_param: Some(16),
+                    n_param: 2,
+                },
+            );
+            t.observe_output(
+                10.0,
+                start + 0.2,
+                &with_prefill(
+                    with_events(
+                        tokens(1),
+                        &[
+                            (metrics_runtime::vllm::EventType::Queued, 9.5),
+                            (metrics_runtime::vllm::EventType::Scheduled, 9.75),
+                        ],
+                    ),
+                    120,
+                    64,
+                ),
+            );
+            t.observe_output(10.1, start + 0.3, &tokens(3));
+            t.observe_output(10.3, start + 0.5, &finishing(tokens(1), reason));
+        }
+        // A parallel-sampling parent.
+        for mut child in metrics.requests().track_parallel(
+            engine,
+            RequestParams {
+                arrival_time: 1_700_000_100.0,
+                prompt_len: 8,
+                max_tokens_param: None,
+                n_param: 3,
+            },
+        ) {
+            child.observe_output(
+                1.0,
+                1_700_000_100.5,
+                &finishing(tokens(2), FinishReason::Stop),
+            );
+        }
+    }
+}
+
+fn unique_temp_dir() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!(
+        "metric-handles-exposition-{}-{nanos}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_exposition.py")
+}
+
+#[test]
+fn both_formats_parse_with_pythons_prometheus_client() {
+    if !python_prometheus_client_available() {
+        let message = "SKIPPED vllm_exposition_parsers: python3 with prometheus_client not found \
+                       (pip install prometheus_client)";
+        if std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").as_deref() == Ok("1") {
+            panic!("{message}, and METRIC_HANDLES_REQUIRE_TOOLS=1 requires it");
+        }
+        println!("{message}");
+        return;
+    }
+    let dir = unique_temp_dir();
+    for version in ["0.10", "0.11"] {
+        let (registry, metrics) = setup(VllmMetricsConfig {
+            model_name: "meta-llama/Llama-3.1-8B-Instruct".into(),
+            num_speculative_tokens: 2,
+            max_model_len: 8192,
+            show_hidden_metrics_for_version: Some(version.into()),
+        });
+        record_everything(&metrics);
+        let text = ExpositionFormat::PrometheusText
+            .encode(&registry)
+            .expect("encodes");
+        let openmetrics = ExpositionFormat::OpenMetrics
+            .encode(&registry)
+            .expect("encodes");
+        let expected: Vec<&str> = SchedulerMetrics::DESCRIPTORS
+            .iter()
+            .chain(RequestMetrics::DESCRIPTORS)
+            .flat_map(|d| {
+                std::iter::once(d.name).chain(
+                    d.aliases
+                        .iter()
+                        .filter(|a| a.deprecated_in == version)
+                        .map(|a| a.name),
+                )
+            })
+            .collect();
+        assert!(expected.len() >= 40, "{expected:?}");
+        assert!(SchedulerMetrics::DESCRIPTORS
+            .iter()
+            .any(|d| d.kind == MetricKind::Counter));
+        let text_path = dir.join(format!("metrics-{version}.txt"));
+        let om_path = dir.join(format!("metrics-{version}.om.txt"));
+        let expected_path = dir.join(format!("expected-{version}.txt"));
+        std::fs::write(&text_path, &text).expect("write");
+        std::fs::write(&om_path, &openmetrics).expect("write");
+        std::fs::write(&expected_path, expected.join("\n")).expect("write");
+
+        let output = Command::new("python3")
+            .arg(script())
+            .args([&text_path, &om_path, &expected_path])
+            .output()
+            .expect("run python3");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        println!("aliases {version}: {stdout}");
+        assert!(
+            output.status.success(),
+            "check_exposition.py failed for aliases {version} (files in {}):\n{stdout}\n{stderr}",
+            dir.display()
+        );
+        assert!(stdout.contains("check_exposition: OK"), "{stdout}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
