@@ -3,9 +3,13 @@
 
 use std::fmt::Write as _;
 
+use super::buckets::{
+    ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, PARAMS_N_BUCKETS,
+    REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS,
+};
 use super::request_metrics::RequestMetrics;
 use super::scheduler_metrics::SchedulerMetrics;
-use crate::{LabelAxis, MetricDescriptor};
+use crate::{Buckets, LabelAxis, MetricDescriptor};
 
 /// How the recorders compute each metric, keyed by its primary name (spec sections 3 and 4).
 pub fn how_computed(name: &str) -> Option<&'static str> {
@@ -165,7 +169,16 @@ pub fn catalogue_markdown() -> String {
          Deprecated aliases are off by default; `VllmMetricsConfig::show_hidden_metrics_for_version` \
          set to the version named below exposes them (vLLM's \
          `--show-hidden-metrics-for-version`). An alias shares its metric's series: recording \
-         once updates both names.\n",
+         once updates both names. vLLM deprecated `vllm:gpu_cache_usage_perc`, \
+         `vllm:gpu_prefix_cache_queries` and `vllm:gpu_prefix_cache_hits` in 0.9.2 and hides them \
+         from 0.11 on, re-enabled with `--show-hidden-metrics-for-version=0.10`; it deprecated \
+         `vllm:time_per_output_token_seconds` (same series as `vllm:inter_token_latency_seconds`) \
+         in 0.11, re-enabled with `=0.11`. An alias's version below is that flag value.\n\n\
+         Bad input never panics and never puts NaN into a `_sum`: durations from timestamps that \
+         are NaN, infinite or out of order record 0 (the sample still counts); `kv_cache_usage` \
+         is clamped to 0..1; counter increments saturate at `u64::MAX`; outputs after a \
+         request's finish are ignored, counted (`RequestMetricsRecorder::ignored_outputs`) and \
+         logged with `tracing::warn!`.\n",
     );
     for (title, descriptors) in [
         (
@@ -189,8 +202,7 @@ pub fn catalogue_markdown() -> String {
                 anchor(d.name),
                 d.kind.as_str(),
                 labels(d),
-                d.buckets
-                    .map_or_else(|| "".to_owned(), |b| format!("`{b}`"))
+                d.buckets.map_or_else(String::new, |b| bucket_summary(&b))
             );
         }
         for d in descriptors {
@@ -236,6 +248,26 @@ fn write_entry(out: &mut String, d: &MetricDescriptor) {
         );
     }
     let _ = writeln!(out, "* **Field:** `{}` (`{}`)", d.field, d.value_type);
+}
+
+/// The bucket set's name in the summary table: the constant it is, or the generator.
+fn bucket_summary(buckets: &Buckets) -> String {
+    let named = [
+        ("TTFT_BUCKETS", TTFT_BUCKETS),
+        ("ITL_BUCKETS", ITL_BUCKETS),
+        ("REQUEST_LATENCY_BUCKETS", REQUEST_LATENCY_BUCKETS),
+        ("PARAMS_N_BUCKETS", PARAMS_N_BUCKETS),
+        ("ITERATION_TOKENS_BUCKETS", ITERATION_TOKENS_BUCKETS),
+        ("KV_RESIDENCY_BUCKETS", KV_RESIDENCY_BUCKETS),
+    ];
+    let bounds = buckets.bounds();
+    match named.iter().find(|(_, b)| *b == bounds.as_slice()) {
+        Some((name, b)) => format!("`{name}` ({} bounds)", b.len()),
+        None => match buckets {
+            Buckets::OneTwoFive { .. } => "TOKENS: `one_two_five(max_model_len)`".to_owned(),
+            other => format!("`{other}`"),
+        },
+    }
 }
 
 fn labels(d: &MetricDescriptor) -> String {

@@ -8,6 +8,10 @@ use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
 /// Every request metric of one engine. Token-count histograms are declared with the default
 /// `max_model_len` (131072); [`VllmMetrics::register`](super::VllmMetrics::register) replaces
 /// their buckets with the configured one's. Help texts are vLLM's.
+///
+/// `vllm:time_per_output_token_seconds` was deprecated in vLLM 0.11 (renamed
+/// `vllm:inter_token_latency_seconds`, same observations) and is re-enabled there with
+/// `--show-hidden-metrics-for-version=0.11`.
 #[derive(MetricHandles)]
 #[metric_handles(handles = RequestHandles, labels = EngineLabels)]
 pub struct RequestMetrics {

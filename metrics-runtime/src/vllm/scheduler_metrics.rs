@@ -8,6 +8,10 @@ use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandle
 
 /// Every scheduler metric of one engine. Help texts are vLLM's (without the final `.`, which
 /// prometheus-client appends).
+///
+/// Alias versions are the value of vLLM's `--show-hidden-metrics-for-version` that re-enables
+/// the old name: vLLM deprecated the `gpu_*` names in 0.9.2 and hid them from 0.11, behind
+/// `=0.10`.
 #[derive(MetricHandles)]
 #[metric_handles(handles = SchedulerHandles, labels = EngineLabels)]
 pub struct SchedulerMetrics {

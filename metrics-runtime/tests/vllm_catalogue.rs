@@ -1,0 +1,38 @@
+//! `docs/metrics.md` is generated from the descriptors; this test fails when the committed file
+//! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metrics-runtime --test vllm_catalogue`.
+
+use std::path::Path;
+
+use metrics_runtime::vllm::{catalogue_markdown, RequestMetrics, SchedulerMetrics};
+
+#[test]
+fn docs_metrics_md_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/metrics.md");
+    let generated = catalogue_markdown();
+    if std::env::var("UPDATE_DOCS").as_deref() == Ok("1") {
+        std::fs::write(&path, &generated).expect("write docs/metrics.md");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/metrics.md is stale (or missing): it must equal metrics_runtime::vllm::catalogue_markdown(). \
+         Regenerate it with:\n\n    UPDATE_DOCS=1 cargo test -p metrics-runtime --test vllm_catalogue\n"
+    );
+}
+
+#[test]
+fn the_catalogue_documents_every_metric_and_alias() {
+    let md = catalogue_markdown();
+    for d in SchedulerMetrics::DESCRIPTORS
+        .iter()
+        .chain(RequestMetrics::DESCRIPTORS)
+    {
+        assert!(md.contains(&format!("### `{}`", d.name)), "{}", d.name);
+        assert!(md.contains(d.help), "{}: help", d.name);
+        for alias in d.aliases {
+            assert!(md.contains(&format!("`{}`", alias.name)), "{}", alias.name);
+        }
+    }
+    assert!(!md.contains("(not documented)"));
+}
