@@ -83,7 +83,13 @@ pub fn parse_attrs(
     let mut ok = true;
     for attribute in attrs.iter().filter(|a| a.path() == attr) {
         if let Err(error) = parse_one(cx, attribute, attr, known, &mut on_key) {
-            cx.syn_error(error);
+            // syn says what token it expected; add what the attribute looks like.
+            cx.syn_error(syn::Error::new(
+                error.span(),
+                format!(
+                    "{error} in `#[{attr}(...)]`: write a comma-separated list of `key = value`"
+                ),
+            ));
             ok = false;
         }
     }

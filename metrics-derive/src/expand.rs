@@ -3,7 +3,7 @@
 //! runtime crate (`crate = path` overrides it), so the user imports nothing for the output.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Ident};
 
@@ -11,6 +11,7 @@ use crate::ast::Input;
 use crate::buckets::BucketSpec;
 use crate::ctxt::Ctxt;
 use crate::fallback;
+use crate::respan::respan;
 use crate::symbol::DOC;
 use crate::ty::{self, Axis};
 use crate::valid::{self, MetricPlan};
@@ -135,24 +136,33 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             const #const_ident: #krate::MetricDescriptor = #descriptor;
         });
         descriptor_refs.push(quote!(#(#cfgs)* Self::#const_ident,));
+        // The calls are located at the member type, where a type that is not a family member
+        // is reported.
+        let register = respan(
+            quote!(#krate::Family::register(registry, &Self::#const_ident, options)),
+            member.span(),
+        );
         inits.push(quote! {
             #(#cfgs)*
-            #field: #krate::Family::register(registry, &Self::#const_ident, options),
+            #field: #register,
         });
         // Spanned on the field's `L`, so a label set that differs from the struct's `labels`
         // is reported at the field (one error: resolve and remove produce the same one).
         let field_labels = &plan.family.labels;
-        let same_labels = quote_spanned! {field_labels.span()=>
-            #krate::__private::same_labels(labels)
-        };
+        let same_labels = respan(
+            quote!(#krate::__private::same_labels::<#field_labels, _>(labels)),
+            field_labels.span(),
+        );
+        let resolve = call_at(quote!(self.#field.resolve), &same_labels, member.span());
+        let remove = call_at(quote!(self.#field.remove), &same_labels, member.span());
         resolves.push(quote! {
             #(#cfgs)*
-            #field: self.#field.resolve(#same_labels),
+            #field: #resolve,
         });
         removes.push(quote! {
             #(#cfgs)*
             {
-                let _ = self.#field.remove(#same_labels);
+                let _ = #remove;
             }
         });
         for (n, check) in field_checks(plan, &krate, &labels).into_iter().enumerate() {
@@ -248,6 +258,15 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
     }
 }
 
+/// `callee(args)`, located at `span` except for `args`, which keep their own spans.
+fn call_at(callee: TokenStream, args: &TokenStream, span: Span) -> TokenStream {
+    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args.clone());
+    group.set_span(group.span().located_at(span));
+    let mut call = respan(callee, span);
+    call.extend([proc_macro2::TokenTree::Group(group)]);
+    call
+}
+
 /// `__METRIC_HANDLES_{FIELD}`, made unique if two fields differ only in case.
 fn const_idents(plans: &[MetricPlan]) -> Vec<Ident> {
     let mut seen = std::collections::HashSet::new();
@@ -271,7 +290,10 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
     let field = plan.field.ident.to_string();
     let field = field.trim_start_matches("r#");
     let member = &plan.family.member;
-    let kind = quote_spanned!(member.span()=> <#member as #krate::FamilyMember>::KIND);
+    let kind = respan(
+        quote!(<#member as #krate::FamilyMember>::KIND),
+        member.span(),
+    );
     let value_type = ty::render(member);
     let help = &plan.help;
     let option = quote!(#krate::__private::std::option::Option);
@@ -294,7 +316,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
             quote!(#option::Some(#krate::LabelAxis::Position { key: #key, count: #count }))
         }
         (Axis::Dynamic(dynamic), _) => {
-            let keys = quote_spanned!(dynamic.span()=> <#dynamic as #krate::LabelSet>::KEYS);
+            let keys = respan(quote!(<#dynamic as #krate::LabelSet>::KEYS), dynamic.span());
             quote!(#option::Some(#krate::LabelAxis::Dynamic { keys: #keys }))
         }
         _ => quote!(#option::None),
@@ -335,22 +357,27 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
 fn field_checks(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> Vec<TokenStream> {
     let mut checks = Vec::new();
     if let Some(key) = &plan.axis_key {
-        checks.push(quote_spanned! {key.span()=>
-            #krate::__private::assert_axis_key_is_free(<#labels as #krate::LabelSet>::KEYS, #key)
-        });
+        checks.push(respan(
+            quote!(#krate::__private::assert_axis_key_is_free(<#labels as #krate::LabelSet>::KEYS, #key)),
+            key.span(),
+        ));
     }
     if let Axis::Dynamic(dynamic) = &plan.family.axis {
-        checks.push(quote_spanned! {dynamic.span()=>
-            #krate::__private::assert_axis_keys_are_free(
-                <#labels as #krate::LabelSet>::KEYS,
-                <#dynamic as #krate::LabelSet>::KEYS,
-            )
-        });
+        checks.push(respan(
+            quote! {
+                #krate::__private::assert_axis_keys_are_free(
+                    <#labels as #krate::LabelSet>::KEYS,
+                    <#dynamic as #krate::LabelSet>::KEYS,
+                )
+            },
+            dynamic.span(),
+        ));
     }
     if let Some(BucketSpec::Const(path)) = &plan.buckets {
-        checks.push(quote_spanned! {path.span()=>
-            #krate::__private::assert_valid_buckets(#path)
-        });
+        checks.push(respan(
+            quote!(#krate::__private::assert_valid_buckets(#path)),
+            path.span(),
+        ));
     }
     checks
 }

@@ -94,6 +94,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let encoding = quote!(#krate::__private::prometheus_client::encoding);
     let std = quote!(#krate::__private::std);
+    let generic = !input.generics.params.is_empty();
     let (mut output, index_body) = match cx.check() {
         Ok(()) => {
             let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
@@ -115,6 +116,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
             (errors.to_compile_error(), body)
         }
     };
+    if generic {
+        // Stub impls for a generic enum would only add unsatisfiable-bound errors.
+        return output;
+    }
     output.extend(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::LabelEnum for #ident #ty_generics #where_clause {

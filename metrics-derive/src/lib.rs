@@ -23,6 +23,7 @@ mod label_enum;
 mod label_set;
 mod metric_attr;
 mod names;
+mod respan;
 mod suggest;
 mod symbol;
 mod ty;

@@ -79,6 +79,8 @@ pub fn parse_container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
 /// One `alias(name = "...", deprecated_in = "...")`.
 pub struct AliasAttr {
     pub key: Ident,
+    /// Whether something in it was already reported (then missing keys are not).
+    pub broken: bool,
     pub name: Option<LitStr>,
     pub deprecated_in: Option<LitStr>,
 }
@@ -139,24 +141,25 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             aliases.push(parse_alias(cx, meta, key)?);
             return Ok(());
         }
-        let Some(expr) = attr::value_expr(cx, meta, key, METRIC, example(symbol))? else {
-            return Ok(());
-        };
-        let string = |expr: &Expr| attr::lit_str(cx, expr, key, METRIC, example(symbol));
+        // A key without a value is recorded as given-but-invalid, so it is not also reported
+        // as missing.
+        let expr = attr::value_expr(cx, meta, key, METRIC, example(symbol))?;
+        let expr = expr.as_ref();
+        let string = |expr: Option<&Expr>| attr::lit_str(cx, expr?, key, METRIC, example(symbol));
         if symbol == NAME {
-            name.set(cx, key, string(&expr));
+            name.set(cx, key, string(expr));
         } else if symbol == HELP {
-            help.set(cx, key, string(&expr));
+            help.set(cx, key, string(expr));
         } else if symbol == UNIT {
-            unit.set(cx, key, string(&expr));
+            unit.set(cx, key, string(expr));
         } else if symbol == LABEL {
-            label.set(cx, key, string(&expr));
+            label.set(cx, key, string(expr));
         } else if symbol == BUCKETS {
-            bucket_spec.set(cx, key, buckets::parse(cx, &expr));
+            bucket_spec.set(cx, key, expr.and_then(|e| buckets::parse(cx, e)));
         } else if symbol == POSITIONS {
-            positions.set(cx, key, count(cx, &expr, key, 0));
+            positions.set(cx, key, expr.and_then(|e| count(cx, e, key, 0)));
         } else {
-            max_series.set(cx, key, count(cx, &expr, key, 1));
+            max_series.set(cx, key, expr.and_then(|e| count(cx, e, key, 1)));
         }
         Ok(())
     });
@@ -210,26 +213,31 @@ fn parse_alias(
     meta: &syn::meta::ParseNestedMeta,
     key: &Ident,
 ) -> syn::Result<AliasAttr> {
+    const WRITE: &str = "write `alias(name = \"old:name\", deprecated_in = \"0.10\")`";
+    const EXAMPLE: &str = "name = \"old:name\", deprecated_in = \"0.10\"";
     let mut alias = AliasAttr {
         key: key.clone(),
+        broken: false,
         name: None,
         deprecated_in: None,
     };
-    const WRITE: &str = "write `alias(name = \"old:name\", deprecated_in = \"0.10\")`";
     if !meta.input.peek(syn::token::Paren) {
         cx.error_spanned_by(
             key,
             format!("`alias` takes arguments in parentheses: {WRITE}"),
         );
         attr::skip_value(meta.input)?;
+        alias.broken = true;
         return Ok(alias);
     }
     let mut name = Once::new(ALIAS, NAME);
     let mut deprecated_in = Once::new(ALIAS, DEPRECATED_IN);
     let names = [NAME.as_str(), DEPRECATED_IN.as_str()];
+    let mut broken = false;
     meta.parse_nested_meta(|inner| {
         let Some(inner_key) = attr::key_ident(&inner) else {
             cx.error_spanned_by(&inner.path, format!("unknown key in `alias(...)`: {WRITE}"));
+            broken = true;
             return attr::skip_value(inner.input);
         };
         let slot = if inner_key == NAME {
@@ -244,27 +252,17 @@ fn parse_alias(
                     crate::suggest::hint(&inner_key.to_string(), &names)
                 ),
             );
+            broken = true;
             return attr::skip_value(inner.input);
         };
-        if let Some(expr) = attr::value_expr(
-            cx,
-            &inner,
-            &inner_key,
-            ALIAS,
-            "name = \"old:name\", deprecated_in = \"0.10\"",
-        )? {
-            if let Some(lit) = attr::lit_str(
-                cx,
-                &expr,
-                &inner_key,
-                ALIAS,
-                "name = \"old:name\", deprecated_in = \"0.10\"",
-            ) {
-                slot.set(cx, &inner_key, lit);
-            }
+        let expr = attr::value_expr(cx, &inner, &inner_key, ALIAS, EXAMPLE)?;
+        match expr.and_then(|expr| attr::lit_str(cx, &expr, &inner_key, ALIAS, EXAMPLE)) {
+            Some(lit) => slot.set(cx, &inner_key, lit),
+            None => broken = true,
         }
         Ok(())
     })?;
+    alias.broken = broken;
     alias.name = name.get().map(|k| k.value);
     alias.deprecated_in = deprecated_in.get().map(|k| k.value);
     Ok(alias)

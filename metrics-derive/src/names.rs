@@ -14,17 +14,17 @@ const RESERVED_KEYS: &[(&str, &str)] = &[
 pub fn check_metric_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     match chars.next() {
-        None => return Err("a metric name cannot be empty".to_owned()),
+        None => return Err("it cannot be empty".to_owned()),
         Some(c) if !(c.is_ascii_alphabetic() || c == '_' || c == ':') => {
             return Err(format!(
-                "`{name}` is not a valid Prometheus metric name: it must start with a letter, `_` or `:`"
+                "`{name}` is not a valid Prometheus metric name (it must start with a letter, `_` or `:`)"
             ))
         }
         Some(_) => {}
     }
     match chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == ':')) {
         Some(bad) => Err(format!(
-            "`{name}` is not a valid Prometheus metric name: `{}` is not allowed (use letters, digits, `_` and `:`)",
+            "`{name}` is not a valid Prometheus metric name (`{}` is not allowed; use letters, digits, `_` and `:`)",
             bad.escape_default()
         )),
         None => Ok(()),
@@ -35,27 +35,27 @@ pub fn check_metric_name(name: &str) -> Result<(), String> {
 pub fn check_label_key(key: &str) -> Result<(), String> {
     let mut chars = key.chars();
     match chars.next() {
-        None => return Err("a label key cannot be empty".to_owned()),
+        None => return Err("a label key cannot be empty (`\"\"`)".to_owned()),
         Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
             return Err(format!(
-                "`{key}` is not a valid Prometheus label key: it must start with a letter or `_`"
+                "`{key}` is not a valid Prometheus label key (it must start with a letter or `_`)"
             ))
         }
         Some(_) => {}
     }
     if let Some(bad) = chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
         return Err(format!(
-            "`{key}` is not a valid Prometheus label key: `{}` is not allowed (use letters, digits and `_`)",
+            "`{key}` is not a valid Prometheus label key (`{}` is not allowed; use letters, digits and `_`)",
             bad.escape_default()
         ));
     }
     if key.starts_with("__") {
         return Err(format!(
-            "label key `{key}` is reserved: keys starting with `__` are for Prometheus' internal use"
+            "label key `{key}` is reserved (keys starting with `__` are for Prometheus' internal use)"
         ));
     }
     if let Some((_, why)) = RESERVED_KEYS.iter().find(|(reserved, _)| *reserved == key) {
-        return Err(format!("label key `{key}` is reserved: {why}"));
+        return Err(format!("label key `{key}` is reserved ({why})"));
     }
     Ok(())
 }
@@ -69,7 +69,7 @@ pub fn check_unit(unit: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "`{unit}` is not a valid unit: use lower-case letters, digits and `_`, e.g. `unit = \"seconds\"`"
+            "`{unit}` is not a valid unit (use lower-case letters, digits and `_`, e.g. `unit = \"seconds\"`)"
         ))
     }
 }

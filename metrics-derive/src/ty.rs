@@ -66,7 +66,8 @@ pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
         cx.error_spanned_by(
             ty,
             format!(
-                "a `#[metric]` field must have type `Family<Labels, Member>`, not `{name}<...>`: e.g. `Family<EngineLabels, Counter>` (or mark the field `#[metric(skip)]`)"
+                "a `#[metric]` field must have type `Family<Labels, Member>`, not `{}`: e.g. `Family<EngineLabels, Counter>` (or mark the field `#[metric(skip)]`)",
+                render(ty)
             ),
         );
         return None;
@@ -99,6 +100,13 @@ fn read_member(cx: &Ctxt, member: &Type) -> Option<(Leaf, Axis)> {
         return None;
     };
     if let Some(leaf) = leaf_of(&name) {
+        if leaf == Leaf::Histogram && names_prometheus_client(member) {
+            cx.error_spanned_by(
+                member,
+                "prometheus-client's `Histogram` locks a mutex per observation and is not a family member here: use `metrics_runtime::Histogram` (lock-free, same exposition)",
+            );
+            return None;
+        }
         return Some((leaf, Axis::None));
     }
     let (axis, inner) = match (name.as_str(), args.as_slice()) {
@@ -134,6 +142,17 @@ fn read_member(cx: &Ctxt, member: &Type) -> Option<(Leaf, Axis)> {
             );
             None
         }
+    }
+}
+
+/// Whether the type's path goes through `prometheus_client` (its own `Histogram`).
+fn names_prometheus_client(ty: &Type) -> bool {
+    match ty {
+        Type::Group(group) => names_prometheus_client(&group.elem),
+        Type::Path(TypePath { qself: None, path }) => {
+            path.segments.iter().any(|s| s.ident == "prometheus_client")
+        }
+        _ => false,
     }
 }
 

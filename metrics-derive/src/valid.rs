@@ -132,7 +132,10 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
             Some(lit) => match names::check_label_key(&lit.value()) {
                 Ok(()) => Some(lit.clone()),
                 Err(message) => {
-                    cx.error_spanned_by(lit, format!("`label`: {message}"));
+                    cx.error_spanned_by(
+                        lit,
+                        format!("invalid axis key in `label = ...`: {message}; choose another key"),
+                    );
                     ok = false;
                     None
                 }
@@ -203,6 +206,10 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
     let mut aliases = Vec::new();
     for alias in &attrs.aliases {
         let (Some(alias_name), Some(version)) = (&alias.name, &alias.deprecated_in) else {
+            ok = false;
+            if alias.broken {
+                continue;
+            }
             let missing = if alias.name.is_none() {
                 "name"
             } else {
@@ -214,7 +221,6 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
                     "`alias(...)` needs `{missing} = \"...\"`: write `alias(name = \"old:name\", deprecated_in = \"0.10\")`"
                 ),
             );
-            ok = false;
             continue;
         };
         ok &= check_name(cx, alias_name, leaf, "alias name");
@@ -249,7 +255,7 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
 fn check_name(cx: &Ctxt, lit: &LitStr, leaf: Option<Leaf>, what: &str) -> bool {
     let name = lit.value();
     if let Err(message) = names::check_metric_name(&name) {
-        cx.error_spanned_by(lit, format!("{what}: {message}"));
+        cx.error_spanned_by(lit, format!("invalid {what}: {message}"));
         return false;
     }
     if leaf == Some(Leaf::Counter) && name.ends_with("_total") {
@@ -270,7 +276,7 @@ fn check_unit(cx: &Ctxt, unit: Option<&LitStr>) -> Option<(LitStr, String)> {
     match names::check_unit(&lit.value()) {
         Ok(()) => Some((lit.clone(), lit.value())),
         Err(message) => {
-            cx.error_spanned_by(lit, format!("`unit`: {message}"));
+            cx.error_spanned_by(lit, format!("invalid `unit`: {message}"));
             None
         }
     }
@@ -327,49 +333,66 @@ fn doc_tokens(sources: &[&Attribute]) -> TokenStream {
 /// Every registered name (primary or alias, with its unit suffix) must be unique across the
 /// struct. Fields under different `#[cfg]`s may share a name: only one of them exists.
 fn check_unique_names(cx: &Ctxt, plans: &[MetricPlan]) {
-    let mut seen: HashMap<String, (&Ident, bool, String)> = HashMap::new();
+    struct First<'a> {
+        field: &'a Ident,
+        is_alias: bool,
+        cfg: String,
+        /// How the first name was written, when the unit makes it differ from the key.
+        written: Option<String>,
+    }
+    let mut seen: HashMap<String, First> = HashMap::new();
     for plan in plans {
         let cfg = cfg_key(plan.field);
-        let suffix = plan
-            .unit
-            .as_ref()
-            .map(|u| format!("_{u}"))
-            .unwrap_or_default();
-        let own = format!("{}{suffix}", plan.name.value());
-        let names =
-            std::iter::once((&plan.name, false)).chain(plan.aliases.iter().map(|(n, _)| (n, true)));
+        let unit = plan.unit.as_deref();
+        // prometheus-client registers `name_unit`: that is what must be unique.
+        let registered = |name: &str| match unit {
+            Some(unit) => format!("{name}_{unit}"),
+            None => name.to_owned(),
+        };
+        let own = registered(&plan.name.value());
+        let names = std::iter::once((&plan.name, false))
+            .chain(plan.aliases.iter().map(|(name, _)| (name, true)));
         for (lit, is_alias) in names {
-            let key = format!("{}{suffix}", lit.value());
+            let written = lit.value();
+            let key = registered(&written);
             if is_alias && key == own {
                 cx.error_spanned_by(
                     lit,
-                    format!("alias `{}` is the metric's own name: remove the alias or give the old name", lit.value()),
+                    format!("alias `{written}` is the metric's own name: remove the alias, or give the name it replaced"),
                 );
                 continue;
             }
             match seen.get(&key) {
-                Some((first, first_is_alias, first_cfg))
-                    if cfg.is_empty() || first_cfg.is_empty() || *first_cfg == cfg =>
-                {
+                Some(first) if cfg.is_empty() || first.cfg.is_empty() || first.cfg == cfg => {
                     let what = if is_alias { "alias" } else { "metric name" };
-                    let by = if *first_is_alias {
-                        "an alias of field"
-                    } else {
-                        "field"
+                    let shown = match unit {
+                        Some(unit) => format!("`{key}` (`{written}` with `unit = \"{unit}\"`)"),
+                        None => format!("`{key}`"),
                     };
-                    let same_field = *first == plan.field.ident;
-                    cx.error_spanned_by(
-                        lit,
-                        if same_field {
-                            format!("duplicate {what} `{}`: field `{first}` already declares it; remove one", lit.value())
-                        } else {
-                            format!("duplicate {what} `{}`: already registered by {by} `{first}`; every metric needs its own name", lit.value())
-                        },
-                    );
+                    let by = match (&first.written, first.is_alias) {
+                        (Some(w), _) => format!("field `{}` (as `{w}` plus its unit)", first.field),
+                        (None, true) => format!("an alias of field `{}`", first.field),
+                        (None, false) => format!("field `{}`", first.field),
+                    };
+                    let message = if first.field == plan.field.ident {
+                        format!(
+                            "duplicate {what} {shown}: field `{}` already declares it; remove one",
+                            first.field
+                        )
+                    } else {
+                        format!("duplicate {what} {shown}: already registered by {by}; every metric needs its own name")
+                    };
+                    cx.error_spanned_by(lit, message);
                 }
                 Some(_) => {}
                 None => {
-                    seen.insert(key, (plan.field.ident, is_alias, cfg.clone()));
+                    let first = First {
+                        field: plan.field.ident,
+                        is_alias,
+                        cfg: cfg.clone(),
+                        written: unit.map(|_| written.clone()),
+                    };
+                    seen.insert(key, first);
                 }
             }
         }

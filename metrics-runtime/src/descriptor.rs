@@ -31,14 +31,14 @@ impl MetricKind {
 /// A label axis a field adds on top of the struct's common labels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LabelAxis {
-    /// `each(key: SomeEnum)`: one pre-resolved series per enum variant.
+    /// `ByLabel<E, _>` with `#[metric(label = "key")]`: one pre-resolved series per enum variant.
     Enum {
         /// The label key.
         key: &'static str,
         /// Every label value, in variant order.
         values: &'static [&'static str],
     },
-    /// `positions(key = "position", count = N)`: one pre-resolved series per position
+    /// `ByPosition<_>` with `#[metric(label = "key", positions = N)]`: one pre-resolved series per position
     /// `0..N` (N adjustable at registration), with a bounded lookup beyond.
     Position {
         /// The label key.
@@ -46,7 +46,7 @@ pub enum LabelAxis {
         /// How many positions are pre-resolved by default.
         count: usize,
     },
-    /// `dynamic(LabelType)`: labels only known at record time, looked up per record in a map
+    /// `Dynamic<D, _>`: labels only known at record time, looked up per record in a map
     /// bounded by `max_series`.
     Dynamic {
         /// The keys of the dynamic label set.

@@ -4,7 +4,8 @@
 //!   `#[derive(LabelSet)]` implements it together with prometheus-client's `EncodeLabelSet`.
 //! * [`LabelEnum`]: an enum whose variants are the complete list of values of one label
 //!   (`FinishReason` → `finished_reason`). `#[derive(LabelEnum)]` implements it; a field declared
-//!   with `each(key: TheEnum)` pre-resolves one series per variant into a [`ByLabel`] array.
+//!   as `Family<L, ByLabel<TheEnum, Counter>>` with `#[metric(label = "key")]` pre-resolves one
+//!   series per variant into a [`ByLabel`] array.
 //!
 //! [`ByLabel`]: crate::ByLabel
 
@@ -17,6 +18,11 @@ use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEnco
 ///
 /// Implemented by `#[derive(LabelSet)]`; implement it by hand only for a type that already
 /// implements prometheus-client's `EncodeLabelSet` in the same key order as [`LabelSet::KEYS`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a label set",
+    label = "not a label set",
+    note = "add `#[derive(LabelSet)]` to `{Self}` (a struct whose fields are the label keys), or use `NoLabels`"
+)]
 pub trait LabelSet:
     EncodeLabelSet + Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static
 {
@@ -58,6 +64,11 @@ impl LabelSet for NoLabels {
 /// assert_eq!(Source::LocalCacheHit.index(), 1);
 /// assert_eq!(Source::VALUES, &["local_compute", "local_cache_hit", "external_kv_transfer"]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a label enum",
+    label = "not a label enum",
+    note = "add `#[derive(LabelEnum)]` to `{Self}`: a fieldless enum listing every value of the label"
+)]
 pub trait LabelEnum: Copy + EncodeLabelValue + fmt::Debug + Send + Sync + 'static {
     /// Every variant, in declaration order.
     const VARIANTS: &'static [Self];

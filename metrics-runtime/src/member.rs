@@ -87,6 +87,11 @@ impl Default for SeriesSpec {
 /// [`Histogram`], and the axis containers [`ByLabel`](crate::ByLabel),
 /// [`ByPosition`](crate::ByPosition) and [`Dynamic`](crate::Dynamic). Cloning must be cheap and
 /// yield a handle to the same series.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a metric family member",
+    label = "not a family member",
+    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), or `ByLabel<E, _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them"
+)]
 pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
     /// The Prometheus type of every series in the member.
     const KIND: MetricKind;

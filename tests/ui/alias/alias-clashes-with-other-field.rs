@@ -1,0 +1,21 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Requests running
+    #[metric(name = "vllm:num_requests_running")]
+    running: Family<EngineLabels, Gauge>,
+    /// Requests waiting
+    #[metric(name = "vllm:num_requests_waiting", alias(name = "vllm:num_requests_running", deprecated_in = "0.10"))]
+    waiting: Family<EngineLabels, Gauge>,
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Preemptions
+    #[metric(name = "vllm:num_preemptions", alias(name = "vllm:num_preemptions", deprecated_in = "0.10"))]
+    preemptions: Family<EngineLabels, Counter>,
+}
+
+fn main() {}

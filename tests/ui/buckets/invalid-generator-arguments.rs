@@ -1,0 +1,24 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Time to first token
+    #[metric(name = "vllm:time_to_first_token_seconds", buckets = exponential(start = 0, factor = 1, count = 0))]
+    ttft: Family<EngineLabels, Histogram>,
+    /// Queue time
+    #[metric(name = "vllm:request_queue_time_seconds", buckets = linear(start = 0.0, width = -1.0, count = 70000))]
+    queue: Family<EngineLabels, Histogram>,
+    /// Prompt tokens
+    #[metric(name = "vllm:request_prompt_tokens", buckets = one_two_five(max = 0.5))]
+    prompt: Family<EngineLabels, Histogram>,
+}
+
+fn main() {}

@@ -1,0 +1,21 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Step time
+    #[metric(name = "app:step", unit = "seconds", buckets = [1.0])]
+    step: Family<EngineLabels, Histogram>,
+    /// Step time again
+    #[metric(name = "app:step_seconds", buckets = [1.0])]
+    step_again: Family<EngineLabels, Histogram>,
+}
+
+fn main() {}

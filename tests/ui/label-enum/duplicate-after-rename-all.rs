@@ -1,0 +1,12 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[allow(non_camel_case_types)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum Source {
+    CacheHit,
+    Cache_Hit,
+}
+
+fn main() {}

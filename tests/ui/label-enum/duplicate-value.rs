@@ -1,0 +1,12 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum Reason {
+    Stop,
+    #[label(rename = "stop")]
+    Halt,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snakecase")]
+pub enum Reason {
+    Stop,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Labels {
+    pub engine: u32,
+    #[label(rename = "engine")]
+    pub engine_id: u32,
+}
+
+fn main() {}

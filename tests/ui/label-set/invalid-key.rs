@@ -1,0 +1,10 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Labels {
+    #[label(rename = "model-name")]
+    pub model_name: String,
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+// Three reserved keys in one struct: all three are reported together.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Labels {
+    pub le: String,
+    pub quantile: String,
+    #[label(rename = "__name__")]
+    pub name: String,
+}
+
+fn main() {}

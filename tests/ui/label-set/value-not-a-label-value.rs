@@ -1,0 +1,13 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub struct Opaque;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Labels {
+    pub model_name: String,
+    pub opaque: Opaque,
+}
+
+fn main() {}

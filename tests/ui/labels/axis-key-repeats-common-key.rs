@@ -1,0 +1,25 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum FinishReason {
+    Stop,
+    Length,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Finished requests
+    #[metric(name = "vllm:request_success", label = "engine")]
+    success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
+}
+
+fn main() {}

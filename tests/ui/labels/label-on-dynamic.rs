@@ -1,0 +1,23 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Lora {
+    pub lora_name: String,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Requests by adapter
+    #[metric(name = "demo:lora_requests", label = "lora_name")]
+    lora: Family<EngineLabels, Dynamic<Lora, Counter>>,
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+#![allow(unused_imports)]
+use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Time to first token
+    #[metric(name = "vllm:time_to_first_token_seconds", bukets = [0.1, 1.0])]
+    ttft: Family<EngineLabels, Histogram>,
+}
+
+fn main() {}
