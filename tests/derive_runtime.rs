@@ -1,7 +1,11 @@
 //! The derives, end to end: register, resolve, record, encode, and compare with what
 //! prometheus-client itself produces for the same metrics.
 
-use metrics_runtime::prometheus_client::registry::Registry;
+use metrics_runtime::prometheus_client::metrics::counter::Counter as PcCounter;
+use metrics_runtime::prometheus_client::metrics::family::Family as PcFamily;
+use metrics_runtime::prometheus_client::metrics::gauge::Gauge as PcGauge;
+use metrics_runtime::prometheus_client::metrics::histogram::Histogram as PcHistogram;
+use metrics_runtime::prometheus_client::registry::{Registry, Unit};
 use metrics_runtime::{
     Buckets, ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
     LabelSet, MetricHandles, MetricKind, RegisterOptions,
@@ -166,5 +170,292 @@ fn descriptors_describe_every_field() {
     );
     assert_eq!(d[5].max_series, 2);
     assert_eq!(d[5].label_keys(), ["model_name", "engine", "lora_name"]);
-    let _ = RegisterOptions::new();
+}
+
+/// Metrics declared with the derive, for the comparison with prometheus-client below.
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Compared {
+    /// Requests waiting
+    #[metric(name = "cmp:waiting")]
+    pub waiting: Family<EngineLabels, Gauge>,
+    /// Tokens generated
+    #[metric(name = "cmp:tokens")]
+    pub tokens: Family<EngineLabels, Counter>,
+    /// Latency of one step
+    #[metric(name = "cmp:step", unit = "seconds", buckets = [0.005, 0.05, 0.5, 5.0])]
+    pub step: Family<EngineLabels, Histogram>,
+    /// Tokens per request
+    #[metric(name = "cmp:request_tokens", buckets = exponential(start = 1.0, factor = 4.0, count = 5))]
+    pub request_tokens: Family<EngineLabels, Histogram>,
+}
+
+type PcLabels = Vec<(&'static str, String)>;
+
+#[test]
+fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
+    let observations = [0.001, 0.02, 0.02, 0.3, 4.0, 7.5];
+    let tokens = [1.0, 3.0, 17.0, 300.0, 250.0];
+
+    let mut ours = Registry::default();
+    let metrics = Compared::register(&mut ours);
+    let h = metrics.resolve(&engine(3));
+    h.waiting.set(-4);
+    h.tokens.inc_by(42);
+    observations.iter().for_each(|v| h.step.observe(*v));
+    tokens.iter().for_each(|v| h.request_tokens.observe(*v));
+
+    let mut theirs = Registry::default();
+    let waiting = PcFamily::<PcLabels, PcGauge>::default();
+    let counter = PcFamily::<PcLabels, PcCounter>::default();
+    let step = PcFamily::<PcLabels, PcHistogram>::new_with_constructor(|| {
+        PcHistogram::new([0.005, 0.05, 0.5, 5.0])
+    });
+    let request_tokens = PcFamily::<PcLabels, PcHistogram>::new_with_constructor(|| {
+        PcHistogram::new(metrics_runtime::buckets::exponential(1.0, 4.0, 5))
+    });
+    theirs.register("cmp:waiting", "Requests waiting", waiting.clone());
+    theirs.register("cmp:tokens", "Tokens generated", counter.clone());
+    theirs.register_with_unit(
+        "cmp:step",
+        "Latency of one step",
+        Unit::Seconds,
+        step.clone(),
+    );
+    theirs.register(
+        "cmp:request_tokens",
+        "Tokens per request",
+        request_tokens.clone(),
+    );
+    let labels: PcLabels = vec![("model_name", "m".into()), ("engine", "3".into())];
+    waiting.get_or_create(&labels).set(-4);
+    counter.get_or_create(&labels).inc_by(42);
+    observations
+        .iter()
+        .for_each(|v| step.get_or_create(&labels).observe(*v));
+    tokens
+        .iter()
+        .for_each(|v| request_tokens.get_or_create(&labels).observe(*v));
+
+    let ours_text = metrics_runtime::encode_prometheus_text(&ours).unwrap();
+    let theirs_text = metrics_runtime::encode_prometheus_text(&theirs).unwrap();
+    assert_eq!(ours_text, theirs_text);
+    let ours_om = metrics_runtime::encode_openmetrics(&ours).unwrap();
+    let theirs_om = metrics_runtime::encode_openmetrics(&theirs).unwrap();
+    assert_eq!(ours_om, theirs_om);
+    // Not vacuous: every metric is there with its value.
+    assert!(ours_text.contains(r#"cmp:step_seconds_count{model_name="m",engine="3"} 6"#));
+    assert!(ours_text.contains(r#"cmp:tokens_total{model_name="m",engine="3"} 42"#));
+}
+
+/// Two versions of one struct: the second adds a field at the end.
+#[derive(MetricHandles)]
+pub struct Before {
+    /// Requests served
+    #[metric(name = "app:requests")]
+    pub requests: Family<metrics_runtime::NoLabels, Counter>,
+    /// Queue depth
+    #[metric(name = "app:queue_depth")]
+    pub queue_depth: Family<metrics_runtime::NoLabels, Gauge>,
+}
+
+#[derive(MetricHandles)]
+pub struct After {
+    /// Requests served
+    #[metric(name = "app:requests")]
+    pub requests: Family<metrics_runtime::NoLabels, Counter>,
+    /// Queue depth
+    #[metric(name = "app:queue_depth")]
+    pub queue_depth: Family<metrics_runtime::NoLabels, Gauge>,
+    /// Requests rejected
+    #[metric(name = "app:rejected")]
+    pub rejected: Family<metrics_runtime::NoLabels, Counter>,
+}
+
+/// The same usage code, for either version.
+macro_rules! serve {
+    ($metrics:ty) => {{
+        let mut registry = Registry::default();
+        let metrics = <$metrics>::register(&mut registry);
+        let handles = metrics.resolve(&metrics_runtime::NoLabels);
+        handles.requests.inc_by(7);
+        handles.queue_depth.set(2);
+        (registry, metrics, handles)
+    }};
+}
+
+#[test]
+fn adding_a_field_adds_one_metric_and_changes_nothing_else() {
+    let (before, _, _) = serve!(Before);
+    let (after, _, handles) = serve!(After);
+    let before = metrics_runtime::encode_prometheus_text(&before).unwrap();
+    let after_text = metrics_runtime::encode_prometheus_text(&after).unwrap();
+    let added = "# HELP app:rejected_total Requests rejected.\n\
+                 # TYPE app:rejected_total counter\n\
+                 app:rejected_total 0\n";
+    assert_eq!(after_text, format!("{before}{added}"));
+    handles.rejected.inc();
+    let after_text = metrics_runtime::encode_prometheus_text(&after).unwrap();
+    assert!(
+        after_text.ends_with("app:rejected_total 1\n"),
+        "{after_text}"
+    );
+    assert_eq!(
+        &After::DESCRIPTORS[..2],
+        Before::DESCRIPTORS,
+        "the existing descriptors are unchanged"
+    );
+}
+
+#[test]
+fn remove_drops_one_label_set_and_keeps_the_others() {
+    let mut registry = Registry::default();
+    let metrics = DemoMetrics::register(&mut registry);
+    let (h0, h1) = (metrics.resolve(&engine(0)), metrics.resolve(&engine(1)));
+    h0.generation_tokens.inc();
+    h1.generation_tokens.inc_by(2);
+    metrics.remove(&engine(0));
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(!text.contains(r#"engine="0""#), "{text}");
+    assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="1"} 2"#));
+    // Resolving again after removal starts a fresh series.
+    metrics.resolve(&engine(0)).generation_tokens.inc();
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="0"} 1"#));
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels, handles = LimitedHandles)]
+pub struct Limited {
+    /// Requests, at most two engines
+    #[metric(name = "lim:requests", max_series = 2)]
+    pub requests: Family<EngineLabels, Counter>,
+}
+
+#[test]
+fn max_series_routes_extra_label_sets_to_the_overflow_series() {
+    let mut registry = Registry::default();
+    let metrics = Limited::register(&mut registry);
+    for n in 0..4 {
+        metrics.resolve(&engine(n)).requests.inc();
+    }
+    assert_eq!(metrics.requests.len(), 2);
+    assert_eq!(metrics.requests.overflowed_lookups(), 2);
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(
+        text.contains(r#"lim:requests_total{model_name="m",engine="1"} 1"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"lim:requests_total{otel_metric_overflow="true"} 2"#),
+        "{text}"
+    );
+    // A run-time option can lift the limit.
+    let mut registry = Registry::default();
+    let options = RegisterOptions::new().max_series("lim:requests", 10);
+    let metrics = Limited::register_with(&mut registry, &options);
+    for n in 0..4 {
+        metrics.resolve(&engine(n)).requests.inc();
+    }
+    assert_eq!(metrics.requests.len(), 4);
+}
+
+#[derive(MetricHandles)]
+pub struct Renamed {
+    /// Preemptions
+    #[metric(
+        name = "vllm:num_preemptions",
+        alias(name = "vllm:num_preemptions_old", deprecated_in = "0.10")
+    )]
+    pub preemptions: Family<metrics_runtime::NoLabels, Counter>,
+}
+
+#[test]
+fn aliases_are_exposed_only_for_their_version() {
+    let mut registry = Registry::default();
+    let hidden = Renamed::register(&mut registry);
+    hidden.resolve(&metrics_runtime::NoLabels).preemptions.inc();
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(text.contains("vllm:num_preemptions_total 1"), "{text}");
+    assert!(!text.contains("num_preemptions_old"), "{text}");
+
+    for (version, shown) in [("0.10", true), ("0.9", false)] {
+        let mut registry = Registry::default();
+        let options = RegisterOptions::new().show_hidden_metrics_for_version(version);
+        let metrics = Renamed::register_with(&mut registry, &options);
+        metrics
+            .resolve(&metrics_runtime::NoLabels)
+            .preemptions
+            .inc_by(3);
+        let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+        assert!(text.contains("vllm:num_preemptions_total 3"), "{text}");
+        assert_eq!(
+            text.contains("vllm:num_preemptions_old_total 3"),
+            shown,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn positions_default_from_the_attribute_and_are_overridable() {
+    let mut registry = Registry::default();
+    let metrics = DemoMetrics::register(&mut registry);
+    assert_eq!(
+        metrics.resolve(&engine(0)).accepted_per_pos.preresolved(),
+        2
+    );
+
+    let mut registry = Registry::default();
+    let options =
+        RegisterOptions::new().positions("vllm:spec_decode_num_accepted_tokens_per_pos", 5);
+    let metrics = DemoMetrics::register_with(&mut registry, &options);
+    let h = metrics.resolve(&engine(0));
+    assert_eq!(h.accepted_per_pos.preresolved(), 5);
+    h.accepted_per_pos.get(4).inc();
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(text.contains(
+        r#"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="4"} 1"#
+    ));
+}
+
+#[derive(MetricHandles)]
+pub struct WithCfg {
+    /// Present
+    #[metric(name = "cfg:present")]
+    pub present: Family<metrics_runtime::NoLabels, Counter>,
+    /// Absent
+    #[cfg(any())]
+    #[metric(name = "cfg:absent")]
+    pub absent: Family<metrics_runtime::NoLabels, Counter>,
+    #[metric(skip)]
+    pub note: String,
+}
+
+#[test]
+fn cfg_fields_are_absent_everywhere_and_skipped_fields_are_defaulted() {
+    assert_eq!(WithCfg::DESCRIPTORS.len(), 1);
+    let mut registry = Registry::default();
+    let metrics = WithCfg::register(&mut registry);
+    assert_eq!(metrics.note, "");
+    metrics.resolve(&metrics_runtime::NoLabels).present.inc();
+    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    assert!(text.contains("cfg:present_total 1"));
+    assert!(!text.contains("cfg:absent"));
+}
+
+#[test]
+fn label_enum_and_label_set_derives_match_their_declaration() {
+    assert_eq!(
+        FinishReason::VARIANTS,
+        [
+            FinishReason::Stop,
+            FinishReason::Length,
+            FinishReason::Abort
+        ]
+    );
+    assert_eq!(FinishReason::VALUES, ["stop", "length", "abort"]);
+    assert_eq!(FinishReason::Abort.index(), 2);
+    assert_eq!(FinishReason::Length.label_value(), "length");
+    assert_eq!(<EngineLabels as LabelSet>::KEYS, ["model_name", "engine"]);
 }

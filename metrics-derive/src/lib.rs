@@ -29,6 +29,9 @@ mod symbol;
 mod ty;
 mod valid;
 
+#[cfg(test)]
+mod fuzz;
+
 /// Generates cached-handle registration and resolution for a struct of metric families.
 ///
 /// See `metrics_runtime`'s crate documentation and `docs/attributes.md` for the attributes

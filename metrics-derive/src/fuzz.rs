@@ -1,0 +1,417 @@
+//! Property tests: the derives never panic, whatever the input, and always produce tokens
+//! that parse as items (the real expansion, or `compile_error!`s plus stubs).
+//!
+//! Inputs are (1) structs and enums assembled from plausible and implausible pieces
+//! (attribute keys with typos, odd values, odd types, doc comments) and (2) valid inputs
+//! mutated at the token level (truncated, a token dropped, duplicated or replaced).
+
+use proc_macro2::{TokenStream, TokenTree};
+use proptest::prelude::*;
+
+/// Valid inputs, mutated by the second property.
+const SEEDS: &[&str] = &[
+    r#"
+    #[metric_handles(handles = DemoHandles, labels = EngineLabels, crate = ::metrics_runtime)]
+    pub struct DemoMetrics {
+        /// Running
+        #[metric(name = "vllm:num_requests_running", max_series = 4)]
+        pub running: Family<EngineLabels, Gauge>,
+        /// Time to first token
+        #[metric(name = "vllm:ttft", unit = "seconds", buckets = [-0.1, 0.01, 1])]
+        ttft: Family<EngineLabels, Histogram>,
+        /// Success
+        #[metric(name = "vllm:request_success", label = "finished_reason",
+                 alias(name = "vllm:old_success", deprecated_in = "0.10"))]
+        pub(crate) success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
+        /// Accepted
+        #[metric(name = "vllm:accepted", label = "position", positions = 3)]
+        #[cfg(feature = "spec")]
+        accepted: Family<EngineLabels, ByPosition<Counter<f64, AtomicU64>>>,
+        /// Lora
+        #[metric(name = "demo:lora", buckets = exponential(start = 1.0, factor = 2.0, count = 4))]
+        lora: Family<EngineLabels, Dynamic<LoraLabels, Histogram>>,
+        /// Linear
+        #[metric(name = "demo:lin", buckets = linear(start = 0, width = 1, count = 3))]
+        lin: Family<EngineLabels, Histogram>,
+        /// Ott
+        #[metric(name = "demo:ott", buckets = one_two_five(max = 1000))]
+        ott: Family<EngineLabels, Histogram>,
+        #[metric(skip)]
+        started: u64,
+    }
+    "#,
+    r#"
+    #[metric_handles(labels = L)]
+    pub struct Generic<'a, L: LabelSet, const N: usize> where L: Clone {
+        /// Things
+        #[metric(name = "gen:things", help = "Things counted", buckets = SOME::PATH)]
+        things: Family<L, Histogram>,
+    }
+    "#,
+    r#"
+    #[label(crate = ::rt)]
+    pub struct EngineLabels {
+        #[label(rename = "model")]
+        pub model_name: String,
+        pub engine: u32,
+    }
+    "#,
+    r#"
+    #[label(rename_all = "snake_case")]
+    pub enum FinishReason {
+        Stop,
+        #[label(rename = "too_long")]
+        Length,
+        AbortedByUser,
+    }
+    "#,
+];
+
+const KEYS: &[&str] = &[
+    "name",
+    "help",
+    "unit",
+    "buckets",
+    "label",
+    "positions",
+    "max_series",
+    "alias",
+    "skip",
+    "handles",
+    "labels",
+    "crate",
+    "rename",
+    "rename_all",
+    "bukets",
+    "nmae",
+    "lable",
+    "crate",
+    "r#type",
+    "deprecated_in",
+    "self",
+    "Name",
+    "max-series",
+];
+
+const VALUES: &[&str] = &[
+    "",
+    "= \"vllm:x\"",
+    "= \"\"",
+    "= \"x_total\"",
+    "= \"le\"",
+    "= \"__x\"",
+    "= \"a b\"",
+    "= \"Help.\"",
+    "= \"seconds\"",
+    "= 0",
+    "= -1",
+    "= 18446744073709551616",
+    "= 1e400",
+    "= [0.1, 0.5, 1]",
+    "= []",
+    "= [1.0, 0.5]",
+    "= [\"x\"]",
+    "= [1e999]",
+    "= [-0.0, 0.0]",
+    "= SOME_CONST",
+    "= a::b::C",
+    "= exponential(start = 1.0, factor = 2.0, count = 10)",
+    "= exponential(start = 0, factor = 1, count = 0)",
+    "= linear(start = 0.0, width = 1.0)",
+    "= one_two_five(max = 0)",
+    "= one_two_five()",
+    "= foo(bar)",
+    "= exponential(1, 2, 3)",
+    "(name = \"old:x\", deprecated_in = \"0.1\")",
+    "(name = \"old:x\")",
+    "()",
+    "(x = 1, y)",
+    "= snake_case",
+    "= \"snake_case\"",
+    "= \"camelcase\"",
+    "= ::rt",
+    "= EngineLabels",
+    "= Vec<u8>",
+    "= \"Handles\"",
+    "= 1.5",
+    "= true",
+    "= 'c'",
+    "= b\"bytes\"",
+    "= (1)",
+    "= { 1 }",
+    "= |x| x",
+    "= 0x10",
+    "= 1_000u16",
+    "= 65536",
+    "= exponential(start = 1e300, factor = 1e300, count = 5)",
+];
+
+const TYPES: &[&str] = &[
+    "Family<L, Counter>",
+    "Family<L, Gauge>",
+    "Family<L, Histogram>",
+    "Family<L, ByLabel<E, Counter>>",
+    "Family<L, ByPosition<Gauge>>",
+    "Family<L, Dynamic<D, Histogram>>",
+    "Family<L>",
+    "Family",
+    "Family<L, Summary>",
+    "Family<L, ByLabel<E>>",
+    "Family<L, ByPosition<ByLabel<E, Counter>>>",
+    "u64",
+    "&'a str",
+    "(Family<L, Counter>)",
+    "[Family<L, Counter>; 2]",
+    "fn() -> Family<L, Counter>",
+    "Family<L, ByPosition<>>",
+    "metrics::Family<crate::L, Counter<f64, AtomicU64>>",
+    "Family<L, prometheus_client::metrics::histogram::Histogram>",
+    "Family<'a, L, Counter>",
+    "Family<L, Counter, Extra>",
+    "<T as Trait>::Family",
+    "dyn Family",
+    "impl Family",
+];
+
+const DOCS: &[&str] = &[
+    "",
+    "/// Help text",
+    "/// Ends with a period.",
+    "///",
+    "/// a\n/// b.",
+    "#[doc = 1]",
+    "#[doc]",
+];
+
+const ATTRS: &[&str] = &["metric", "metric_handles", "label", "doc", "cfg", "other"];
+
+fn attribute() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(ATTRS),
+        prop::collection::vec(
+            (prop::sample::select(KEYS), prop::sample::select(VALUES)),
+            0..4,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(attr, entries, bare)| {
+            if bare {
+                return format!("#[{attr}]");
+            }
+            let body: Vec<String> = entries.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            format!("#[{attr}({})]", body.join(", "))
+        })
+}
+
+fn field() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(DOCS),
+        prop::collection::vec(attribute(), 0..3),
+        prop::sample::select(&["", "pub ", "pub(crate) "][..]),
+        prop::sample::select(&["a", "b", "r#type", "a"][..]),
+        prop::sample::select(TYPES),
+    )
+        .prop_map(|(doc, attrs, vis, name, ty)| {
+            format!("{doc}\n{}\n{vis}{name}: {ty}", attrs.join("\n"))
+        })
+}
+
+fn item() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(attribute(), 0..3),
+        prop::sample::select(
+            &[
+                "struct S",
+                "pub struct S<L: LabelSet>",
+                "enum S",
+                "union S",
+                "struct S<'a, T>",
+            ][..],
+        ),
+        prop::collection::vec(field(), 0..4),
+        prop::sample::select(&["named", "tuple", "unit", "variants"][..]),
+    )
+        .prop_map(|(attrs, head, fields, shape)| {
+            let attrs = attrs.join("\n");
+            match shape {
+                "tuple" => format!("{attrs}\n{head}(u8, Family<L, Counter>);"),
+                "unit" => format!("{attrs}\n{head};"),
+                "variants" => format!(
+                    "{attrs}\n{head} {{ A, #[label(rename = \"\")] B(u8), C {{ x: u8 }}, D = 3 }}"
+                ),
+                _ => format!("{attrs}\n{head} {{ {} }}", fields.join(",\n")),
+            }
+        })
+}
+
+/// Runs every derive on `input` and checks each output parses as a list of items.
+fn check_all(input: TokenStream) -> Result<(), TestCaseError> {
+    for (name, output) in [
+        ("MetricHandles", crate::expand::derive(input.clone())),
+        ("LabelSet", crate::label_set::derive(input.clone())),
+        ("LabelEnum", crate::label_enum::derive(input)),
+    ] {
+        let parsed = syn::parse2::<syn::File>(output.clone());
+        prop_assert!(
+            parsed.is_ok(),
+            "{name} produced tokens that are not items: {output}"
+        );
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    Truncate(usize),
+    Drop(usize),
+    Duplicate(usize),
+    Replace(usize, &'static str),
+}
+
+/// Applies `mutation` to the top-level and (recursively, by index) nested token trees.
+fn mutate(tokens: TokenStream, mutation: &Mutation) -> TokenStream {
+    let mut flat: Vec<TokenTree> = Vec::new();
+    flatten(tokens, &mut flat);
+    let len = flat.len().max(1);
+    match *mutation {
+        Mutation::Truncate(at) => flat.truncate(at % len),
+        Mutation::Drop(at) => {
+            if !flat.is_empty() {
+                flat.remove(at % len);
+            }
+        }
+        Mutation::Duplicate(at) => {
+            if let Some(tree) = flat.get(at % len).cloned() {
+                flat.insert(at % len, tree);
+            }
+        }
+        Mutation::Replace(at, with) => {
+            if let (Some(slot), Ok(replacement)) =
+                (flat.get_mut(at % len), with.parse::<TokenStream>())
+            {
+                if let Some(tree) = replacement.into_iter().next() {
+                    *slot = tree;
+                }
+            }
+        }
+    }
+    // Re-lexing the printed tokens regroups delimiters; unbalanced results are skipped.
+    let text: String = flat
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    text.parse().unwrap_or_default()
+}
+
+/// Every token, with groups opened into their delimiters so a mutation can break them.
+fn flatten(tokens: TokenStream, out: &mut Vec<TokenTree>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                out.push(TokenTree::Ident(proc_macro2::Ident::new(
+                    "__OPEN",
+                    group.span(),
+                )));
+                out.push(TokenTree::Literal(proc_macro2::Literal::string(open)));
+                flatten(group.stream(), out);
+                out.push(TokenTree::Ident(proc_macro2::Ident::new(
+                    "__CLOSE",
+                    group.span(),
+                )));
+                out.push(TokenTree::Literal(proc_macro2::Literal::string(close)));
+            }
+            other => out.push(other),
+        }
+    }
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let replacements = prop::sample::select(
+        &[
+            "\"\"", "0", "-", "=", ",", "::", "#", "skip", "name", "Family", "<", ">", "'a",
+            "1e400", "[", "(",
+        ][..],
+    );
+    prop_oneof![
+        any::<usize>().prop_map(Mutation::Truncate),
+        any::<usize>().prop_map(Mutation::Drop),
+        any::<usize>().prop_map(Mutation::Duplicate),
+        (any::<usize>(), replacements).prop_map(|(at, with)| Mutation::Replace(at, with)),
+    ]
+}
+
+/// Undoes `flatten`'s markers in printed text, so the re-lexed stream has real delimiters.
+fn unflatten(text: &str) -> String {
+    text.replace("__OPEN \"(\"", "(")
+        .replace("__CLOSE \")\"", ")")
+        .replace("__OPEN \"{\"", "{")
+        .replace("__CLOSE \"}\"", "}")
+        .replace("__OPEN \"[\"", "[")
+        .replace("__CLOSE \"]\"", "]")
+        .replace("__OPEN \"\"", "")
+        .replace("__CLOSE \"\"", "")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_inputs_never_panic(source in item()) {
+        // Inputs that do not even lex are the compiler's business, not the derive's.
+        if let Ok(tokens) = source.parse::<TokenStream>() {
+            check_all(tokens)?;
+        }
+    }
+
+    #[test]
+    fn mutated_valid_inputs_never_panic(seed in prop::sample::select(SEEDS), mutations in prop::collection::vec(mutation(), 1..4)) {
+        let mut tokens: TokenStream = seed.parse().unwrap_or_default();
+        for m in &mutations {
+            let text = mutate(tokens, m).to_string();
+            tokens = unflatten(&text).parse().unwrap_or_default();
+        }
+        check_all(tokens)?;
+    }
+}
+
+#[test]
+fn seeds_are_valid_for_their_derive() {
+    // The seeds expand without errors, so the mutations start from real inputs.
+    let no_errors = |tokens: TokenStream| !tokens.to_string().contains("compile_error");
+    let parse = |s: &str| s.parse::<TokenStream>().unwrap_or_default();
+    assert!(no_errors(crate::expand::derive(parse(SEEDS[0]))));
+    assert!(no_errors(crate::expand::derive(parse(SEEDS[1]))));
+    assert!(no_errors(crate::label_set::derive(parse(SEEDS[2]))));
+    assert!(no_errors(crate::label_enum::derive(parse(SEEDS[3]))));
+}
+
+#[test]
+fn crate_path_replaces_every_runtime_path() {
+    let input = SEEDS[0].replace("crate = ::metrics_runtime", "crate = ::rt");
+    let output = crate::expand::derive(input.parse().unwrap_or_default());
+    let mut idents = Vec::new();
+    collect_idents(output, &mut idents);
+    assert!(idents.iter().any(|i| i == "rt"));
+    assert!(!idents.iter().any(|i| i == "metrics_runtime"));
+    let output = crate::label_set::derive(SEEDS[2].parse().unwrap_or_default());
+    let mut idents = Vec::new();
+    collect_idents(output, &mut idents);
+    assert!(!idents.iter().any(|i| i == "metrics_runtime"));
+}
+
+fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => collect_idents(group.stream(), out),
+            TokenTree::Ident(ident) => out.push(ident.to_string()),
+            _ => {}
+        }
+    }
+}
