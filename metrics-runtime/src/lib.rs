@@ -4,6 +4,9 @@
 //! takes a lock on every call. This crate, with the derive it re-exports, resolves every series
 //! once into a struct of cached handles, after which recording is only atomic operations.
 //!
+//! The [`vllm`] module is built on it: vLLM's complete scheduler and request metric set, with
+//! its recorders, ready for an LLM serving frontend.
+//!
 //! ```
 //! use metrics_runtime::{Counter, Family, Gauge, Histogram, LabelSet, MetricHandles};
 //! use prometheus_client::registry::Registry;
