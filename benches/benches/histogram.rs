@@ -1,0 +1,90 @@
+//! Histogram observe with vLLM's inter-token-latency buckets: ours (lock-free) against
+//! prometheus-client's (a mutex per observation), the `prometheus` crate's and `measured`'s,
+//! single-threaded and with `BENCH_THREADS` threads observing into the same histogram.
+//!
+//! Every implementation observes the same cycle of values spread over all buckets.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles_benches::contended::threads;
+use metric_handles_benches::fixtures::{observations, ITL_BUCKETS, OBSERVATIONS};
+use metric_handles_benches::runner::{Contended, Runner, SingleThread};
+
+struct Histograms {
+    values: Vec<f64>,
+    ours: metrics_runtime::Histogram,
+    pc: prometheus_client::metrics::histogram::Histogram,
+    prom: prometheus::Histogram,
+    measured: measured::Histogram<{ ITL_BUCKETS.len() }>,
+}
+
+impl Histograms {
+    fn new() -> Self {
+        let prom = prometheus::Histogram::with_opts(
+            prometheus::HistogramOpts::new("vllm_inter_token_latency_seconds", "ITL")
+                .buckets(ITL_BUCKETS.to_vec()),
+        )
+        .expect("valid histogram options");
+        Histograms {
+            values: observations(),
+            ours: metrics_runtime::Histogram::new(ITL_BUCKETS),
+            pc: prometheus_client::metrics::histogram::Histogram::new(ITL_BUCKETS),
+            prom,
+            measured: measured::Histogram::with_metadata(
+                measured::metric::histogram::Thresholds::with_buckets(ITL_BUCKETS),
+            ),
+        }
+    }
+
+    fn value(&self, i: usize) -> f64 {
+        // In bounds: `values` has OBSERVATIONS (a power of two) elements.
+        self.values[i & (OBSERVATIONS - 1)]
+    }
+
+    fn ours(&self, i: usize) {
+        black_box(&self.ours).observe(self.value(i));
+    }
+    fn pc(&self, i: usize) {
+        black_box(&self.pc).observe(self.value(i));
+    }
+    fn prom(&self, i: usize) {
+        black_box(&self.prom).observe(self.value(i));
+    }
+    fn measured(&self, i: usize) {
+        black_box(&self.measured).observe(self.value(i));
+    }
+}
+
+/// One benchmark per implementation; the ids are what `bench-report` reads back.
+fn each<R: Runner<Histograms>>(runner: &mut R) {
+    runner.run("ours", Histograms::ours);
+    runner.run("pc_histogram", Histograms::pc);
+    runner.run("prometheus_histogram", Histograms::prom);
+    runner.run("measured_histogram", Histograms::measured);
+}
+
+fn single_thread(c: &mut Criterion) {
+    let histograms = Histograms::new();
+    let mut runner = SingleThread {
+        group: c.benchmark_group("histogram_1t"),
+        state: &histograms,
+    };
+    each(&mut runner);
+    runner.group.finish();
+}
+
+fn contended(c: &mut Criterion) {
+    let histograms = Histograms::new();
+    let threads = threads();
+    let mut runner = Contended {
+        group: c.benchmark_group(format!("histogram_{threads}t")),
+        state: &histograms,
+        threads,
+    };
+    each(&mut runner);
+    runner.group.finish();
+}
+
+criterion_group!(benches, single_thread, contended);
+criterion_main!(benches);

@@ -1,0 +1,44 @@
+//! Prints the ratios of the last `cargo bench` run.
+//!
+//! `bench-report` prints one line per comparison and the issue's targets;
+//! `bench-report --markdown` prints the tables of `docs/benchmarks.md`.
+//! The criterion directory defaults to this crate's `target/criterion` (or
+//! `$CARGO_TARGET_DIR/criterion`); `--dir PATH` overrides it. Contended groups are named for
+//! `BENCH_THREADS` (default 2), as in the benchmarks.
+
+use std::path::PathBuf;
+
+use metric_handles_benches::contended::threads;
+use metric_handles_benches::report;
+
+fn main() {
+    let mut markdown = false;
+    let mut dir = report::default_criterion_dir();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--markdown" => markdown = true,
+            "--dir" => match args.next() {
+                Some(path) => dir = PathBuf::from(path),
+                None => usage("--dir needs a path"),
+            },
+            other => usage(&format!("unknown argument `{other}`")),
+        }
+    }
+    if !dir.is_dir() {
+        usage(&format!("no criterion results in {}", dir.display()));
+    }
+    let threads = threads();
+    if markdown {
+        print!("{}", report::markdown(&dir, threads));
+    } else {
+        print!("{}", report::lines(&dir, threads));
+    }
+    println!("\ntargets (issue 5):");
+    print!("{}", report::target_lines(&dir, threads));
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!("bench-report: {problem}\nusage: bench-report [--markdown] [--dir CRITERION_DIR]");
+    std::process::exit(2)
+}

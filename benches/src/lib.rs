@@ -1,0 +1,12 @@
+//! Shared fixtures of the comparative benchmarks: the vLLM label set, bucket bounds and
+//! observation values, a multi-threaded timing helper, and a `metrics` recorder.
+//!
+//! Every benchmark runs the alternatives side by side in the same process, so the report can
+//! state ratios that hold on any machine rather than absolute figures that hold on one.
+
+pub mod contended;
+pub mod fixtures;
+pub mod labels;
+pub mod recorder;
+pub mod report;
+pub mod runner;

@@ -1,0 +1,292 @@
+//! Reads criterion's estimates back and states every comparison as a ratio.
+//!
+//! Each benchmark group holds our implementation (`ours`) and the alternatives measured in the
+//! same run. The report prints, per group, every alternative's median against ours, and checks
+//! the issue's targets.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A benchmark group and the id of our implementation in it.
+pub struct Group {
+    /// The criterion group name (thread-count groups are formatted with `{t}`).
+    pub name: String,
+    /// The id of our implementation.
+    pub ours: &'static str,
+    /// What the group measures, for the table heading.
+    pub title: String,
+}
+
+/// A target of issue 5, as a bound on `subject / reference` in one group.
+pub struct Target {
+    /// The group both ids belong to.
+    pub group: String,
+    /// The id whose median is divided.
+    pub subject: &'static str,
+    /// The id it is divided by.
+    pub reference: &'static str,
+    /// The bound on the ratio.
+    pub bound: Bound,
+    /// How the target reads in the issue.
+    pub label: &'static str,
+}
+
+/// A bound on a ratio.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// The ratio must be at most this.
+    AtMost(f64),
+    /// The ratio must be at least this.
+    AtLeast(f64),
+}
+
+impl Bound {
+    /// Whether `ratio` satisfies the bound.
+    pub fn holds(self, ratio: f64) -> bool {
+        match self {
+            Bound::AtMost(limit) => ratio <= limit,
+            Bound::AtLeast(limit) => ratio >= limit,
+        }
+    }
+}
+
+/// The groups of the suite, with the contended ones named for `threads` threads.
+pub fn groups(threads: usize) -> Vec<Group> {
+    let group = |name: String, ours, title: String| Group { name, ours, title };
+    vec![
+        group(
+            "counter_1t".into(),
+            "cached_handle",
+            "Counter increment, 1 thread".into(),
+        ),
+        group(
+            format!("counter_{threads}t"),
+            "cached_handle",
+            format!("Counter increment, {threads} threads, same series"),
+        ),
+        group(
+            "histogram_1t".into(),
+            "ours",
+            "Histogram observe (ITL buckets), 1 thread".into(),
+        ),
+        group(
+            format!("histogram_{threads}t"),
+            "ours",
+            format!("Histogram observe (ITL buckets), {threads} threads, same series"),
+        ),
+        group(
+            "request_lifecycle".into(),
+            "ours",
+            "Request lifecycle (128 outputs)".into(),
+        ),
+        group(
+            "scheduler_stats".into(),
+            "ours",
+            "One SchedulerStats record".into(),
+        ),
+    ]
+}
+
+/// The targets of issue 5.
+pub fn targets(threads: usize) -> Vec<Target> {
+    let target = |group: String, subject, reference, bound, label| Target {
+        group,
+        subject,
+        reference,
+        bound,
+        label,
+    };
+    vec![
+        target(
+            "counter_1t".into(),
+            "cached_handle",
+            "raw_atomic",
+            Bound::AtMost(1.25),
+            "cached counter inc <= 1.25x raw atomic add",
+        ),
+        target(
+            "counter_1t".into(),
+            "pc_get_or_create",
+            "cached_handle",
+            Bound::AtLeast(15.0),
+            "cached counter inc >= 15x faster than get_or_create",
+        ),
+        target(
+            "histogram_1t".into(),
+            "pc_histogram",
+            "ours",
+            Bound::AtLeast(2.0),
+            "histogram observe >= 2x faster than prometheus-client, 1 thread",
+        ),
+        target(
+            format!("histogram_{threads}t"),
+            "pc_histogram",
+            "ours",
+            Bound::AtLeast(3.0),
+            "histogram observe >= 3x faster than prometheus-client, contended",
+        ),
+        target(
+            "request_lifecycle".into(),
+            "lookup_baseline",
+            "ours",
+            Bound::AtLeast(5.0),
+            "request lifecycle >= 5x faster than per-record lookups",
+        ),
+    ]
+}
+
+/// Where criterion keeps its results: `CRITERION_HOME`, else `criterion/` under
+/// `CARGO_TARGET_DIR` or this crate's `target/` (criterion's own rule).
+pub fn default_criterion_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("criterion")
+}
+
+/// The median (ns) of benchmark `group/id` from criterion's last run, if it ran.
+pub fn median_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
+    let path = dir.join(group).join(id).join("new").join("estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    parse_median(&text)
+}
+
+/// Extracts `median.point_estimate` from an `estimates.json`.
+pub fn parse_median(json: &str) -> Option<f64> {
+    let value: serde_json::Value = serde_json::from_str(json).ok()?;
+    value.get("median")?.get("point_estimate")?.as_f64()
+}
+
+/// The ids of every benchmark of `group` that ran, sorted.
+pub fn ids(dir: &Path, group: &str) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(dir.join(group))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.path().join("new").join("estimates.json").is_file())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// One line per alternative of every group that ran: `group: ours vs id`, medians and ratio.
+pub fn lines(dir: &Path, threads: usize) -> String {
+    let mut out = String::new();
+    for group in groups(threads) {
+        let Some(ours) = median_ns(dir, &group.name, group.ours) else {
+            continue;
+        };
+        for id in ids(dir, &group.name) {
+            if id == group.ours {
+                continue;
+            }
+            if let Some(other) = median_ns(dir, &group.name, &id) {
+                let _ = writeln!(
+                    out,
+                    "{:<16} {:<14} {:>9.2} ns  vs {:<30} {:>9.2} ns  = {}",
+                    group.name,
+                    group.ours,
+                    ours,
+                    id,
+                    other,
+                    describe(other / ours)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// "ours is 3.10x faster" / "ours is 1.20x slower" for `other / ours`.
+pub fn describe(ratio: f64) -> String {
+    if ratio >= 1.0 {
+        format!("ours {ratio:.2}x faster")
+    } else {
+        format!("ours {:.2}x slower", 1.0 / ratio)
+    }
+}
+
+/// The targets that could be checked, one line each, with "met" or "MISSED".
+pub fn target_lines(dir: &Path, threads: usize) -> String {
+    let mut out = String::new();
+    for target in targets(threads) {
+        let subject = median_ns(dir, &target.group, target.subject);
+        let reference = median_ns(dir, &target.group, target.reference);
+        let line = match (subject, reference) {
+            (Some(s), Some(r)) => {
+                let ratio = s / r;
+                let verdict = if target.bound.holds(ratio) {
+                    "met"
+                } else {
+                    "MISSED"
+                };
+                format!("{:<66} {:>6.2}x  {verdict}", target.label, ratio)
+            }
+            _ => format!("{:<66}    n/a  (not run)", target.label),
+        };
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// Markdown tables of every group that ran: implementation, median, ratio to ours.
+pub fn markdown(dir: &Path, threads: usize) -> String {
+    let mut out = String::new();
+    for group in groups(threads) {
+        let Some(ours) = median_ns(dir, &group.name, group.ours) else {
+            continue;
+        };
+        let _ = writeln!(out, "### {} (`{}`)\n", group.title, group.name);
+        let _ = writeln!(out, "| implementation | median ns/op | time / ours |");
+        let _ = writeln!(out, "|---|---:|---:|");
+        let mut rows: Vec<(String, f64)> = ids(dir, &group.name)
+            .into_iter()
+            .filter_map(|id| median_ns(dir, &group.name, &id).map(|m| (id, m)))
+            .collect();
+        rows.sort_by(|a, b| a.1.total_cmp(&b.1));
+        for (id, median) in rows {
+            let name = if id == group.ours {
+                format!("**{id}** (ours)")
+            } else {
+                format!("`{id}`")
+            };
+            let _ = writeln!(out, "| {name} | {median:.2} | {:.2}x |", median / ours);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_median_is_read_from_criterion_estimates() {
+        let json = r#"{"mean":{"point_estimate":2.5},"median":{"point_estimate":1.75}}"#;
+        assert_eq!(parse_median(json), Some(1.75));
+        assert_eq!(parse_median(r#"{"mean":{"point_estimate":2.5}}"#), None);
+        assert_eq!(parse_median("not json"), None);
+    }
+
+    #[test]
+    fn bounds_and_descriptions() {
+        assert!(Bound::AtMost(1.25).holds(1.25));
+        assert!(!Bound::AtMost(1.25).holds(1.3));
+        assert!(Bound::AtLeast(15.0).holds(20.0));
+        assert!(!Bound::AtLeast(15.0).holds(14.9));
+        assert_eq!(describe(4.0), "ours 4.00x faster");
+        assert_eq!(describe(0.5), "ours 2.00x slower");
+    }
+
+    #[test]
+    fn contended_groups_are_named_for_the_thread_count() {
+        let names: Vec<String> = groups(4).into_iter().map(|g| g.name).collect();
+        assert!(names.contains(&"counter_4t".to_owned()));
+        assert!(names.contains(&"histogram_4t".to_owned()));
+    }
+}

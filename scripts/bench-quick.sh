@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Quick check of the core comparisons on any machine: short criterion runs of the counter and
+# histogram benchmarks (and the vLLM recorder benchmarks when present), then one line per
+# comparison with its ratio, and the issue's targets. The runs take well under a minute once
+# the benchmarks are built (the first build takes a few minutes).
+#
+# Results go to benches/target/criterion-quick, apart from the full run's, so a quick check
+# never overwrites the figures behind docs/benchmarks.md.
+#
+# Usage: scripts/bench-quick.sh            (BENCH_THREADS=4 scripts/bench-quick.sh for 4 threads)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+manifest=benches/Cargo.toml
+export CRITERION_HOME="$PWD/benches/target/criterion-quick"
+benches=(--bench counter --bench histogram)
+if [ -f benches/benches/vllm.rs ]; then
+  benches+=(--bench vllm)
+fi
+
+echo "== building (release)" >&2
+cargo build --quiet --release --manifest-path "$manifest" --benches --bin bench-report
+
+echo "== running (short measurement; log in benches/target/bench-quick.log)" >&2
+start=$(date +%s)
+cargo bench --quiet --manifest-path "$manifest" "${benches[@]}" -- \
+  --warm-up-time 0.2 --measurement-time 0.5 --sample-size 20 --noplot \
+  >benches/target/bench-quick.log 2>&1 || {
+  tail -n 30 benches/target/bench-quick.log >&2
+  exit 1
+}
+echo "== ran in $(($(date +%s) - start)) s on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+cargo run --quiet --release --manifest-path "$manifest" --bin bench-report -- --dir "$CRITERION_HOME"
