@@ -20,19 +20,21 @@ pub fn threads() -> usize {
         .max(2)
 }
 
-/// Runs `work(iters)` on `threads` threads at once and returns the slowest thread's time.
+/// Runs `work(thread, iters)` on `threads` threads at once (`thread` in `0..threads`) and
+/// returns the slowest thread's time.
 pub fn time_contended<F>(threads: usize, iters: u64, work: F) -> Duration
 where
-    F: Fn(u64) + Sync,
+    F: Fn(usize, u64) + Sync,
 {
     let barrier = Barrier::new(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
+            .map(|thread| {
+                let (barrier, work) = (&barrier, &work);
+                scope.spawn(move || {
                     barrier.wait();
                     let start = Instant::now();
-                    work(iters);
+                    work(thread, iters);
                     start.elapsed()
                 })
             })
@@ -53,7 +55,7 @@ mod tests {
     #[test]
     fn every_thread_runs_every_iteration() {
         let count = AtomicU64::new(0);
-        time_contended(3, 1000, |iters| {
+        time_contended(3, 1000, |_, iters| {
             for _ in 0..iters {
                 count.fetch_add(1, Ordering::Relaxed);
             }

@@ -31,6 +31,37 @@ pub fn observations() -> Vec<f64> {
         .collect()
 }
 
+/// vLLM's bucket lists of different lengths (spec section 2), for the bucket-search
+/// comparison: PARAMS_N (5), ITERATION_TOKENS (13), ITL (19), TTFT (22).
+pub const VLLM_BUCKET_LISTS: [&[f64]; 4] = [
+    &[1.0, 2.0, 5.0, 10.0, 20.0],
+    &[
+        1.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0,
+    ],
+    &ITL_BUCKETS,
+    &[
+        0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+        20.0, 40.0, 80.0, 160.0, 640.0, 2560.0,
+    ],
+];
+
+/// `OBSERVATIONS` values spread log-uniformly from half the first bound to twice the last, so
+/// they land in every bucket of `bounds` (which must be positive and increasing).
+pub fn observations_for(bounds: &[f64]) -> Vec<f64> {
+    let (low, high) = match (bounds.first(), bounds.last()) {
+        (Some(&first), Some(&last)) => ((first / 2.0).ln(), (last * 2.0).ln()),
+        _ => (0.0, 1.0),
+    };
+    // `observations()` spans 10^-3 .. 10^2: map its exponent onto low .. high.
+    observations()
+        .into_iter()
+        .map(|v| {
+            let unit = (v.log10() + 3.0) / 5.0;
+            (low + unit * (high - low)).exp()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +75,16 @@ mod tests {
             hits[ITL_BUCKETS.iter().filter(|&&b| b < v).count()] += 1;
         }
         assert!(hits.iter().all(|&h| h > 0), "{hits:?}");
+    }
+
+    #[test]
+    fn scaled_observations_cover_every_bucket_of_every_list() {
+        for bounds in VLLM_BUCKET_LISTS {
+            let mut hits = vec![0usize; bounds.len() + 1];
+            for v in observations_for(bounds) {
+                hits[bounds.iter().filter(|&&b| b < v).count()] += 1;
+            }
+            assert!(hits.iter().all(|&h| h > 0), "{bounds:?}: {hits:?}");
+        }
     }
 }

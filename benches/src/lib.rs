@@ -10,3 +10,4 @@ pub mod labels;
 pub mod recorder;
 pub mod report;
 pub mod runner;
+pub mod search;

@@ -54,7 +54,7 @@ impl<S: Sync> Runner<S> for Contended<'_, '_, S> {
         let (state, threads) = (self.state, self.threads);
         self.group.bench_function(id, |b| {
             b.iter_custom(|iters| {
-                time_contended(threads, iters, |iters| {
+                time_contended(threads, iters, |_, iters| {
                     for i in 0..iters as usize {
                         op(state, i);
                     }
