@@ -1,0 +1,79 @@
+//! The periodic log line and the warning for ignored outputs are emitted through `tracing`.
+
+mod vllm_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use metrics_runtime::vllm::{FinishReason, RequestParams, SchedulerStats, StatsLogger};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Metadata, Subscriber};
+use vllm_support::*;
+
+/// Collects `(level, message)` of every event.
+#[derive(Clone, Default)]
+struct Collect(Arc<Mutex<Vec<(Level, String)>>>);
+
+struct Message(String);
+
+impl Visit for Message {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+impl Subscriber for Collect {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        self.0
+            .lock()
+            .expect("not poisoned")
+            .push((*event.metadata().level(), message.0));
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[test]
+fn the_log_line_and_ignored_outputs_are_logged() {
+    let collect = Collect::default();
+    let events = Arc::clone(&collect.0);
+    tracing::subscriber::with_default(collect, || {
+        let (_registry, metrics) = setup_default();
+        metrics.scheduler().record(
+            1,
+            &SchedulerStats {
+                num_running_reqs: 2,
+                ..SchedulerStats::default()
+            },
+        );
+        let mut logger = StatsLogger::new(&metrics, Duration::from_secs(10));
+        let line = logger.log(Instant::now());
+
+        let mut t = metrics.requests().track(1, RequestParams::default());
+        t.observe_output(1.0, 1.0, &finishing(tokens(1), FinishReason::Stop));
+        t.observe_output(2.0, 2.0, &tokens(1));
+
+        let events = events.lock().expect("not poisoned");
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert_eq!(events[0], (Level::INFO, line.to_string()));
+        assert!(events[0].1.contains("Running: 2 reqs"), "{events:?}");
+        assert_eq!(events[1].0, Level::WARN);
+        assert!(
+            events[1].1.contains("after the request finished"),
+            "{events:?}"
+        );
+    });
+}
