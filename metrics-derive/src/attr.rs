@@ -80,40 +80,36 @@ pub fn parse_attrs(
     known: &[Symbol],
     mut on_key: impl FnMut(&ParseNestedMeta, &Ident, Symbol) -> syn::Result<()>,
 ) -> bool {
-    let mut ok = true;
+    let mut complete = true;
     for attribute in attrs.iter().filter(|a| a.path() == attr) {
-        if let Err(error) = parse_one(cx, attribute, attr, known, &mut on_key) {
-            // syn says what token it expected; add what the attribute looks like.
-            cx.syn_error(syn::Error::new(
-                error.span(),
-                format!(
-                    "{error} in `#[{attr}(...)]`: write a comma-separated list of `key = value`"
-                ),
-            ));
-            ok = false;
-        }
+        complete &= parse_one(cx, attribute, attr, known, &mut on_key);
     }
-    ok
+    complete
 }
 
+/// Parses one attribute; returns whether it was read completely: no syntax error and no
+/// unknown key (which may be a misspelt required key, so "missing key" errors would only
+/// repeat it).
 fn parse_one(
     cx: &Ctxt,
     attribute: &Attribute,
     attr: Symbol,
     known: &[Symbol],
     on_key: &mut impl FnMut(&ParseNestedMeta, &Ident, Symbol) -> syn::Result<()>,
-) -> syn::Result<()> {
+) -> bool {
     let names: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
     if let syn::Meta::Path(path) = &attribute.meta {
-        return Err(syn::Error::new_spanned(
+        cx.error_spanned_by(
             path,
             format!(
                 "`#[{attr}]` needs arguments: write `#[{attr}({} = ...)]`",
                 names.first().copied().unwrap_or("key")
             ),
-        ));
+        );
+        return false;
     }
-    attribute.parse_nested_meta(|meta| {
+    let mut complete = true;
+    let parsed = attribute.parse_nested_meta(|meta| {
         let Some(key) = key_ident(&meta) else {
             cx.error_spanned_by(
                 &meta.path,
@@ -123,6 +119,7 @@ fn parse_one(
                     suggest::list(&names)
                 ),
             );
+            complete = false;
             return skip_value(meta.input);
         };
         match known.iter().find(|symbol| key == **symbol) {
@@ -135,10 +132,20 @@ fn parse_one(
                         suggest::hint(&key.to_string(), &names)
                     ),
                 );
+                complete = false;
                 skip_value(meta.input)
             }
         }
-    })
+    });
+    if let Err(error) = parsed {
+        // syn says which token it expected; add what the attribute looks like.
+        cx.syn_error(syn::Error::new(
+            error.span(),
+            format!("{error} in `#[{attr}(...)]`: write a comma-separated list of `key = value`"),
+        ));
+        complete = false;
+    }
+    complete
 }
 
 /// Skips the rest of one `key ...` entry: everything up to the next top-level comma.

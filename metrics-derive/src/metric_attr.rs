@@ -90,8 +90,9 @@ pub struct AliasAttr {
 pub struct FieldAttrs {
     /// Whether the field has any `#[metric]` attribute.
     pub present: bool,
-    /// Whether every `#[metric]` attribute could be parsed (syntax); when not, "missing key"
-    /// errors are not reported, since the key may be in the part that did not parse.
+    /// Whether every `#[metric]` attribute was read completely (no syntax error, no unknown
+    /// key); when not, "missing key" errors are not reported, since the key may be in the part
+    /// that did not parse or be the misspelt one.
     pub parsed: bool,
     pub name: Option<Keyed<Option<LitStr>>>,
     pub help: Option<Keyed<Option<LitStr>>>,
