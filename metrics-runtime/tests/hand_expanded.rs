@@ -111,13 +111,13 @@ pub struct DemoMetrics {
     // #[metric(name = "vllm:time_to_first_token_seconds", buckets = [0.01, 0.1, 1.0])]
     pub ttft: Family<EngineLabels, Histogram>,
     /// Count of successfully processed requests
-    // #[metric(name = "vllm:request_success", each(finished_reason: FinishReason))]
+    // #[metric(name = "vllm:request_success", label = "finished_reason")]
     pub request_success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
     /// Accepted tokens per draft position
-    // #[metric(name = "vllm:spec_decode_num_accepted_tokens_per_pos", positions(key = "position", count = 2))]
+    // #[metric(name = "vllm:spec_decode_num_accepted_tokens_per_pos", label = "position", positions = 2)]
     pub accepted_per_pos: Family<EngineLabels, ByPosition<Counter>>,
     /// Requests by LoRA adapter
-    // #[metric(name = "demo:lora_requests", dynamic(LoraLabels), max_series = 2)]
+    // #[metric(name = "demo:lora_requests", max_series = 2)]
     pub lora_requests: Family<EngineLabels, Dynamic<LoraLabels, Counter>>,
 }
 
