@@ -379,7 +379,7 @@ fn aliases_are_exposed_only_for_their_version() {
     assert!(text.contains("vllm:num_preemptions_total 1"), "{text}");
     assert!(!text.contains("num_preemptions_old"), "{text}");
 
-    for (version, shown) in [("0.10", true), ("0.9", false)] {
+    for (version, shown) in [("0.10", true), ("0.9", true), ("0.11", false)] {
         let mut registry = Registry::default();
         let options = RegisterOptions::new().show_hidden_metrics_for_version(version);
         let metrics = Renamed::register_with(&mut registry, &options);

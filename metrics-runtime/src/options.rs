@@ -58,10 +58,18 @@ impl RegisterOptions {
         self
     }
 
-    /// Also exposes metric names deprecated in `version`, vLLM's
-    /// `--show-hidden-metrics-for-version` semantics: a name hidden since version V is shown
-    /// when the user asks for V. The alias shares the primary metric's series, so recording
-    /// once updates both names at no extra cost.
+    /// Also exposes the deprecated names that version `version` still exposed, so dashboards
+    /// written against that version keep working.
+    ///
+    /// An alias declared with `deprecated_in = "V"` is the name vLLM brings back with
+    /// `--show-hidden-metrics-for-version=V`; asking for `V` shows it, as in vLLM. Unlike vLLM,
+    /// asking for an older version `U < V` shows it too (the name still existed in `U`), so one
+    /// setting restores a whole dashboard even when its names were hidden in different
+    /// releases. Versions compare numerically by dot-separated component (`0.9 < 0.10`); a
+    /// version that is not numeric only matches an identical `deprecated_in`.
+    ///
+    /// The alias shares the primary metric's series, so recording once updates both names at no
+    /// extra cost.
     pub fn show_hidden_metrics_for_version(mut self, version: impl Into<String>) -> Self {
         self.show_hidden_for = Some(version.into());
         self
@@ -98,6 +106,69 @@ impl RegisterOptions {
 
     /// Whether `alias` is to be exposed under these options.
     pub fn shows(&self, alias: &Alias) -> bool {
-        self.show_hidden_for.as_deref() == Some(alias.deprecated_in)
+        let Some(requested) = self.show_hidden_for.as_deref() else {
+            return false;
+        };
+        match (parse_version(requested), parse_version(alias.deprecated_in)) {
+            (Some(requested), Some(deprecated_in)) => {
+                compare_versions(&requested, &deprecated_in).is_le()
+            }
+            _ => requested == alias.deprecated_in,
+        }
+    }
+}
+
+/// `"0.10.2"` → `[0, 10, 2]`; `None` unless every component is a number.
+fn parse_version(version: &str) -> Option<Vec<u64>> {
+    version
+        .trim()
+        .split('.')
+        .map(|part| part.parse().ok())
+        .collect()
+}
+
+/// Compares component by component, a missing component counting as 0 (`0.10` == `0.10.0`).
+fn compare_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    let len = a.len().max(b.len());
+    let component = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+    (0..len)
+        .map(|i| component(a, i).cmp(&component(b, i)))
+        .find(|ordering| ordering.is_ne())
+        .unwrap_or(std::cmp::Ordering::Equal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(requested: &str, deprecated_in: &'static str) -> bool {
+        RegisterOptions::new()
+            .show_hidden_metrics_for_version(requested)
+            .shows(&Alias {
+                name: "old",
+                deprecated_in,
+            })
+    }
+
+    #[test]
+    fn an_alias_is_shown_for_its_version_and_every_older_one() {
+        assert!(shown("0.10", "0.10"));
+        assert!(shown("0.10.0", "0.10"));
+        assert!(shown("0.9", "0.10"), "0.9 < 0.10 numerically");
+        assert!(shown("0.10", "0.11"));
+        assert!(!shown("0.11", "0.10"));
+        assert!(!shown("1.0", "0.10"));
+        assert!(!RegisterOptions::new().shows(&Alias {
+            name: "old",
+            deprecated_in: "0.10"
+        }));
+    }
+
+    #[test]
+    fn non_numeric_versions_only_match_exactly() {
+        assert!(shown("nightly", "nightly"));
+        assert!(!shown("nightly", "0.10"));
+        assert!(!shown("0.10", "v0.10"));
+        assert!(!shown("", "0.10"));
     }
 }

@@ -473,7 +473,12 @@ fn deprecated_aliases_share_the_series_and_are_off_by_default() {
     assert_eq!(v010.gauge("vllm:gpu_cache_usage_perc", "0"), 0.5);
     assert_eq!(v010.counter("vllm:gpu_prefix_cache_queries", "0"), 12.0);
     assert_eq!(v010.counter("vllm:gpu_prefix_cache_hits", "0"), 3.0);
-    assert!(!v010.has("vllm:time_per_output_token_seconds_count", &[]));
+    // 0.10 still exposed the per-output-token name (hidden only from 0.12), so asking for
+    // 0.10 restores it too: one setting brings back a whole 0.10-era dashboard.
+    assert_eq!(
+        v010.hist("vllm:time_per_output_token_seconds", "0"),
+        v010.hist("vllm:inter_token_latency_seconds", "0")
+    );
 
     let v011 = record(VllmMetricsConfig {
         show_hidden_metrics_for_version: Some("0.11".into()),

@@ -173,7 +173,8 @@ pub fn catalogue_markdown() -> String {
          `vllm:gpu_prefix_cache_queries` and `vllm:gpu_prefix_cache_hits` in 0.9.2 and hides them \
          from 0.11 on, re-enabled with `--show-hidden-metrics-for-version=0.10`; it deprecated \
          `vllm:time_per_output_token_seconds` (same series as `vllm:inter_token_latency_seconds`) \
-         in 0.11, re-enabled with `=0.11`. An alias's version below is that flag value.\n\n\
+         in 0.11, re-enabled with `=0.11`. An alias's version below is that flag value; asking for \
+         it or any older version shows the alias, so `0.10` restores all four names at once.\n\n\
          Bad input never panics and never puts NaN into a `_sum`: durations from timestamps that \
          are NaN, infinite or out of order record 0 (the sample still counts); `kv_cache_usage` \
          is clamped to 0..1; counter increments saturate at `u64::MAX`; outputs after a \
@@ -243,7 +244,7 @@ fn write_entry(out: &mut String, d: &MetricDescriptor) {
     for alias in d.aliases {
         let _ = writeln!(
             out,
-            "* **Deprecated alias:** `{}`, shown with `show_hidden_metrics_for_version = \"{}\"`",
+            "* **Deprecated alias:** `{}`, shown with `show_hidden_metrics_for_version = \"{}\"` or older",
             alias.name, alias.deprecated_in
         );
     }
