@@ -9,9 +9,13 @@
 //! Rules (DESIGN section 4):
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket, even while observations race with a scrape.
-//! * NaN and ±Inf observations are counted in the `+Inf` bucket (the Go client's behaviour) but
-//!   are **not** added to `_sum`, so a single bad sample can never turn the sum into NaN.
-//! * Encoded output is byte-identical to prometheus-client's `Histogram` for finite observations.
+//! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
+//!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a single bad sample can never turn the sum into NaN.
+//! * `_sum` saturates at `±f64::MAX` instead of overflowing to `±Inf` (two observations of
+//!   `1e308` would otherwise make it infinite for good, and `rate()` over it NaN), so the
+//!   encoded `_sum` is always a finite number.
+//! * Encoded output is byte-identical to prometheus-client's `Histogram` for finite observations
+//!   (whose sum does not overflow).
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
@@ -132,12 +136,16 @@ impl HistogramCore {
     }
 }
 
-/// Adds `delta` to an `f64` stored as bits, with a compare-and-swap loop.
+/// Adds a finite `delta` to an `f64` stored as bits, with a compare-and-swap loop, saturating
+/// at `±f64::MAX`: the cell starts at 0 and only ever holds finite values, so the sum of two
+/// finite values is finite or `±Inf`, never NaN, and the clamp keeps it finite.
 #[inline]
 fn add_to_f64_bits(cell: &AtomicU64, delta: f64) {
     let mut current = cell.load(Ordering::Relaxed);
     loop {
-        let next = (f64::from_bits(current) + delta).to_bits();
+        let next = (f64::from_bits(current) + delta)
+            .clamp(-f64::MAX, f64::MAX)
+            .to_bits();
         match cell.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
             Ok(_) => return,
             Err(actual) => current = actual,
@@ -245,6 +253,21 @@ mod tests {
         // -Inf is below every bound, so it is counted in the first bucket.
         assert_eq!(s.bucket_counts(), &[2, 2]);
         assert_eq!(s.sum(), 0.25);
+    }
+
+    #[test]
+    fn the_sum_saturates_instead_of_overflowing_to_infinity() {
+        let h = Histogram::new([1.0]);
+        h.observe(f64::MAX);
+        h.observe(f64::MAX);
+        assert_eq!(h.snapshot().sum(), f64::MAX);
+        h.observe(-f64::MAX);
+        assert_eq!(h.snapshot().sum(), 0.0);
+        for _ in 0..3 {
+            h.observe(-f64::MAX);
+        }
+        assert_eq!(h.snapshot().sum(), -f64::MAX);
+        assert_eq!(h.snapshot().count(), 6);
     }
 
     #[test]
