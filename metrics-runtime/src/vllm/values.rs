@@ -64,7 +64,8 @@ pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
     }
 }
 
-/// A fraction clamped to `0.0..=1.0`; NaN becomes 0. Used for `kv_cache_usage`.
+/// A fraction clamped to `0.0..=1.0`; NaN becomes 0, and so does `-0.0` (which would
+/// otherwise be exposed as `-0.0`). Used for `kv_cache_usage`.
 ///
 /// ```
 /// use metrics_runtime::vllm::clamp_fraction;
@@ -72,13 +73,15 @@ pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
 /// assert_eq!(clamp_fraction(1.5), 1.0);
 /// assert_eq!(clamp_fraction(-0.1), 0.0);
 /// assert_eq!(clamp_fraction(f64::NAN), 0.0);
+/// assert!(clamp_fraction(-0.0).is_sign_positive());
 /// ```
 #[inline]
 pub fn clamp_fraction(value: f64) -> f64 {
     if value.is_nan() {
         0.0
     } else {
-        value.clamp(0.0, 1.0)
+        // `+ 0.0` turns `-0.0` (which `clamp` keeps) into `+0.0` and leaves every other value.
+        value.clamp(0.0, 1.0) + 0.0
     }
 }
 
