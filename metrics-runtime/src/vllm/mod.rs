@@ -202,6 +202,7 @@ pub(crate) struct Core {
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
     pub(crate) outputs_after_finish: AtomicU64,
+    pub(crate) finishes_after_finish: AtomicU64,
 }
 
 /// One engine's cached handles and log-stats accumulator.

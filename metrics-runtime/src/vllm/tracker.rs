@@ -76,12 +76,24 @@ impl RequestMetricsRecorder {
             .outputs_after_finish
             .load(Ordering::Relaxed)
     }
+
+    /// Explicit finishes ([`RequestMetricsTracker::finish`], [`RequestMetricsTracker::abort`])
+    /// of requests that had already finished, and so ignored: a request is counted in
+    /// `vllm:request_success` exactly once. Each is also logged with `tracing::debug!` (not
+    /// `warn!`: aborting on a client disconnect that races with the last output is normal).
+    pub fn ignored_finishes(&self) -> u64 {
+        self.core
+            .diagnostics
+            .finishes_after_finish
+            .load(Ordering::Relaxed)
+    }
 }
 
 impl fmt::Debug for RequestMetricsRecorder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RequestMetricsRecorder")
             .field("ignored_outputs", &self.ignored_outputs())
+            .field("ignored_finishes", &self.ignored_finishes())
             .finish()
     }
 }
@@ -102,7 +114,9 @@ struct ParentState {
 /// Defined behaviour for bad input:
 /// * an output after the finish is ignored, counted in
 ///   [`RequestMetricsRecorder::ignored_outputs`] and logged with `tracing::warn!`;
-/// * a second finish (a finish reason after a finish, `abort` after a finish) records nothing;
+/// * a second finish records nothing: a finish reason on an output after the finish is an
+///   ignored output (above); [`finish`](Self::finish) or [`abort`](Self::abort) after the finish
+///   is counted in [`RequestMetricsRecorder::ignored_finishes`] and logged with `tracing::debug!`;
 /// * durations between two clock readings that went backwards, or with a NaN or infinite
 ///   reading, record 0 (the sample is still counted); request phases use [`diff_or_zero`]
 ///   (`0` when either event was not seen);
@@ -147,8 +161,9 @@ impl RequestMetricsTracker {
     /// carry it (an error surfaced by the frontend, for instance). Records nothing if it had
     /// already finished.
     pub fn finish(&mut self, reason: FinishReason, received_at: f64) {
-        if let Some(finish) = self.lifecycle.finish(reason, received_at) {
-            self.write_finish(&finish);
+        match self.lifecycle.finish(reason, received_at) {
+            Some(finish) => self.write_finish(&finish),
+            None => self.second_finish(reason),
         }
     }
 
@@ -243,6 +258,19 @@ impl RequestMetricsTracker {
             }
             (None, None) => {}
         }
+    }
+
+    #[cold]
+    fn second_finish(&self, reason: FinishReason) {
+        self.entry
+            .diagnostics
+            .finishes_after_finish
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(
+            engine = self.entry.labels.engine,
+            ?reason,
+            "vLLM metrics: request finished again after its finish; ignored"
+        );
     }
 
     #[cold]
