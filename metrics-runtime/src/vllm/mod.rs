@@ -81,10 +81,42 @@ use log_stats::LogStatsAccumulator;
 
 use crate::RegisterOptions;
 
+/// The longest `model_name` label value exported, in bytes. Every series carries the label,
+/// and each family keeps its own copy of it: an unbounded name (a path, a prompt pasted by
+/// mistake) would multiply into every scrape and every family's memory.
+pub const MAX_MODEL_NAME_LEN: usize = 1024;
+
+/// `name` as exported: truncated to [`MAX_MODEL_NAME_LEN`] bytes at a character boundary, with
+/// a warning for a truncated or empty name.
+fn model_label(name: &str) -> String {
+    if name.is_empty() {
+        tracing::warn!("vLLM metrics: empty model name; series carry model_name=\"\"");
+    }
+    if name.len() <= MAX_MODEL_NAME_LEN {
+        return name.to_owned();
+    }
+    let mut end = MAX_MODEL_NAME_LEN;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    tracing::warn!(
+        len = name.len(),
+        max = MAX_MODEL_NAME_LEN,
+        "vLLM metrics: model name too long; the model_name label is truncated"
+    );
+    name[..end].to_owned()
+}
+
 /// Registration-time configuration of the vLLM metrics.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VllmMetricsConfig {
     /// The `model_name` label value of every series.
+    ///
+    /// Any string is accepted; the exposition escapes `\`, `"` and newlines. A name longer
+    /// than [`MAX_MODEL_NAME_LEN`] bytes is exported truncated to that length (at a character
+    /// boundary) and an empty name is exported as `model_name=""` (which Prometheus treats as
+    /// no label); both are logged with `tracing::warn!` at registration.
+    /// [`VllmMetrics::config`] still returns the name as given.
     pub model_name: String,
     /// Draft positions pre-resolved for `vllm:spec_decode_num_accepted_tokens_per_pos` (and the
     /// log-stats accumulator); positions beyond still record, through a bounded lookup.
@@ -157,6 +189,7 @@ impl VllmMetrics {
             scheduler_metrics: SchedulerMetrics::register_with(registry, &options),
             request_metrics: RequestMetrics::register_with(registry, &options),
             engines: EngineTable::new(),
+            model_label: model_label(&config.model_name),
             next_generation: AtomicU64::new(0),
             diagnostics: Arc::new(Diagnostics::default()),
             config,
@@ -190,6 +223,8 @@ impl VllmMetrics {
 /// What the recorders share: the registered families and the engine table.
 pub(crate) struct Core {
     pub(crate) config: VllmMetricsConfig,
+    /// The `model_name` label value: the configured name, bounded (see [`model_label`]).
+    model_label: String,
     pub(crate) scheduler_metrics: SchedulerMetrics,
     pub(crate) request_metrics: RequestMetrics,
     pub(crate) engines: EngineTable<EngineEntry>,
@@ -231,7 +266,7 @@ impl Core {
     #[cold]
     fn join(&self, engine: u32) -> EngineEntry {
         let labels = EngineLabels {
-            model_name: self.config.model_name.clone(),
+            model_name: self.model_label.clone(),
             engine,
         };
         EngineEntry {
