@@ -1,4 +1,5 @@
-//! The periodic log line and the warning for ignored outputs are emitted through `tracing`.
+//! The periodic log line and the records of ignored or adjusted input (outputs and finishes
+//! after the finish, an empty or truncated model name) are emitted through `tracing`.
 
 mod vllm_support;
 
@@ -75,5 +76,35 @@ fn the_log_line_and_ignored_outputs_are_logged() {
             events[1].1.contains("after the request finished"),
             "{events:?}"
         );
+    });
+}
+
+#[test]
+fn a_second_finish_and_a_bad_model_name_are_logged() {
+    let collect = Collect::default();
+    let events = Arc::clone(&collect.0);
+    tracing::subscriber::with_default(collect, || {
+        let long = "m".repeat(metrics_runtime::vllm::MAX_MODEL_NAME_LEN + 1);
+        for model_name in [String::new(), long] {
+            let _ = setup(metrics_runtime::vllm::VllmMetricsConfig {
+                model_name,
+                ..Default::default()
+            });
+        }
+        let (_registry, metrics) = setup_default();
+        let mut t = metrics.requests().track(0, RequestParams::default());
+        t.finish(FinishReason::Stop, 1.0);
+        t.abort(2.0);
+
+        let events = events.lock().expect("not poisoned");
+        let levels: Vec<Level> = events.iter().map(|(level, _)| *level).collect();
+        assert_eq!(
+            levels,
+            [Level::WARN, Level::WARN, Level::DEBUG],
+            "{events:?}"
+        );
+        assert!(events[0].1.contains("empty model name"), "{events:?}");
+        assert!(events[1].1.contains("truncated"), "{events:?}");
+        assert!(events[2].1.contains("finished again"), "{events:?}");
     });
 }

@@ -40,7 +40,14 @@ impl SchedulerStatsRecorder {
     /// * connector, spec-decode stats are recorded only when present; perf stats only when
     ///   present and any of the three is non-zero;
     /// * eviction durations: a negative value (including -Inf) records 0; NaN and +Inf are
-    ///   counted in the `+Inf` bucket and kept out of `_sum` (the histogram's rule).
+    ///   counted in the `+Inf` bucket and kept out of `_sum` (the histogram's rule, which also
+    ///   saturates `_sum` at `f64::MAX`);
+    /// * per-position spec-decode values beyond `num_speculative_tokens` get their own series up
+    ///   to [`DEFAULT_MAX_SERIES`](crate::DEFAULT_MAX_SERIES) extra positions, then add to one
+    ///   series labelled `otel_metric_overflow="true"`: never dropped;
+    /// * an engine never seen joins (its series are resolved and exported).
+    ///
+    /// The table of every rule, with its test, is `docs/reliability.md`.
     pub fn record(&self, engine: u32, stats: &SchedulerStats) {
         let entry = self.core.engine(engine);
         let h = &entry.scheduler;
