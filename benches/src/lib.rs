@@ -4,6 +4,7 @@
 //! Every benchmark runs the alternatives side by side in the same process, so the report can
 //! state ratios that hold on any machine rather than absolute figures that hold on one.
 
+pub mod baseline;
 pub mod contended;
 pub mod fixtures;
 pub mod labels;
@@ -11,3 +12,4 @@ pub mod recorder;
 pub mod report;
 pub mod runner;
 pub mod search;
+pub mod vllm_fixtures;

@@ -1,0 +1,117 @@
+//! The vLLM recorders against the per-record-lookup baseline (how vLLM recorded before it
+//! cached handles): a whole request lifecycle, one `SchedulerStats` record, and encoding the
+//! registry for 1, 8 and 64 engines.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles_benches::baseline::{LookupMetrics, LookupTracker};
+use metric_handles_benches::fixtures::MODEL_NAME;
+use metric_handles_benches::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
+use metrics_runtime::prometheus_client::registry::Registry;
+use metrics_runtime::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
+
+fn config() -> VllmMetricsConfig {
+    VllmMetricsConfig {
+        model_name: MODEL_NAME.to_owned(),
+        num_speculative_tokens: SPEC_TOKENS,
+        ..Default::default()
+    }
+}
+
+/// Ours and the baseline, each registered in its own registry, engine 0 already seen.
+fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
+    let mut ours_registry = Registry::default();
+    let ours = VllmMetrics::register(&mut ours_registry, config());
+    ours.scheduler().add_engine(0);
+    let mut baseline_registry = Registry::default();
+    let baseline = LookupMetrics::register(&mut baseline_registry, MODEL_NAME);
+    (ours_registry, ours, baseline_registry, baseline)
+}
+
+fn request_lifecycle(c: &mut Criterion) {
+    let (_r1, ours, _r2, baseline) = recorders();
+    let request = request();
+    let mut group = c.benchmark_group("request_lifecycle");
+    group.bench_function("ours", |b| {
+        b.iter(|| {
+            let mut tracker = ours.requests().track(0, request.params);
+            for (batch, received, output) in &request.outputs {
+                tracker.observe_output(*batch, *received, black_box(output));
+            }
+            debug_assert!(tracker.is_finished());
+        })
+    });
+    // The floor: the lifecycle arithmetic both recorders share, recording nothing.
+    group.bench_function("arithmetic_only", |b| {
+        b.iter(|| {
+            let mut lifecycle = RequestLifecycle::new(request.params);
+            for (batch, received, output) in &request.outputs {
+                black_box(lifecycle.observe_output(*batch, *received, black_box(output)));
+            }
+        })
+    });
+    group.bench_function("lookup_baseline", |b| {
+        b.iter(|| {
+            let mut tracker = LookupTracker::new(&baseline, 0, request.params);
+            for (batch, received, output) in &request.outputs {
+                tracker.observe_output(*batch, *received, black_box(output));
+            }
+        })
+    });
+    group.finish();
+}
+
+fn scheduler(c: &mut Criterion) {
+    let (_r1, ours, _r2, baseline) = recorders();
+    let stats = scheduler_stats();
+    let mut group = c.benchmark_group("scheduler_stats");
+    group.bench_function("ours", |b| {
+        b.iter(|| ours.scheduler().record(0, black_box(&stats)))
+    });
+    group.bench_function("lookup_baseline", |b| {
+        b.iter(|| baseline.record_scheduler_stats(0, black_box(&stats)))
+    });
+    group.finish();
+}
+
+/// Scrape cost as engines are added, both in OpenMetrics text (prometheus-client's format): every engine has recorded one scheduler step and one
+/// finished request (for each finish reason in the baseline, whose families only hold the
+/// label sets that were recorded; ours exports every enum value from the start).
+fn encode(c: &mut Criterion) {
+    for engines in [1u32, 8, 64] {
+        let (ours_registry, ours, baseline_registry, baseline) = recorders();
+        let stats = scheduler_stats();
+        let request = request();
+        for engine in 0..engines {
+            ours.scheduler().record(engine, &stats);
+            baseline.record_scheduler_stats(engine, &stats);
+            let mut tracker = ours.requests().track(engine, request.params);
+            let mut lookup = LookupTracker::new(&baseline, engine, request.params);
+            for (batch, received, output) in &request.outputs {
+                tracker.observe_output(*batch, *received, output);
+                lookup.observe_output(*batch, *received, output);
+            }
+            for reason in [FinishReason::Stop, FinishReason::Abort, FinishReason::Error] {
+                let mut extra = LookupTracker::new(&baseline, engine, request.params);
+                extra.observe_output(0.0, 0.0, &Default::default());
+                extra.finish(reason, 1.0);
+            }
+        }
+        let mut group = c.benchmark_group(format!("encode_{engines}_engines"));
+        group.bench_function("ours", |b| {
+            b.iter(|| metrics_runtime::encode_openmetrics(&ours_registry))
+        });
+        group.bench_function("pc_families", |b| {
+            b.iter(|| {
+                let mut text = String::new();
+                prometheus_client::encoding::text::encode(&mut text, &baseline_registry)
+                    .map(|()| text)
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, request_lifecycle, scheduler, encode);
+criterion_main!(benches);
