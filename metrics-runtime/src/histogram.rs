@@ -6,22 +6,32 @@
 //! one `fetch_add` on the bucket the value falls into, and one compare-and-swap loop that adds
 //! the value to the sum (stored as `f64` bits).
 //!
+//! Both land in the calling thread's *shard*: the histogram keeps one block of cells (sum and
+//! bucket counts) per shard, each block on cache lines of its own, and every thread records
+//! into the shard its thread index selects. Threads observing into the same histogram thus
+//! update different cache lines instead of bouncing one line between cores, and no two
+//! histograms ever share a line. A scrape adds the shards up.
+//!
 //! Rules (DESIGN section 4):
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket, even while observations race with a scrape.
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
-//!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a single bad sample can never turn the sum into NaN.
+//!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
+//!   single bad sample can never turn the sum into NaN.
 //! * `_sum` saturates at `±f64::MAX` instead of overflowing to `±Inf` (two observations of
 //!   `1e308` would otherwise make it infinite for good, and `rate()` over it NaN), so the
-//!   encoded `_sum` is always a finite number.
+//!   encoded `_sum` is always a finite number: each shard's sum saturates, and so does their
+//!   total.
 //! * Encoded output is byte-identical to prometheus-client's `Histogram` for finite observations
-//!   (whose sum does not overflow).
+//!   (whose sum does not overflow): observations from one thread are summed in order in one
+//!   shard, and adding the other shards' `0.0` is exact.
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
+use std::cell::Cell;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
@@ -50,10 +60,68 @@ pub struct Histogram {
 struct HistogramCore {
     /// Finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
     bounds: Box<[f64]>,
-    /// One counter per bound plus one for `+Inf` (non-cumulative).
-    counts: Box<[AtomicU64]>,
-    /// The sum of all finite observations, as `f64::to_bits`.
-    sum_bits: AtomicU64,
+    /// `shard_count()` blocks of `lines_per_shard` lines. In each block, cell 0 holds the sum of
+    /// the shard's finite observations (as `f64::to_bits`), and cells `1..=bounds.len() + 1`
+    /// its non-cumulative bucket counts, the last one being `+Inf`.
+    lines: Box<[Line]>,
+    lines_per_shard: usize,
+    /// `shard_count() - 1` (a power of two minus one): masks a thread index into a shard.
+    shard_mask: usize,
+}
+
+/// Cells per [`Line`].
+const CELLS_PER_LINE: usize = 16;
+
+/// 128 bytes, aligned to 128: two cache lines, because adjacent-line prefetchers move lines in
+/// pairs, so a line's neighbour counts as shared too (crossbeam's `CachePadded` does the same).
+#[repr(align(128))]
+struct Line([AtomicU64; CELLS_PER_LINE]);
+
+impl Line {
+    fn zeroed() -> Self {
+        Line(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+}
+
+/// The most shards a histogram has: enough to keep common core counts apart, bounded so that
+/// a histogram's memory stays small on a very large machine.
+const MAX_SHARDS: usize = 16;
+
+/// Shards per histogram: the machine's parallelism rounded up to a power of two, at most
+/// [`MAX_SHARDS`]. Computed once (it may read cgroup files).
+fn shard_count() -> usize {
+    static SHARDS: OnceLock<usize> = OnceLock::new();
+    *SHARDS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .next_power_of_two()
+            .min(MAX_SHARDS)
+    })
+}
+
+/// A per-thread number, handed out in the order threads first record (masked into a shard
+/// by the caller): consecutive threads get consecutive numbers, so with as many shards as
+/// cores, the busy threads of a runtime land on different shards.
+#[inline]
+fn thread_index() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static INDEX: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    // `try_with` cannot fail for a `const`-initialised `Cell` (it has no destructor); the
+    // fallback keeps `observe` panic-free regardless.
+    INDEX
+        .try_with(|index| {
+            let current = index.get();
+            if current != usize::MAX {
+                return current;
+            }
+            // Never `usize::MAX` in practice: that would take 2^64 threads.
+            let assigned = NEXT.fetch_add(1, Ordering::Relaxed);
+            index.set(assigned);
+            assigned
+        })
+        .unwrap_or(0)
 }
 
 impl Histogram {
@@ -67,12 +135,18 @@ impl Histogram {
         let mut bounds: Vec<f64> = bounds.into_iter().filter(|b| b.is_finite()).collect();
         bounds.sort_by(f64::total_cmp);
         bounds.dedup();
-        let counts = (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect();
+        let shards = shard_count();
+        // The sum, one cell per bound and `+Inf`.
+        let lines_per_shard = (bounds.len() + 2).div_ceil(CELLS_PER_LINE);
+        let lines = (0..shards * lines_per_shard)
+            .map(|_| Line::zeroed())
+            .collect();
         Histogram {
             core: Arc::new(HistogramCore {
                 bounds: bounds.into_boxed_slice(),
-                counts,
-                sum_bits: AtomicU64::new(0f64.to_bits()),
+                lines,
+                lines_per_shard,
+                shard_mask: shards - 1,
             }),
         }
     }
@@ -81,14 +155,16 @@ impl Histogram {
     #[inline]
     pub fn observe(&self, value: f64) {
         let core = &*self.core;
-        let index = core.bucket_index(value);
-        // In bounds by construction: `counts` has `bounds.len() + 1` slots and `bucket_index`
-        // returns at most `bounds.len()`.
-        if let Some(count) = core.counts.get(index) {
+        let shard = thread_index() & core.shard_mask;
+        // `bucket_index` returns at most `bounds.len()`, so the cell is within the shard's
+        // block; `cell` returns `None` rather than panicking were it not.
+        if let Some(count) = core.cell(shard, 1 + core.bucket_index(value)) {
             count.fetch_add(1, Ordering::Relaxed);
         }
         if value.is_finite() && value != 0.0 {
-            add_to_f64_bits(&core.sum_bits, value);
+            if let Some(sum) = core.cell(shard, 0) {
+                add_to_f64_bits(sum, value);
+            }
         }
     }
 
@@ -104,20 +180,39 @@ impl Histogram {
     /// internally consistent in that `count()` equals the `+Inf` bucket.
     pub fn snapshot(&self) -> HistogramSnapshot {
         let core = &*self.core;
-        let bucket_counts: Vec<u64> = core
-            .counts
-            .iter()
-            .map(|c| c.load(Ordering::Relaxed))
+        let shards = 0..=core.shard_mask;
+        let load = |shard, cell| {
+            core.cell(shard, cell)
+                .map_or(0, |c| c.load(Ordering::Relaxed))
+        };
+        let bucket_counts: Vec<u64> = (1..=core.bounds.len() + 1)
+            .map(|cell| {
+                shards
+                    .clone()
+                    .fold(0u64, |total, shard| total.wrapping_add(load(shard, cell)))
+            })
             .collect();
+        let sum = shards.fold(0.0, |total, shard| {
+            (total + f64::from_bits(load(shard, 0))).clamp(-f64::MAX, f64::MAX)
+        });
         HistogramSnapshot {
             bounds: core.bounds.to_vec(),
             bucket_counts,
-            sum: f64::from_bits(core.sum_bits.load(Ordering::Relaxed)),
+            sum,
         }
     }
 }
 
 impl HistogramCore {
+    /// Cell `cell` of shard `shard`'s block (0: the sum; `1 + i`: bucket `i`).
+    #[inline]
+    fn cell(&self, shard: usize, cell: usize) -> Option<&AtomicU64> {
+        let line = self
+            .lines
+            .get(shard * self.lines_per_shard + cell / CELLS_PER_LINE)?;
+        line.0.get(cell % CELLS_PER_LINE)
+    }
+
     /// Index of the first bucket whose upper bound is `>= value`; NaN and values above every
     /// bound go to the `+Inf` bucket at index `bounds.len()`.
     #[inline]
@@ -306,4 +401,69 @@ mod tests {
         assert_eq!(snap.bucket_counts(), &[0, 40_000, 0]);
         assert_eq!(snap.sum(), 40_000.0);
     }
+
+    #[test]
+    fn shards_never_share_a_cache_line_pair() {
+        let h = Histogram::new(ITL);
+        let core = &*h.core;
+        let line_of = |shard, cell| {
+            core.cell(shard, cell)
+                .map(|c| c as *const AtomicU64 as usize / 128)
+        };
+        let last = ITL.len() + 1;
+        for shard in 0..core.shard_mask {
+            let end = line_of(shard, last).expect("last cell of a shard");
+            let next = line_of(shard + 1, 0).expect("first cell of the next shard");
+            assert!(
+                end < next,
+                "shard {shard} ends on the line where the next one starts"
+            );
+        }
+        // The shard's last bucket (+Inf) is inside the block, and the next cell is not.
+        assert!(core.cell(core.shard_mask, last).is_some());
+        assert!(core
+            .cell(core.shard_mask, core.lines_per_shard * CELLS_PER_LINE)
+            .is_none());
+    }
+
+    #[test]
+    fn threads_are_numbered_in_the_order_they_first_record() {
+        let first = std::thread::spawn(thread_index).join().expect("thread");
+        let second = std::thread::spawn(thread_index).join().expect("thread");
+        // Other tests may number threads in between, but a number is never handed out twice.
+        assert!(second > first, "{first} then {second}");
+    }
+
+    #[test]
+    fn the_snapshot_adds_every_shard_up() {
+        let h = Histogram::new([1.0, 2.0]);
+        let values = [0.5, 1.5, 2.5, 0.25];
+        std::thread::scope(|s| {
+            for _ in 0..(2 * MAX_SHARDS) {
+                s.spawn(|| values.iter().for_each(|&v| h.observe(v)));
+            }
+        });
+        let snap = h.snapshot();
+        let n = 2 * MAX_SHARDS as u64;
+        assert_eq!(snap.bucket_counts(), &[2 * n, n, n]);
+        assert_eq!(snap.count(), 4 * n);
+        assert_eq!(snap.sum(), 4.75 * n as f64);
+    }
+
+    #[test]
+    fn the_total_of_saturated_shards_saturates_too() {
+        let h = Histogram::new([1.0]);
+        // Enough threads that at least two shards saturate whatever the shard count.
+        std::thread::scope(|s| {
+            for _ in 0..(2 * MAX_SHARDS) {
+                s.spawn(|| h.observe(f64::MAX));
+            }
+        });
+        assert_eq!(h.snapshot().sum(), f64::MAX);
+    }
+
+    const ITL: [f64; 19] = [
+        0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+        20.0, 40.0, 80.0,
+    ];
 }
