@@ -1,0 +1,229 @@
+//! The frontend side of the engines: starts and retires engine cores, routes requests to the
+//! least loaded one, and runs one output-handler thread per engine that records the engine's
+//! `SchedulerStats` and forwards each request's outputs to the client that waits for them,
+//! the way an engine-core client does in a real serving frontend.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::clock::SimClock;
+use crate::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
+use crate::plan::RequestPlan;
+use crate::recorders::{RequestOutput, SchedulerStatsRecorder, VllmMetrics};
+
+/// One output as it reaches the client.
+pub struct Delivery {
+    pub batch_timestamp: f64,
+    pub output: RequestOutput,
+}
+
+type Streams = Arc<Mutex<HashMap<u64, Sender<Delivery>>>>;
+
+/// The frontend's handle on one engine core.
+pub struct EngineClient {
+    pub index: u32,
+    inbox: Sender<Command>,
+    streams: Streams,
+    in_flight: AtomicUsize,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl EngineClient {
+    /// The client gives up on a request: stop forwarding its outputs and tell the engine.
+    pub fn abort(&self, id: u64) {
+        lock(&self.streams).remove(&id);
+        let _ = self.inbox.send(Command::Abort(id));
+    }
+
+    /// The client is done with a request (its tracker has recorded the finish).
+    pub fn release(&self) {
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+struct Router {
+    active: Vec<Arc<EngineClient>>,
+    cursor: usize,
+    next_index: u32,
+}
+
+pub struct Frontend {
+    metrics: VllmMetrics,
+    clock: SimClock,
+    cfg: EngineConfig,
+    seed: u64,
+    router: Mutex<Router>,
+}
+
+/// Locks, ignoring poisoning: a panicked client thread must not take the whole demo down.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Frontend {
+    pub fn new(metrics: VllmMetrics, clock: SimClock, cfg: EngineConfig, seed: u64) -> Self {
+        Frontend {
+            metrics,
+            clock,
+            cfg,
+            seed,
+            router: Mutex::new(Router {
+                active: Vec::new(),
+                cursor: 0,
+                next_index: 0,
+            }),
+        }
+    }
+
+    pub fn metrics(&self) -> &VllmMetrics {
+        &self.metrics
+    }
+
+    pub fn clock(&self) -> SimClock {
+        self.clock
+    }
+
+    /// Starts an engine core with the next unused index (as a data-parallel scale-up would).
+    pub fn start_engine(&self) -> u32 {
+        let mut router = lock(&self.router);
+        let index = router.next_index;
+        router.next_index += 1;
+        let (cmd_tx, cmd_rx) = mpsc::channel();
+        let (out_tx, out_rx) = mpsc::channel();
+        let streams: Streams = Arc::default();
+        let engine = Engine::new(
+            index,
+            self.cfg.clone(),
+            self.clock,
+            self.seed,
+            cmd_rx,
+            out_tx,
+        );
+        let engine_thread = std::thread::Builder::new()
+            .name(format!("engine-{index}"))
+            .spawn(move || engine.run())
+            .expect("spawn engine thread");
+        let scheduler = self.metrics.scheduler().clone();
+        let handler_streams = streams.clone();
+        let handler_thread = std::thread::Builder::new()
+            .name(format!("engine-{index}-outputs"))
+            .spawn(move || handle_outputs(index, out_rx, scheduler, handler_streams))
+            .expect("spawn output handler thread");
+        router.active.push(Arc::new(EngineClient {
+            index,
+            inbox: cmd_tx,
+            streams,
+            in_flight: AtomicUsize::new(0),
+            threads: Mutex::new(vec![engine_thread, handler_thread]),
+        }));
+        index
+    }
+
+    /// Routes a request to the least loaded engine (ties rotate, so equal engines share the
+    /// load) and sends it. `None` when no engine is running.
+    pub fn route(&self, plan: RequestPlan) -> Option<(Arc<EngineClient>, Receiver<Delivery>)> {
+        // The send happens under the router lock so that a concurrent `retire_engine` cannot
+        // slip its `Drain` in between choosing an engine and handing it the request.
+        let mut router = lock(&self.router);
+        let n = router.active.len();
+        if n == 0 {
+            return None;
+        }
+        let start = router.cursor % n;
+        let chosen = (0..n)
+            .map(|k| (start + k) % n)
+            .min_by_key(|&i| router.active[i].in_flight.load(Ordering::Acquire))?;
+        router.cursor = chosen + 1;
+        let engine = router.active[chosen].clone();
+        let (tx, rx) = mpsc::channel();
+        lock(&engine.streams).insert(plan.id, tx);
+        engine.in_flight.fetch_add(1, Ordering::AcqRel);
+        if engine.inbox.send(Command::Add(plan)).is_err() {
+            engine.release();
+            return None;
+        }
+        Some((engine, rx))
+    }
+
+    /// Scale-down: stops routing to the engine, lets it finish its requests, waits until every
+    /// client has recorded its request's finish, then removes the engine's series.
+    pub fn retire_engine(&self, index: u32) -> bool {
+        let engine = {
+            let mut router = lock(&self.router);
+            let Some(pos) = router.active.iter().position(|e| e.index == index) else {
+                return false;
+            };
+            let engine = router.active.remove(pos);
+            let _ = engine.inbox.send(Command::Drain);
+            engine
+        };
+        for thread in lock(&engine.threads).drain(..) {
+            let _ = thread.join();
+        }
+        while engine.in_flight.load(Ordering::Acquire) > 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.metrics.scheduler().remove_engine(index);
+        true
+    }
+
+    /// Drains every engine and waits for their threads; their series stay (the run is over,
+    /// the final values are the point).
+    pub fn shutdown(&self) {
+        let engines: Vec<_> = lock(&self.router).active.drain(..).collect();
+        for engine in &engines {
+            let _ = engine.inbox.send(Command::Drain);
+        }
+        for engine in &engines {
+            for thread in lock(&engine.threads).drain(..) {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+/// The engine-core client's output loop for one engine.
+fn handle_outputs(
+    index: u32,
+    rx: Receiver<EngineMessage>,
+    scheduler: SchedulerStatsRecorder,
+    streams: Streams,
+) {
+    for message in rx {
+        let batch = match message {
+            EngineMessage::Batch(batch) => batch,
+            EngineMessage::Exited => break,
+        };
+        scheduler.record(index, &batch.stats);
+        if batch.outputs.is_empty() {
+            continue;
+        }
+        let iteration_tokens: u64 = batch
+            .outputs
+            .iter()
+            .map(|(_, o)| {
+                o.new_token_ids.len() as u64
+                    + o.prefill_stats
+                        .map_or(0, |p| u64::from(p.num_computed_tokens))
+            })
+            .sum();
+        scheduler.record_iteration_tokens(index, iteration_tokens);
+        let mut streams = lock(&streams);
+        for (id, output) in batch.outputs {
+            let finished = output.finish_reason.is_some();
+            if let Some(tx) = streams.get(&id) {
+                let _ = tx.send(Delivery {
+                    batch_timestamp: batch.timestamp,
+                    output,
+                });
+            }
+            if finished {
+                streams.remove(&id);
+            }
+        }
+    }
+}

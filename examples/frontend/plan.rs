@@ -1,0 +1,93 @@
+//! What one request will be: drawn up front from the request's own random stream, so a
+//! request's fate never depends on thread timing (deterministic counts at `--concurrency 1`).
+
+use crate::cli::Args;
+use crate::rng::Rng;
+
+/// Random streams of one request. Each decision has its own stream so that, e.g., a preemption
+/// changing how many decode steps a request takes cannot shift its end-of-sequence draws.
+pub mod stream {
+    pub const PLAN: u64 = 0;
+    pub const STOP: u64 = 1;
+    pub const SPEC: u64 = 2;
+    pub const PREEMPT: u64 = 3;
+}
+
+#[derive(Clone, Debug)]
+pub struct RequestPlan {
+    pub id: u64,
+    pub seed: u64,
+    pub prompt_len: u32,
+    pub max_tokens: u32,
+    /// Prompt tokens already in the engine's prefix cache (whole blocks, never the last token:
+    /// like vLLM, the last prompt token is always computed).
+    pub cached_prefix: u32,
+    /// The engine fails the request during its prefill.
+    pub fails_in_prefill: bool,
+    /// The client gives up once it has received this many tokens (0: while still queued).
+    pub abort_after: Option<u32>,
+}
+
+impl RequestPlan {
+    pub fn draw(args: &Args, id: u64) -> Self {
+        let mut rng = Rng::for_stream(args.seed, id, stream::PLAN);
+        let prompt_len = rng.range_u32(args.prompt_tokens.lo, args.prompt_tokens.hi);
+        let max_tokens = rng.range_u32(args.max_tokens.lo, args.max_tokens.hi);
+        let cached_prefix = if rng.chance(args.prefix_cache_hit_rate) {
+            // A shared system prompt or conversation history: 30-90% of the prompt.
+            let share = 0.3 + 0.6 * rng.unit();
+            let tokens = (f64::from(prompt_len) * share) as u32;
+            let whole_blocks = tokens / args.block_size * args.block_size;
+            whole_blocks.min(prompt_len.saturating_sub(1) / args.block_size * args.block_size)
+        } else {
+            0
+        };
+        let fails_in_prefill = rng.chance(args.error_rate);
+        let abort_after = rng
+            .chance(args.abort_rate)
+            .then(|| rng.range_u32(0, max_tokens - 1));
+        RequestPlan {
+            id,
+            seed: args.seed,
+            prompt_len,
+            max_tokens,
+            cached_prefix,
+            fails_in_prefill,
+            abort_after,
+        }
+    }
+
+    pub fn rng(&self, stream: u64) -> Rng {
+        Rng::for_stream(self.seed, self.id, stream)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn zero_rates_give_plain_requests_and_cached_prefixes_are_whole_blocks() {
+        let args = Args::parse_from([
+            "frontend",
+            "--abort-rate=0",
+            "--error-rate=0",
+            "--prefix-cache-hit-rate=0",
+            "--prompt-tokens=12",
+            "--max-tokens=10",
+        ]);
+        for id in 0..100 {
+            let p = RequestPlan::draw(&args, id);
+            assert_eq!((p.prompt_len, p.max_tokens, p.cached_prefix), (12, 10, 0));
+            assert!(!p.fails_in_prefill && p.abort_after.is_none());
+        }
+        let args = Args::parse_from(["frontend", "--prefix-cache-hit-rate=1"]);
+        for id in 0..100 {
+            let p = RequestPlan::draw(&args, id);
+            assert_eq!(p.cached_prefix % 16, 0);
+            assert!(p.cached_prefix < p.prompt_len);
+            assert_eq!(p.max_tokens, RequestPlan::draw(&args, id).max_tokens);
+        }
+    }
+}

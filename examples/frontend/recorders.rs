@@ -1,0 +1,7 @@
+//! The recorders the simulated frontend drives, and the engine-output types it produces.
+
+pub use metrics_runtime::vllm::{
+    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
+    PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SchedulerStatsRecorder,
+    SpecDecodingStats, StatsLogger, VllmMetrics, VllmMetricsConfig,
+};
