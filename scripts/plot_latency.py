@@ -2,7 +2,7 @@
 """Plot TTFT and ITL distributions from a `frontend --print-metrics` exposition.
 
     cargo run --release --example frontend -- --print-metrics --requests 2000 --speed 20 \
-        > /tmp/demo.prom
+        --seed 1 --churn-interval 0 > /tmp/demo.prom
     python3 scripts/plot_latency.py /tmp/demo.prom -o docs/images/latency.png
 
 Reads the Prometheus text format, sums each histogram's buckets over engines, and draws per
