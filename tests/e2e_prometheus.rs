@@ -7,6 +7,7 @@
 
 mod demo_support;
 
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -38,9 +39,12 @@ fn tools_or_skip(test: &str) -> bool {
         "{test}: {missing:?} not found on PATH but METRIC_HANDLES_REQUIRE_TOOLS=1 \
          (install the Debian package prometheus)"
     );
-    eprintln!(
-        "SKIPPED: {test}: {missing:?} not found on PATH (install the Debian package prometheus)"
+    // Written to the real stderr, not through `eprintln!`, which the test harness captures
+    // and hides for a passing test: a skip must be visible.
+    let line = format!(
+        "\nSKIPPED: {test}: {missing:?} not found on PATH (install the Debian package prometheus)\n"
     );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
     false
 }
 
@@ -256,7 +260,6 @@ fn promtool_accepts_the_exposition_apart_from_the_colon_rule() {
         .spawn()
         .expect("start promtool");
     {
-        use std::io::Write;
         let mut stdin = child.stdin.take().expect("stdin");
         stdin.write_all(body.as_bytes()).expect("feed promtool");
     }
