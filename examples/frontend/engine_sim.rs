@@ -513,3 +513,141 @@ fn capture_size(tokens: u64) -> u64 {
         _ => tokens.div_ceil(8) * 8,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    fn plan(id: u64, prompt_len: u32, max_tokens: u32) -> RequestPlan {
+        RequestPlan {
+            id,
+            seed: 1,
+            prompt_len,
+            max_tokens,
+            cached_prefix: 0,
+            fails_in_prefill: false,
+            abort_after: None,
+        }
+    }
+
+    /// Runs an engine over `plans` until it drains; returns every step report.
+    fn run(cfg: EngineConfig, plans: Vec<RequestPlan>) -> Vec<Batch> {
+        let (cmd_tx, cmd_rx) = mpsc::channel();
+        let (out_tx, out_rx) = mpsc::channel();
+        for p in plans {
+            cmd_tx.send(Command::Add(p)).expect("send");
+        }
+        cmd_tx.send(Command::Drain).expect("send");
+        let engine = Engine::new(0, cfg, SimClock::new(1000.0), 1, cmd_rx, out_tx);
+        std::thread::spawn(move || engine.run());
+        let mut batches = Vec::new();
+        while let Ok(message) = out_rx.recv_timeout(Duration::from_secs(10)) {
+            match message {
+                EngineMessage::Batch(b) => batches.push(*b),
+                EngineMessage::Exited => return batches,
+            }
+        }
+        panic!("the engine did not exit");
+    }
+
+    fn quiet() -> EngineConfig {
+        EngineConfig {
+            kv_blocks: 64,
+            block_size: 16,
+            max_num_seqs: 8,
+            max_batched_tokens: 4096,
+            spec_tokens: 0,
+            spec_acceptance_rate: 0.0,
+            stop_rate: 0.0,
+            preemption_rate: 0.0,
+        }
+    }
+
+    fn outputs_of(batches: &[Batch], id: u64) -> Vec<&RequestOutput> {
+        batches
+            .iter()
+            .flat_map(|b| b.outputs.iter())
+            .filter(|(i, _)| *i == id)
+            .map(|(_, o)| o)
+            .collect()
+    }
+
+    #[test]
+    fn a_request_is_prefilled_once_then_decoded_to_max_tokens() {
+        let batches = run(quiet(), vec![plan(7, 12, 10)]);
+        let outs = outputs_of(&batches, 7);
+        assert_eq!(outs.len(), 10, "one prefill step and nine decode steps");
+        assert!(outs.iter().all(|o| o.new_token_ids.len() == 1));
+        let first = outs[0];
+        let kinds: Vec<EventType> = first.events.iter().map(|(e, _)| *e).collect();
+        assert_eq!(kinds, [EventType::Queued, EventType::Scheduled]);
+        assert_eq!(first.prefill_stats.map(|p| p.num_computed_tokens), Some(12));
+        assert!(outs[1..].iter().all(|o| o.prefill_stats.is_none()));
+        assert_eq!(outs[9].finish_reason, Some(FinishReason::Length));
+        assert!(outs[..9].iter().all(|o| o.finish_reason.is_none()));
+        let last = batches.last().expect("an idle report");
+        assert_eq!(last.stats.num_running_reqs, 0);
+        assert_eq!(last.stats.kv_cache_usage, 0.0);
+        let ts: Vec<f64> = batches.iter().map(|b| b.timestamp).collect();
+        assert!(ts.windows(2).all(|w| w[0] <= w[1]), "monotonic clock");
+    }
+
+    #[test]
+    fn kv_pressure_preempts_and_requests_still_generate_every_token() {
+        // 4 blocks of 16 tokens; each request grows to 40 tokens (3 blocks): both cannot run
+        // to the end together.
+        let cfg = EngineConfig {
+            kv_blocks: 4,
+            ..quiet()
+        };
+        let batches = run(cfg, vec![plan(1, 20, 20), plan(2, 20, 20)]);
+        let mut preemptions = 0;
+        for id in [1, 2] {
+            let outs = outputs_of(&batches, id);
+            let tokens: usize = outs.iter().map(|o| o.new_token_ids.len()).sum();
+            assert_eq!(tokens, 20, "request {id}");
+            assert_eq!(
+                outs.last().and_then(|o| o.finish_reason),
+                Some(FinishReason::Length)
+            );
+            assert_eq!(outs.iter().filter(|o| o.prefill_stats.is_some()).count(), 1);
+            preemptions += outs
+                .iter()
+                .flat_map(|o| o.events.iter())
+                .filter(|(e, _)| *e == EventType::Preempted)
+                .count();
+        }
+        assert!(preemptions > 0, "the KV budget should force a preemption");
+        let preempted_queries: u64 = batches
+            .iter()
+            .map(|b| b.stats.prefix_cache_stats.preempted_requests)
+            .sum();
+        assert_eq!(preempted_queries as usize, preemptions);
+    }
+
+    #[test]
+    fn speculative_steps_yield_accepted_drafts_plus_one() {
+        let cfg = EngineConfig {
+            spec_tokens: 3,
+            spec_acceptance_rate: 1.0,
+            ..quiet()
+        };
+        let batches = run(cfg, vec![plan(1, 8, 9)]);
+        let sizes: Vec<usize> = outputs_of(&batches, 1)
+            .iter()
+            .map(|o| o.new_token_ids.len())
+            .collect();
+        // Prefill gives 1, then every draft is accepted: 4 per step, cut at max_tokens.
+        assert_eq!(sizes, [1, 4, 4]);
+        let spec: Vec<&SpecDecodingStats> = batches
+            .iter()
+            .filter_map(|b| b.stats.spec_decoding_stats.as_ref())
+            .collect();
+        assert_eq!(spec.len(), 2);
+        assert!(spec
+            .iter()
+            .all(|s| s.num_accepted_tokens_per_pos == [1, 1, 1] && s.num_draft_tokens == 3));
+    }
+}
