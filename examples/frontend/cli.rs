@@ -11,7 +11,7 @@ use clap::Parser;
 /// A simulated LLM serving frontend (vLLM-style engines, no GPU) exporting the complete vLLM
 /// metric set on /metrics through metric-handles.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "frontend", version, about, long_about = None)]
+#[command(name = "frontend", version)]
 pub struct Args {
     /// Engines (data-parallel engine cores) at start-up
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
