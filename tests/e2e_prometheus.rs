@@ -134,6 +134,8 @@ fn prometheus_scrapes_the_demo_and_its_counters_match_the_workload() {
         "--churn-interval=0",
         "--speed=2",
         "--log-interval=1",
+        // Deprecated names on, so the test also proves an alias reaches Prometheus.
+        "--show-hidden-metrics-for-version=0.10",
         "--report",
         report_path.to_str().expect("UTF-8 path"),
     ]);
@@ -221,6 +223,27 @@ fn prometheus_scrapes_the_demo_and_its_counters_match_the_workload() {
         assert_eq!(*value, want, "finished_reason={reason}");
     }
     assert_eq!(by_reason.iter().map(|(_, v)| v).sum::<f64>(), 800.0);
+    // Aliases (issue 7): the deprecated names are the same series under another name, so
+    // Prometheus stores identical values for both, per engine.
+    assert_eq!(
+        sum_of("sum(vllm:time_per_output_token_seconds_count)"),
+        sum_of("sum(vllm:inter_token_latency_seconds_count)")
+    );
+    let old_usage = query(web, "vllm:gpu_cache_usage_perc").expect("query the alias");
+    let new_usage = query(web, "vllm:kv_cache_usage_perc").expect("query kv usage");
+    assert_eq!(
+        old_usage.len(),
+        2,
+        "one alias series per engine: {old_usage:?}"
+    );
+    for (metric, value) in &old_usage {
+        let engine = &metric["engine"];
+        let current = new_usage
+            .iter()
+            .find(|(m, _)| &m["engine"] == engine)
+            .map(|(_, v)| *v);
+        assert_eq!(current, Some(*value), "engine {engine}");
+    }
     for (engine, want) in report["engines"].as_object().expect("engines") {
         let got = sum_of(&format!(
             "sum(vllm:generation_tokens_total{{engine=\"{engine}\"}})"
