@@ -211,16 +211,23 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
                 },
                 encoder,
             ),
-            None => child.encode_member(
-                &WithLabel {
-                    base: labels,
-                    key: OVERFLOW_LABEL,
-                    value: "true",
-                },
-                encoder,
-            ),
+            None => encode_overflow(child, labels, encoder),
         })
     }
+}
+
+/// Encodes a map's overflow series under `labels` plus `otel_metric_overflow="true"`.
+fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
+    overflow: &M,
+    labels: &L,
+    encoder: &mut MetricEncoder<'_>,
+) -> Result<(), fmt::Error> {
+    let labels = WithLabel {
+        base: labels,
+        key: OVERFLOW_LABEL,
+        value: "true",
+    };
+    overflow.encode_member(&labels, encoder)
 }
 
 /// Series keyed by labels only known at record time (`D`, any prometheus-client label set),
@@ -314,14 +321,7 @@ where
                 },
                 encoder,
             ),
-            None => child.encode_member(
-                &WithLabel {
-                    base: labels,
-                    key: OVERFLOW_LABEL,
-                    value: "true",
-                },
-                encoder,
-            ),
+            None => encode_overflow(child, labels, encoder),
         })
     }
 }

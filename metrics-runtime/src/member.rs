@@ -120,43 +120,31 @@ fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
     metric.encode(encoder.encode_family(labels)?)
 }
 
-impl<N, A> FamilyMember for Counter<N, A>
-where
-    Counter<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
-{
-    const KIND: MetricKind = MetricKind::Counter;
+/// prometheus-client's atomic metrics: one series, built with `Default`, any value type.
+macro_rules! impl_family_member_for_atomic_metric {
+    ($($metric:ident => $kind:ident),* $(,)?) => {$(
+        impl<N, A> FamilyMember for $metric<N, A>
+        where
+            $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
+        {
+            const KIND: MetricKind = MetricKind::$kind;
 
-    fn build(_spec: &SeriesSpec) -> Self {
-        Self::default()
-    }
+            fn build(_spec: &SeriesSpec) -> Self {
+                Self::default()
+            }
 
-    fn encode_member<L: EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        encode_leaf(self, labels, encoder)
-    }
+            fn encode_member<L: EncodeLabelSet>(
+                &self,
+                labels: &L,
+                encoder: &mut MetricEncoder<'_>,
+            ) -> Result<(), fmt::Error> {
+                encode_leaf(self, labels, encoder)
+            }
+        }
+    )*};
 }
 
-impl<N, A> FamilyMember for Gauge<N, A>
-where
-    Gauge<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
-{
-    const KIND: MetricKind = MetricKind::Gauge;
-
-    fn build(_spec: &SeriesSpec) -> Self {
-        Self::default()
-    }
-
-    fn encode_member<L: EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        encode_leaf(self, labels, encoder)
-    }
-}
+impl_family_member_for_atomic_metric!(Counter => Counter, Gauge => Gauge);
 
 impl FamilyMember for Histogram {
     const KIND: MetricKind = MetricKind::Histogram;
