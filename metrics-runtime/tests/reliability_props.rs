@@ -1,0 +1,622 @@
+//! Property test: arbitrary interleavings of request outputs, finishes, aborts, drops, scheduler
+//! stats (extreme and non-finite values included) and engine removal, over several engines,
+//! checked against a model after every scrape:
+//!
+//! * nothing panics;
+//! * counters never decrease between scrapes (unless their engine left in between);
+//! * every histogram's buckets are cumulative, its `_count` equals the `+Inf` bucket and the sum
+//!   of its (non-cumulative) buckets, and its `_sum` is finite;
+//! * `request_success` per engine equals the trackers finished or dropped, each counted once;
+//!   `generation_tokens`, `prompt_tokens`, `num_preemptions`, `prefix_cache_queries` and the
+//!   per-position spec-decode total equal what was fed (before each request's finish);
+//! * the ignored-input counters equal the outputs and finishes sent after a finish.
+//!
+//! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
+//! the other tests. `METRIC_HANDLES_STRESS=long` runs 20x the cases.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+
+use metrics_runtime::prometheus_client::registry::Registry;
+use metrics_runtime::vllm::{
+    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
+    PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
+    SpecDecodingStats, VllmMetrics, VllmMetricsConfig,
+};
+use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
+
+mod reliability_support;
+
+use reliability_support::{long_stress, parse, Sample};
+
+/// Engines the operations pick from: three lock-free slots and one past them.
+const ENGINES: [u32; 4] = [0, 1, 2, 300];
+const SPEC_POSITIONS: usize = 3;
+
+fn cases() -> u32 {
+    if long_stress() {
+        2000
+    } else {
+        100
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs.
+
+/// Any `f64` half of the time (NaN, ±Inf, subnormals, huge), a plausible clock reading else.
+fn time() -> impl Strategy<Value = f64> {
+    prop_oneof![any::<f64>(), 0.0..1000.0f64, Just(f64::NAN), Just(-1.0)]
+}
+
+/// A count: mostly small, sometimes at the edge of its type.
+fn count64() -> impl Strategy<Value = u64> {
+    prop_oneof![4 => 0u64..1000, 1 => any::<u64>(), 1 => Just(u64::MAX)]
+}
+
+fn count32() -> impl Strategy<Value = u32> {
+    prop_oneof![4 => 0u32..1000, 1 => any::<u32>()]
+}
+
+fn reason() -> impl Strategy<Value = FinishReason> {
+    prop_oneof![
+        Just(FinishReason::Stop),
+        Just(FinishReason::Length),
+        Just(FinishReason::Abort),
+        Just(FinishReason::Error),
+        Just(FinishReason::Repetition),
+    ]
+}
+
+fn event() -> impl Strategy<Value = (EventType, f64)> {
+    (
+        prop_oneof![
+            Just(EventType::Queued),
+            Just(EventType::Scheduled),
+            Just(EventType::Preempted)
+        ],
+        time(),
+    )
+}
+
+fn prefill() -> impl Strategy<Value = PrefillStats> {
+    (count32(), count32(), count32(), count32(), count32()).prop_map(|(p, c, k, l, e)| {
+        PrefillStats {
+            num_prompt_tokens: p,
+            num_computed_tokens: c,
+            num_cached_tokens: k,
+            num_local_cached_tokens: l,
+            num_external_cached_tokens: e,
+        }
+    })
+}
+
+fn output() -> impl Strategy<Value = RequestOutput> {
+    (
+        0usize..4,
+        prop::option::weighted(0.2, reason()),
+        prop::collection::vec(event(), 0..3),
+        prop::option::weighted(0.3, prefill()),
+    )
+        .prop_map(|(n, finish_reason, events, prefill_stats)| RequestOutput {
+            new_token_ids: vec![1; n],
+            finish_reason,
+            events,
+            prefill_stats,
+        })
+}
+
+fn prefix_stats() -> impl Strategy<Value = PrefixCacheStats> {
+    (count64(), count64()).prop_map(|(queries, hits)| PrefixCacheStats {
+        queries,
+        hits,
+        ..PrefixCacheStats::default()
+    })
+}
+
+fn eviction() -> impl Strategy<Value = KvCacheEvictionEvent> {
+    (time(), time(), prop::collection::vec(time(), 0..3)).prop_map(|(l, i, g)| {
+        KvCacheEvictionEvent {
+            lifetime_seconds: l,
+            idle_seconds: i,
+            reuse_gaps_seconds: g,
+        }
+    })
+}
+
+fn scheduler_stats() -> impl Strategy<Value = SchedulerStats> {
+    (
+        (count64(), count64(), count64(), any::<f64>()),
+        prefix_stats(),
+        prop::option::of(prefix_stats()),
+        // Per-position vectors up to 3x the configured positions; small values keep the
+        // expected total exact (the series saturate one by one).
+        prop::option::of((count64(), prop::collection::vec(0u64..1000, 0..10))),
+        prop::option::of((count64(), count64(), count64())),
+        prop::collection::vec(eviction(), 0..3),
+        prop::option::weighted(0.2, (count64(), "[A-Z]{0,6}")),
+    )
+        .prop_map(
+            |((running, waiting, skipped, usage), prefix, connector, spec, perf, ev, cg)| {
+                SchedulerStats {
+                    num_running_reqs: running,
+                    num_waiting_reqs: waiting,
+                    num_skipped_waiting_reqs: skipped,
+                    kv_cache_usage: usage,
+                    prefix_cache_stats: prefix,
+                    connector_prefix_cache_stats: connector,
+                    spec_decoding_stats: spec.map(|(drafts, per_pos)| SpecDecodingStats {
+                        num_spec_tokens: SPEC_POSITIONS as u64,
+                        num_drafts: drafts,
+                        num_draft_tokens: drafts,
+                        num_accepted_tokens: per_pos.iter().sum(),
+                        num_accepted_tokens_per_pos: per_pos,
+                    }),
+                    perf_stats: perf.map(|(f, r, w)| PerfStats {
+                        num_flops_per_gpu: f,
+                        num_read_bytes_per_gpu: r,
+                        num_write_bytes_per_gpu: w,
+                    }),
+                    kv_cache_eviction_events: ev,
+                    cudagraph_stats: cg.map(|(n, mode)| CudagraphStats {
+                        num_unpadded_tokens: n,
+                        num_padded_tokens: n,
+                        num_paddings: 0,
+                        runtime_mode: mode,
+                    }),
+                }
+            },
+        )
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Track {
+        engine: u32,
+        arrival: f64,
+        prompt_len: u32,
+        n: u32,
+        parallel: bool,
+    },
+    Output {
+        pick: usize,
+        batch: f64,
+        received: f64,
+        output: RequestOutput,
+    },
+    Finish {
+        pick: usize,
+        reason: FinishReason,
+        received: f64,
+    },
+    Abort {
+        pick: usize,
+        received: f64,
+    },
+    Drop {
+        pick: usize,
+    },
+    Stats {
+        engine: u32,
+        // Boxed: by far the largest variant.
+        stats: Box<SchedulerStats>,
+    },
+    IterationTokens {
+        engine: u32,
+        tokens: u64,
+    },
+    RemoveEngine {
+        engine: u32,
+    },
+    Scrape,
+}
+
+fn engine() -> impl Strategy<Value = u32> {
+    prop::sample::select(ENGINES.to_vec())
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (engine(), time(), count32(), 0u32..4, any::<bool>()).prop_map(
+            |(engine, arrival, prompt_len, n, parallel)| Op::Track {
+                engine,
+                arrival,
+                prompt_len,
+                n,
+                parallel
+            }
+        ),
+        8 => (any::<usize>(), time(), time(), output()).prop_map(
+            |(pick, batch, received, output)| Op::Output { pick, batch, received, output }
+        ),
+        1 => (any::<usize>(), reason(), time())
+            .prop_map(|(pick, reason, received)| Op::Finish { pick, reason, received }),
+        1 => (any::<usize>(), time()).prop_map(|(pick, received)| Op::Abort { pick, received }),
+        1 => any::<usize>().prop_map(|pick| Op::Drop { pick }),
+        3 => (engine(), scheduler_stats()).prop_map(|(engine, stats)| Op::Stats {
+            engine,
+            stats: Box::new(stats)
+        }),
+        1 => (engine(), count64())
+            .prop_map(|(engine, tokens)| Op::IterationTokens { engine, tokens }),
+        1 => engine().prop_map(|engine| Op::RemoveEngine { engine }),
+        2 => Just(Op::Scrape),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model: what the exposition must show.
+
+const REASONS: [(FinishReason, &str); 5] = [
+    (FinishReason::Stop, "stop"),
+    (FinishReason::Length, "length"),
+    (FinishReason::Abort, "abort"),
+    (FinishReason::Error, "error"),
+    (FinishReason::Repetition, "repetition"),
+];
+
+/// One engine incarnation's expected counters (reset when the engine leaves).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Totals {
+    success: BTreeMap<&'static str, u64>,
+    generation_tokens: u64,
+    prompt_tokens: u64,
+    preemptions: u64,
+    prefix_queries: u64,
+    accepted_per_pos: u64,
+}
+
+struct Request {
+    tracker: RequestMetricsTracker,
+    engine: u32,
+    generation: u64,
+    finished: bool,
+    has_tokens: bool,
+}
+
+#[derive(Default)]
+struct Model {
+    /// Engine → its current incarnation, present engines only.
+    present: HashMap<u32, u64>,
+    next_generation: u64,
+    /// Expected totals by (engine, incarnation).
+    totals: HashMap<(u32, u64), Totals>,
+    ignored_outputs: u64,
+    ignored_finishes: u64,
+    /// Engines that left since the previous scrape: their counters may restart.
+    left: Vec<u32>,
+}
+
+impl Model {
+    fn join(&mut self, engine: u32) -> u64 {
+        let next = &mut self.next_generation;
+        *self.present.entry(engine).or_insert_with(|| {
+            *next += 1;
+            *next
+        })
+    }
+
+    fn totals(&mut self, engine: u32, generation: u64) -> &mut Totals {
+        self.totals.entry((engine, generation)).or_default()
+    }
+
+    fn finished(&mut self, engine: u32, generation: u64, reason: FinishReason) {
+        let name = REASONS
+            .iter()
+            .find(|(r, _)| *r == reason)
+            .map(|(_, name)| *name)
+            .unwrap_or_else(|| unreachable!());
+        *self
+            .totals(engine, generation)
+            .success
+            .entry(name)
+            .or_default() += 1;
+    }
+}
+
+fn pick(requests: &[Request], pick: usize) -> Option<usize> {
+    (!requests.is_empty()).then(|| pick % requests.len())
+}
+
+fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, op: Op) {
+    match op {
+        Op::Track {
+            engine,
+            arrival,
+            prompt_len,
+            n,
+            parallel,
+        } => {
+            let generation = model.join(engine);
+            let params = RequestParams {
+                arrival_time: arrival,
+                prompt_len,
+                max_tokens_param: Some(prompt_len),
+                n_param: n,
+            };
+            let trackers = if parallel {
+                metrics.requests().track_parallel(engine, params)
+            } else {
+                vec![metrics.requests().track(engine, params)]
+            };
+            requests.extend(trackers.into_iter().map(|tracker| Request {
+                tracker,
+                engine,
+                generation,
+                finished: false,
+                has_tokens: false,
+            }));
+        }
+        Op::Output {
+            pick: p,
+            batch,
+            received,
+            output,
+        } => {
+            let Some(i) = pick(requests, p) else { return };
+            let r = &mut requests[i];
+            r.tracker.observe_output(batch, received, &output);
+            let (engine, generation) = (r.engine, r.generation);
+            if r.finished {
+                model.ignored_outputs += 1;
+                return;
+            }
+            let tokens = output.new_token_ids.len() as u64;
+            let first_tokens = tokens > 0 && !r.has_tokens;
+            r.has_tokens |= tokens > 0;
+            r.finished = output.finish_reason.is_some();
+            let t = model.totals(engine, generation);
+            t.generation_tokens += tokens;
+            t.preemptions += output
+                .events
+                .iter()
+                .filter(|(e, _)| *e == EventType::Preempted)
+                .count() as u64;
+            if let (true, Some(p)) = (first_tokens, output.prefill_stats) {
+                t.prompt_tokens += u64::from(p.num_prompt_tokens);
+            }
+            if let Some(reason) = output.finish_reason {
+                model.finished(engine, generation, reason);
+            }
+        }
+        Op::Finish {
+            pick: p,
+            reason,
+            received,
+        } => {
+            let Some(i) = pick(requests, p) else { return };
+            let r = &mut requests[i];
+            r.tracker.finish(reason, received);
+            if r.finished {
+                model.ignored_finishes += 1;
+            } else {
+                r.finished = true;
+                let (engine, generation) = (r.engine, r.generation);
+                model.finished(engine, generation, reason);
+            }
+        }
+        Op::Abort { pick: p, received } => {
+            let Some(i) = pick(requests, p) else { return };
+            let r = requests.swap_remove(i);
+            if r.finished {
+                model.ignored_finishes += 1;
+            } else {
+                model.finished(r.engine, r.generation, FinishReason::Abort);
+            }
+            r.tracker.abort(received);
+        }
+        Op::Drop { pick: p } => {
+            let Some(i) = pick(requests, p) else { return };
+            let r = requests.swap_remove(i);
+            if !r.finished {
+                model.finished(r.engine, r.generation, FinishReason::Abort);
+            }
+            drop(r.tracker);
+        }
+        Op::Stats { engine, stats } => {
+            metrics.scheduler().record(engine, &stats);
+            let generation = model.join(engine);
+            let t = model.totals(engine, generation);
+            t.prefix_queries = t
+                .prefix_queries
+                .saturating_add(stats.prefix_cache_stats.queries);
+            if let Some(spec) = &stats.spec_decoding_stats {
+                t.accepted_per_pos += spec.num_accepted_tokens_per_pos.iter().sum::<u64>();
+            }
+        }
+        Op::IterationTokens { engine, tokens } => {
+            metrics.scheduler().record_iteration_tokens(engine, tokens);
+            model.join(engine);
+        }
+        Op::RemoveEngine { engine } => {
+            let was_present = model.present.remove(&engine).is_some();
+            assert_eq!(metrics.scheduler().remove_engine(engine), was_present);
+            if was_present {
+                model.left.push(engine);
+            }
+        }
+        Op::Scrape => unreachable!("handled by the caller"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks on one scrape.
+
+/// A series: its name and labels.
+type SeriesKey = (String, Vec<(String, String)>);
+
+/// Counter samples by series, for the monotonicity check.
+type Counters = HashMap<SeriesKey, u64>;
+
+fn engine_of(sample: &Sample) -> Option<u32> {
+    sample.label("engine").and_then(|e| e.parse().ok())
+}
+
+fn check_histograms(samples: &[Sample]) {
+    // (base name, labels without `le`) → cumulative buckets in order.
+    let mut histograms: BTreeMap<SeriesKey, Vec<(f64, u64)>> = BTreeMap::new();
+    let mut scalars: HashMap<SeriesKey, &str> = HashMap::new();
+    for s in samples {
+        if let Some(base) = s.name.strip_suffix("_bucket") {
+            let le = s.label("le").expect("a bucket has le");
+            let le = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().expect("numeric le")
+            };
+            let labels = s
+                .labels
+                .iter()
+                .filter(|(k, _)| k != "le")
+                .cloned()
+                .collect();
+            histograms
+                .entry((base.to_owned(), labels))
+                .or_default()
+                .push((le, s.value.parse().expect("bucket counts are integers")));
+        } else {
+            scalars.insert((s.name.clone(), s.labels.clone()), &s.value);
+        }
+    }
+    for ((base, labels), buckets) in &histograms {
+        let what = format!("{base}{labels:?}");
+        let count: u64 = scalars[&(format!("{base}_count"), labels.clone())]
+            .parse()
+            .expect("integer count");
+        let sum: f64 = scalars[&(format!("{base}_sum"), labels.clone())]
+            .parse()
+            .expect("numeric sum");
+        assert!(sum.is_finite(), "{what}: _sum {sum}");
+        assert_eq!(buckets.last().map(|b| b.0), Some(f64::INFINITY), "{what}");
+        let mut previous = (f64::NEG_INFINITY, 0u64);
+        let mut non_cumulative_total = 0u64;
+        for &(le, cumulative) in buckets {
+            assert!(le > previous.0, "{what}: bounds increase");
+            assert!(cumulative >= previous.1, "{what}: buckets are cumulative");
+            non_cumulative_total += cumulative - previous.1;
+            previous = (le, cumulative);
+        }
+        assert_eq!(previous.1, count, "{what}: +Inf bucket == _count");
+        assert_eq!(
+            non_cumulative_total, count,
+            "{what}: sum of buckets == _count"
+        );
+    }
+}
+
+fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
+    let text = metrics_runtime::encode_prometheus_text(registry).expect("encodes");
+    let samples = parse(&text);
+    check_histograms(&samples);
+
+    let left = std::mem::take(&mut model.left);
+    let mut counters = Counters::new();
+    let mut seen: HashMap<u32, Totals> = HashMap::new();
+    for s in &samples {
+        let Some(engine) = engine_of(s) else { continue };
+        if s.name.ends_with("_total") {
+            let value: u64 = s.value.parse().expect("integer counter");
+            let key = (s.name.clone(), s.labels.clone());
+            if let Some(&before) = previous.get(&key) {
+                if !left.contains(&engine) {
+                    assert!(value >= before, "{key:?} decreased: {before} -> {value}");
+                }
+            }
+            counters.insert(key, value);
+            let t = seen.entry(engine).or_default();
+            match s.name.as_str() {
+                "vllm:request_success_total" => {
+                    let reason = s.label("finished_reason").expect("reason");
+                    let name = REASONS
+                        .iter()
+                        .map(|(_, n)| *n)
+                        .find(|n| *n == reason)
+                        .expect("known reason");
+                    if value > 0 {
+                        t.success.insert(name, value);
+                    }
+                }
+                "vllm:generation_tokens_total" => t.generation_tokens = value,
+                "vllm:prompt_tokens_total" => t.prompt_tokens = value,
+                "vllm:num_preemptions_total" => t.preemptions = value,
+                "vllm:prefix_cache_queries_total" => t.prefix_queries = value,
+                "vllm:spec_decode_num_accepted_tokens_per_pos_total" => t.accepted_per_pos += value,
+                _ => {}
+            }
+        } else if s.name == "vllm:kv_cache_usage_perc" {
+            let usage: f64 = s.value.parse().expect("numeric gauge");
+            assert!((0.0..=1.0).contains(&usage), "kv_cache_usage {usage}");
+        }
+    }
+    *previous = counters;
+
+    let mut engines: Vec<u32> = model.present.keys().copied().collect();
+    engines.sort_unstable();
+    let mut exported: Vec<u32> = seen.keys().copied().collect();
+    exported.sort_unstable();
+    assert_eq!(
+        exported, engines,
+        "exactly the present engines are exported"
+    );
+    for (engine, generation) in model.present.clone() {
+        let expected = model.totals(engine, generation).clone();
+        assert_eq!(seen[&engine], expected, "engine {engine}");
+    }
+}
+
+fn run(ops: Vec<Op>) {
+    let mut registry = Registry::default();
+    let metrics = VllmMetrics::register(
+        &mut registry,
+        VllmMetricsConfig {
+            num_speculative_tokens: SPEC_POSITIONS,
+            ..VllmMetricsConfig::default()
+        },
+    );
+    let mut model = Model::default();
+    let mut requests = Vec::new();
+    let mut previous = Counters::new();
+    for op in ops {
+        match op {
+            Op::Scrape => check(&registry, &mut model, &mut previous),
+            op => apply(&metrics, &mut model, &mut requests, op),
+        }
+    }
+    // Every request left is dropped: each unfinished one is then counted once, as an abort.
+    for r in requests.drain(..) {
+        if !r.finished {
+            model.finished(r.engine, r.generation, FinishReason::Abort);
+        }
+    }
+    if !model.present.is_empty() {
+        check(&registry, &mut model, &mut previous);
+    }
+    assert_eq!(metrics.requests().ignored_outputs(), model.ignored_outputs);
+    assert_eq!(
+        metrics.requests().ignored_finishes(),
+        model.ignored_finishes
+    );
+}
+
+#[test]
+fn arbitrary_request_and_scheduler_sequences_keep_every_invariant() {
+    // A runner rather than `proptest!`, to report the figures over all cases at the end.
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(cases()));
+    let (ops, scrapes) = (Cell::new(0usize), Cell::new(0usize));
+    let result = runner.run(&prop::collection::vec(op(), 1..80), |case| {
+        ops.set(ops.get() + case.len());
+        scrapes.set(scrapes.get() + case.iter().filter(|o| matches!(o, Op::Scrape)).count());
+        run(case);
+        Ok(())
+    });
+    if let Err(failure) = result {
+        panic!("{failure}");
+    }
+    eprintln!(
+        "reliability_props: {} cases, {} operations, {} checked scrapes (plus a final one per case)",
+        cases(),
+        ops.get(),
+        scrapes.get()
+    );
+}
