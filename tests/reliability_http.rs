@@ -1,0 +1,214 @@
+//! The demo's `/metrics` endpoint under load, on loopback, while its simulator runs with engine
+//! churn: many concurrent scrapes with no error and a bounded latency (a generous hang bound,
+//! not a performance claim), counters that never decrease, and malformed requests answered with
+//! a 4xx while the server keeps serving.
+//!
+//! Short by default (8 clients x 200 scrapes); `METRIC_HANDLES_STRESS=long` runs 8 x 2000.
+
+mod demo_support;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use demo_support::{http_get, parse_exposition, serve_frontend};
+
+const CLIENTS: usize = 8;
+
+/// Any scrape slower than this is a hang, not a slow machine.
+const HANG_BOUND: Duration = Duration::from_secs(2);
+
+fn scrapes_per_client() -> usize {
+    match std::env::var("METRIC_HANDLES_STRESS").as_deref() {
+        Ok("long") => 2000,
+        _ => 200,
+    }
+}
+
+/// Simulated time runs 20x faster, and an engine joins or leaves every 5 simulated seconds.
+const SIMULATOR: &[&str] = &["--speed=20", "--requests=0", "--churn-interval=5"];
+
+/// One client's scrapes: each must succeed, and the stable engines' counters (0 and 1; the
+/// churning ones restart at 0 when they rejoin) must never decrease. Returns the latencies.
+fn client(addr: SocketAddr, scrapes: usize) -> Vec<Duration> {
+    let mut previous: HashMap<String, f64> = HashMap::new();
+    (0..scrapes)
+        .map(|i| {
+            let start = Instant::now();
+            let r = http_get(addr, "/metrics", None)
+                .unwrap_or_else(|e| panic!("scrape {i} failed: {e}"));
+            let elapsed = start.elapsed();
+            assert_eq!(r.status, 200, "scrape {i}");
+            let samples = parse_exposition(&r.body);
+            assert!(
+                samples
+                    .iter()
+                    .any(|s| s.name == "vllm:num_requests_running"),
+                "scrape {i} has the vLLM metrics"
+            );
+            for s in samples.iter().filter(|s| s.name.ends_with("_total")) {
+                let stable = matches!(s.labels.get("engine").map(String::as_str), Some("0" | "1"));
+                if !stable {
+                    continue;
+                }
+                let key = format!("{}{:?}", s.name, s.labels);
+                if let Some(&before) = previous.get(&key) {
+                    assert!(
+                        s.value >= before,
+                        "{key} decreased: {before} -> {}",
+                        s.value
+                    );
+                }
+                previous.insert(key, s.value);
+            }
+            elapsed
+        })
+        .collect()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let rank = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+/// Waits (up to 10 s) for the engines' series: the server answers before the simulator's
+/// engines first report, and an exposition without them is valid but checks nothing.
+fn wait_for_engines(addr: SocketAddr) {
+    for _ in 0..100 {
+        let r = http_get(addr, "/metrics", None).expect("GET /metrics");
+        if r.body.contains("vllm:num_requests_running{") {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no engine series within 10 s");
+}
+
+#[test]
+fn concurrent_scrapes_under_load_all_succeed_within_the_hang_bound() {
+    let (_guard, addr, _stdout) = serve_frontend(SIMULATOR);
+    wait_for_engines(addr);
+    let scrapes = scrapes_per_client();
+    let start = Instant::now();
+    let mut latencies: Vec<Duration> = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|_| s.spawn(move || client(addr, scrapes)))
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().expect("client thread"))
+            .collect()
+    });
+    let wall = start.elapsed();
+    latencies.sort_unstable();
+    let (p50, p90, p99) = (
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.90),
+        percentile(&latencies, 0.99),
+    );
+    let max = latencies[latencies.len() - 1];
+    eprintln!(
+        "http load: {CLIENTS} clients x {scrapes} scrapes = {} in {wall:.2?} \
+         ({:.0} scrapes/s); latency p50 {p50:.2?}, p90 {p90:.2?}, p99 {p99:.2?}, max {max:.2?}",
+        latencies.len(),
+        latencies.len() as f64 / wall.as_secs_f64(),
+    );
+    assert_eq!(latencies.len(), CLIENTS * scrapes);
+    assert!(p99 < HANG_BOUND, "p99 {p99:?} suggests a hang");
+}
+
+/// Sends `request` raw and returns the status code of the reply (`None` when the server closed
+/// the connection without one). The write side is left open: a server may close a connection
+/// whose client half-closed before answering it.
+fn raw(addr: SocketAddr, request: &[u8]) -> Option<u16> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    // The server may answer and close before reading everything (an oversized header):
+    // a failed write is fine, the reply is what matters.
+    let _ = stream.write_all(request);
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // Up to the end of the status line, the server closing, or the read timeout.
+    while !reply.windows(2).any(|w| w == b"\r\n") {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => reply.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let reply = String::from_utf8_lossy(&reply);
+    reply
+        .strip_prefix("HTTP/1.")
+        .and_then(|rest| rest.get(2..5))
+        .and_then(|code| code.parse().ok())
+}
+
+#[test]
+fn malformed_requests_get_a_4xx_and_the_server_keeps_serving() {
+    let (mut guard, addr, _stdout) = serve_frontend(SIMULATOR);
+    let huge_header = format!(
+        "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Absurd: {}\r\n\r\n",
+        "a".repeat(1 << 20)
+    );
+    let many_headers = format!(
+        "GET /metrics HTTP/1.1\r\nHost: x\r\n{}\r\n",
+        (0..1000)
+            .map(|i| format!("X-{i}: y\r\n"))
+            .collect::<String>()
+    );
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage bytes", (0..=255u8).cycle().take(4096).collect()),
+        ("a bad request line", b"GET\r\n\r\n".to_vec()),
+        (
+            "a bad HTTP version",
+            b"GET /metrics HTTP/9.9\r\n\r\n".to_vec(),
+        ),
+        (
+            "a header without a colon",
+            b"GET /metrics HTTP/1.1\r\nHost x\r\n\r\n".to_vec(),
+        ),
+        ("a 1 MiB header", huge_header.into_bytes()),
+        ("1000 headers", many_headers.into_bytes()),
+        (
+            "POST",
+            b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi".to_vec(),
+        ),
+        (
+            "DELETE",
+            b"DELETE /metrics HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+        ),
+        (
+            "a path that is not /metrics",
+            b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+        ),
+    ];
+    // Idle and half-sent connections held open throughout must not stall anyone.
+    let idle: Vec<TcpStream> = (0..32)
+        .map(|i| {
+            let mut s = TcpStream::connect(addr).expect("connect");
+            if i % 2 == 0 {
+                let _ = s.write_all(b"GET /metr");
+            }
+            s
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for (what, request) in &cases {
+        let status = raw(addr, request);
+        outcomes.push(format!("{what}: {status:?}"));
+        assert!(
+            matches!(status, Some(400..=499)),
+            "{what}: expected a 4xx, got {status:?}"
+        );
+        let ok = http_get(addr, "/metrics", None).expect("still serving");
+        assert_eq!(ok.status, 200, "after {what}");
+    }
+    eprintln!("malformed requests: {}", outcomes.join("; "));
+    drop(idle);
+    assert!(
+        guard.child().try_wait().expect("poll").is_none(),
+        "the server is still running"
+    );
+}
