@@ -415,3 +415,104 @@ fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {
         }
     }
 }
+
+/// Mistakes a user plausibly makes, each as a `(find, replace)` edit of the first seed. Every
+/// one alone must be a compile error; any combination too.
+const MISTAKES: &[(&str, &str, &str)] = &[
+    ("typo in a field key", "name = \"vllm:num_requests_running\"", "nmae = \"vllm:num_requests_running\""),
+    ("typo in a container key", "handles = DemoHandles", "handle = DemoHandles"),
+    ("max_series as a string", "max_series = 4", "max_series = \"4\""),
+    ("max_series as a float", "max_series = 4", "max_series = 4.0"),
+    ("max_series of zero", "max_series = 4", "max_series = 0"),
+    ("a missing `=`", "max_series = 4", "max_series 4"),
+    ("name as an identifier", "name = \"vllm:ttft\"", "name = vllm_ttft"),
+    ("a counter named `_total`", "name = \"vllm:request_success\"", "name = \"vllm:request_success_total\""),
+    ("a dash in a name", "name = \"vllm:ttft\"", "name = \"vllm-ttft\""),
+    ("a name starting with a digit", "name = \"demo:lin\"", "name = \"1demo:lin\""),
+    ("an empty name", "name = \"demo:ott\"", "name = \"\""),
+    ("the same name twice", "name = \"demo:lin\"", "name = \"demo:ott\""),
+    ("swapped generic arguments", "Family<EngineLabels, Gauge>", "Family<Gauge, EngineLabels>"),
+    ("one generic argument", "Family<EngineLabels, Gauge>", "Family<Gauge>"),
+    ("a prometheus-client histogram", "Family<EngineLabels, Histogram>,\n        /// Success", "Family<EngineLabels, prometheus_client::metrics::histogram::Histogram>,\n        /// Success"),
+    ("an unsupported member", "ByPosition<Counter<f64, AtomicU64>>", "ByPosition<Summary>"),
+    ("help ending in '.'", "/// Running", "/// Running."),
+    ("a help attribute ending in '.'", "help = \"Things counted\"", "help = \"Things counted.\""),
+    ("no help at all", "/// Linear\n", ""),
+    ("buckets not increasing", "buckets = [-0.1, 0.01, 1]", "buckets = [1, 0.5, 2]"),
+    ("an empty bucket list", "buckets = [-0.1, 0.01, 1]", "buckets = []"),
+    ("a non-numeric bucket", "buckets = [-0.1, 0.01, 1]", "buckets = [0.1, \"1\"]"),
+    ("a non-finite bucket", "buckets = [-0.1, 0.01, 1]", "buckets = [0.1, 1e999]"),
+    ("a zero-count generator", "count = 4", "count = 0"),
+    ("a generator argument missing", "linear(start = 0, width = 1, count = 3)", "linear(start = 0, count = 3)"),
+    ("an unknown generator", "one_two_five(max = 1000)", "one_two_three(max = 1000)"),
+    ("buckets on a gauge", "max_series = 4", "max_series = 4, buckets = [1.0]"),
+    ("a reserved label `le`", "label = \"finished_reason\"", "label = \"le\""),
+    ("a reserved label `quantile`", "label = \"finished_reason\"", "label = \"quantile\""),
+    ("a reserved `__` label", "label = \"position\"", "label = \"__position\""),
+    ("an invalid label key", "label = \"position\"", "label = \"draft position\""),
+    ("positions without a position axis", "name = \"demo:lin\"", "name = \"demo:lin\", positions = 2"),
+    ("an alias without deprecated_in", "deprecated_in = \"0.10\"", "deprecated_in_version = \"0.10\""),
+    ("an alias named like its metric", "alias(name = \"vllm:old_success\"", "alias(name = \"vllm:request_success\""),
+    ("an invalid unit (upper case)", "unit = \"seconds\"", "unit = \"Seconds\""),
+    ("a name ending in its unit", "name = \"vllm:ttft\"", "name = \"vllm:ttft_seconds\""),
+    ("skip with other keys", "#[metric(skip)]", "#[metric(skip, name = \"x:y\")]"),
+    ("a quoted container value", "labels = EngineLabels", "labels = \"EngineLabels\""),
+];
+
+/// The first seed with `mistakes` applied, in order (an edit whose text an earlier one
+/// replaced does nothing, so at least the first always applies).
+fn with_mistakes(mistakes: &[usize]) -> String {
+    let mut source = SEEDS[0].to_owned();
+    for &i in mistakes {
+        let (_, find, replace) = MISTAKES[i % MISTAKES.len()];
+        source = source.replacen(find, replace, 1);
+    }
+    source
+}
+
+fn is_compile_error(tokens: &TokenStream) -> bool {
+    let mut idents = Vec::new();
+    collect_idents(tokens.clone(), &mut idents);
+    idents.iter().any(|i| i == "compile_error")
+}
+
+#[test]
+fn every_plausible_mistake_is_a_compile_error() {
+    let mut not_errors = Vec::new();
+    for (i, (what, find, _)) in MISTAKES.iter().enumerate() {
+        assert!(
+            SEEDS[0].contains(find) || SEEDS[1].contains(find),
+            "{what}: stale edit"
+        );
+        let source = if SEEDS[0].contains(find) {
+            with_mistakes(&[i])
+        } else {
+            SEEDS[1].replacen(find, MISTAKES[i].2, 1)
+        };
+        let tokens: TokenStream = source.parse().unwrap_or_default();
+        let output = crate::expand::derive(tokens);
+        if !is_compile_error(&output) || syn::parse2::<syn::File>(output).is_err() {
+            not_errors.push(*what);
+        }
+    }
+    assert!(
+        not_errors.is_empty(),
+        "not a clean compile error: {not_errors:?}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn combined_mistakes_are_compile_errors_never_panics(
+        mistakes in prop::collection::vec(0..MISTAKES.len(), 1..5)
+    ) {
+        let source = with_mistakes(&mistakes);
+        // Mistakes on the second seed's text leave the first seed valid: skip those.
+        prop_assume!(source != SEEDS[0]);
+        let output = crate::expand::derive(source.parse().unwrap_or_default());
+        prop_assert!(is_compile_error(&output), "no compile_error for {:?}", mistakes);
+        prop_assert!(syn::parse2::<syn::File>(output).is_ok());
+    }
+}
