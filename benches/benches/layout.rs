@@ -40,6 +40,16 @@ fn bucket_search(c: &mut Criterion) {
         }
         candidate!("linear_count", search::linear_count);
         candidate!("binary", search::binary);
+        candidate!("linear_early_exit", search::linear_early_exit);
+        if let Some(octaves) = search::OctaveIndex::new(bounds) {
+            group.bench_function("octave_index", |b| {
+                let mut i = 0usize;
+                b.iter(|| {
+                    i = i.wrapping_add(1);
+                    black_box(&octaves).index(values[i & MASK])
+                })
+            });
+        }
         group.finish();
     }
 }
