@@ -84,6 +84,56 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "ours",
             "One SchedulerStats record".into(),
         ),
+        group(
+            "encode_1_engines".into(),
+            "ours",
+            "Encode the registry (OpenMetrics), 1 engine".into(),
+        ),
+        group(
+            "encode_8_engines".into(),
+            "ours",
+            "Encode the registry (OpenMetrics), 8 engines".into(),
+        ),
+        group(
+            "encode_64_engines".into(),
+            "ours",
+            "Encode the registry (OpenMetrics), 64 engines".into(),
+        ),
+        group(
+            "bucket_search_5".into(),
+            "linear_count",
+            "Bucket search, 5 bounds (PARAMS_N)".into(),
+        ),
+        group(
+            "bucket_search_13".into(),
+            "linear_count",
+            "Bucket search, 13 bounds (ITERATION_TOKENS)".into(),
+        ),
+        group(
+            "bucket_search_19".into(),
+            "linear_count",
+            "Bucket search, 19 bounds (ITL)".into(),
+        ),
+        group(
+            "bucket_search_22".into(),
+            "linear_count",
+            "Bucket search, 22 bounds (TTFT)".into(),
+        ),
+        group(
+            "bucket_search_64".into(),
+            "linear_count",
+            "Bucket search, 64 bounds".into(),
+        ),
+        group(
+            format!("separate_counters_{threads}t"),
+            "cached_handle",
+            format!("Counter increment, {threads} threads, one series each"),
+        ),
+        group(
+            format!("separate_histograms_{threads}t"),
+            "ours",
+            format!("Histogram observe, {threads} threads, one series each"),
+        ),
     ]
 }
 
