@@ -1,11 +1,13 @@
 //! The vLLM recorders against the per-record-lookup baseline (how vLLM recorded before it
-//! cached handles): a whole request lifecycle, one `SchedulerStats` record, and encoding the
-//! registry for 1, 8 and 64 engines.
+//! cached handles): a whole request lifecycle (on 1 thread, and on `BENCH_THREADS` threads
+//! recording into the same engine), one `SchedulerStats` record, and encoding the registry for
+//! 1, 8 and 64 engines.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles_benches::baseline::{LookupMetrics, LookupTracker};
+use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
 use metrics_runtime::prometheus_client::registry::Registry;
@@ -62,6 +64,40 @@ fn request_lifecycle(c: &mut Criterion) {
     group.finish();
 }
 
+/// `BENCH_THREADS` threads each running whole request lifecycles on the same engine at once:
+/// every thread records into the same series (the frontend's tasks share an engine's handles).
+fn request_lifecycle_contended(c: &mut Criterion) {
+    let (_r1, ours, _r2, baseline) = recorders();
+    let request = request();
+    let threads = threads();
+    let mut group = c.benchmark_group(format!("request_lifecycle_{threads}t"));
+    group.bench_function("ours", |b| {
+        b.iter_custom(|iters| {
+            time_contended(threads, iters, |_, iters| {
+                for _ in 0..iters {
+                    let mut tracker = ours.requests().track(0, request.params);
+                    for (batch, received, output) in &request.outputs {
+                        tracker.observe_output(*batch, *received, black_box(output));
+                    }
+                }
+            })
+        })
+    });
+    group.bench_function("lookup_baseline", |b| {
+        b.iter_custom(|iters| {
+            time_contended(threads, iters, |_, iters| {
+                for _ in 0..iters {
+                    let mut tracker = LookupTracker::new(&baseline, 0, request.params);
+                    for (batch, received, output) in &request.outputs {
+                        tracker.observe_output(*batch, *received, black_box(output));
+                    }
+                }
+            })
+        })
+    });
+    group.finish();
+}
+
 fn scheduler(c: &mut Criterion) {
     let (_r1, ours, _r2, baseline) = recorders();
     let stats = scheduler_stats();
@@ -113,5 +149,11 @@ fn encode(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, request_lifecycle, scheduler, encode);
+criterion_group!(
+    benches,
+    request_lifecycle,
+    request_lifecycle_contended,
+    scheduler,
+    encode
+);
 criterion_main!(benches);

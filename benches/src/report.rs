@@ -80,6 +80,11 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "Request lifecycle (128 outputs)".into(),
         ),
         group(
+            format!("request_lifecycle_{threads}t"),
+            "ours",
+            format!("Request lifecycle (128 outputs), {threads} threads, same engine"),
+        ),
+        group(
             "scheduler_stats".into(),
             "ours",
             "One SchedulerStats record".into(),
