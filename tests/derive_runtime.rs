@@ -1,12 +1,12 @@
 //! The derives, end to end: register, resolve, record, encode, and compare with what
 //! prometheus-client itself produces for the same metrics.
 
-use metrics_runtime::prometheus_client::metrics::counter::Counter as PcCounter;
-use metrics_runtime::prometheus_client::metrics::family::Family as PcFamily;
-use metrics_runtime::prometheus_client::metrics::gauge::Gauge as PcGauge;
-use metrics_runtime::prometheus_client::metrics::histogram::Histogram as PcHistogram;
-use metrics_runtime::prometheus_client::registry::{Registry, Unit};
-use metrics_runtime::{
+use metric_handles::prometheus_client::metrics::counter::Counter as PcCounter;
+use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
+use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
+use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
+use metric_handles::prometheus_client::registry::{Registry, Unit};
+use metric_handles::{
     Buckets, ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
     LabelSet, MetricHandles, MetricKind, RegisterOptions,
 };
@@ -84,7 +84,7 @@ fn derived_code_encodes_exactly_like_the_hand_expansion() {
             })
             .inc();
     }
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     let expected = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m",engine="0"} 2
@@ -118,7 +118,7 @@ demo:lora_requests_total{model_name="m",engine="0",otel_metric_overflow="true"} 
     assert_eq!(text, expected);
 
     metrics.remove(&labels);
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(!text.contains("model_name=\"m\""), "{text}");
 }
 
@@ -143,7 +143,7 @@ fn descriptors_describe_every_field() {
     assert_eq!(d[0].help, "Number of requests in model execution batches");
     assert_eq!(d[0].common_labels, ["model_name", "engine"]);
     assert_eq!(d[0].axis, None);
-    assert_eq!(d[0].max_series, metrics_runtime::DEFAULT_MAX_SERIES);
+    assert_eq!(d[0].max_series, metric_handles::DEFAULT_MAX_SERIES);
     assert_eq!(d[1].kind, MetricKind::Counter);
     assert_eq!(d[2].kind, MetricKind::Histogram);
     assert_eq!(d[2].buckets, Some(Buckets::Explicit(&[0.01, 0.1, 1.0])));
@@ -212,7 +212,7 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
         PcHistogram::new([0.005, 0.05, 0.5, 5.0])
     });
     let request_tokens = PcFamily::<PcLabels, PcHistogram>::new_with_constructor(|| {
-        PcHistogram::new(metrics_runtime::buckets::exponential(1.0, 4.0, 5))
+        PcHistogram::new(metric_handles::buckets::exponential(1.0, 4.0, 5))
     });
     theirs.register("cmp:waiting", "Requests waiting", waiting.clone());
     theirs.register("cmp:tokens", "Tokens generated", counter.clone());
@@ -237,11 +237,11 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
         .iter()
         .for_each(|v| request_tokens.get_or_create(&labels).observe(*v));
 
-    let ours_text = metrics_runtime::encode_prometheus_text(&ours).unwrap();
-    let theirs_text = metrics_runtime::encode_prometheus_text(&theirs).unwrap();
+    let ours_text = metric_handles::encode_prometheus_text(&ours).unwrap();
+    let theirs_text = metric_handles::encode_prometheus_text(&theirs).unwrap();
     assert_eq!(ours_text, theirs_text);
-    let ours_om = metrics_runtime::encode_openmetrics(&ours).unwrap();
-    let theirs_om = metrics_runtime::encode_openmetrics(&theirs).unwrap();
+    let ours_om = metric_handles::encode_openmetrics(&ours).unwrap();
+    let theirs_om = metric_handles::encode_openmetrics(&theirs).unwrap();
     assert_eq!(ours_om, theirs_om);
     // Not vacuous: every metric is there with its value.
     assert!(ours_text.contains(r#"cmp:step_seconds_count{model_name="m",engine="3"} 6"#));
@@ -253,23 +253,23 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
 pub struct Before {
     /// Requests served
     #[metric(name = "app:requests")]
-    pub requests: Family<metrics_runtime::NoLabels, Counter>,
+    pub requests: Family<metric_handles::NoLabels, Counter>,
     /// Queue depth
     #[metric(name = "app:queue_depth")]
-    pub queue_depth: Family<metrics_runtime::NoLabels, Gauge>,
+    pub queue_depth: Family<metric_handles::NoLabels, Gauge>,
 }
 
 #[derive(MetricHandles)]
 pub struct After {
     /// Requests served
     #[metric(name = "app:requests")]
-    pub requests: Family<metrics_runtime::NoLabels, Counter>,
+    pub requests: Family<metric_handles::NoLabels, Counter>,
     /// Queue depth
     #[metric(name = "app:queue_depth")]
-    pub queue_depth: Family<metrics_runtime::NoLabels, Gauge>,
+    pub queue_depth: Family<metric_handles::NoLabels, Gauge>,
     /// Requests rejected
     #[metric(name = "app:rejected")]
-    pub rejected: Family<metrics_runtime::NoLabels, Counter>,
+    pub rejected: Family<metric_handles::NoLabels, Counter>,
 }
 
 /// The same usage code, for either version.
@@ -277,7 +277,7 @@ macro_rules! serve {
     ($metrics:ty) => {{
         let mut registry = Registry::default();
         let metrics = <$metrics>::register(&mut registry);
-        let handles = metrics.resolve(&metrics_runtime::NoLabels);
+        let handles = metrics.resolve(&metric_handles::NoLabels);
         handles.requests.inc_by(7);
         handles.queue_depth.set(2);
         (registry, metrics, handles)
@@ -288,14 +288,14 @@ macro_rules! serve {
 fn adding_a_field_adds_one_metric_and_changes_nothing_else() {
     let (before, _, _) = serve!(Before);
     let (after, _, handles) = serve!(After);
-    let before = metrics_runtime::encode_prometheus_text(&before).unwrap();
-    let after_text = metrics_runtime::encode_prometheus_text(&after).unwrap();
+    let before = metric_handles::encode_prometheus_text(&before).unwrap();
+    let after_text = metric_handles::encode_prometheus_text(&after).unwrap();
     let added = "# HELP app:rejected_total Requests rejected.\n\
                  # TYPE app:rejected_total counter\n\
                  app:rejected_total 0\n";
     assert_eq!(after_text, format!("{before}{added}"));
     handles.rejected.inc();
-    let after_text = metrics_runtime::encode_prometheus_text(&after).unwrap();
+    let after_text = metric_handles::encode_prometheus_text(&after).unwrap();
     assert!(
         after_text.ends_with("app:rejected_total 1\n"),
         "{after_text}"
@@ -315,12 +315,12 @@ fn remove_drops_one_label_set_and_keeps_the_others() {
     h0.generation_tokens.inc();
     h1.generation_tokens.inc_by(2);
     metrics.remove(&engine(0));
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(!text.contains(r#"engine="0""#), "{text}");
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="1"} 2"#));
     // Resolving again after removal starts a fresh series.
     metrics.resolve(&engine(0)).generation_tokens.inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="0"} 1"#));
 }
 
@@ -341,7 +341,7 @@ fn max_series_routes_extra_label_sets_to_the_overflow_series() {
     }
     assert_eq!(metrics.requests.len(), 2);
     assert_eq!(metrics.requests.overflowed_lookups(), 2);
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(
         text.contains(r#"lim:requests_total{model_name="m",engine="1"} 1"#),
         "{text}"
@@ -367,15 +367,15 @@ pub struct Renamed {
         name = "vllm:num_preemptions",
         alias(name = "vllm:num_preemptions_old", deprecated_in = "0.10")
     )]
-    pub preemptions: Family<metrics_runtime::NoLabels, Counter>,
+    pub preemptions: Family<metric_handles::NoLabels, Counter>,
 }
 
 #[test]
 fn aliases_are_exposed_only_for_their_version() {
     let mut registry = Registry::default();
     let hidden = Renamed::register(&mut registry);
-    hidden.resolve(&metrics_runtime::NoLabels).preemptions.inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    hidden.resolve(&metric_handles::NoLabels).preemptions.inc();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains("vllm:num_preemptions_total 1"), "{text}");
     assert!(!text.contains("num_preemptions_old"), "{text}");
 
@@ -384,10 +384,10 @@ fn aliases_are_exposed_only_for_their_version() {
         let options = RegisterOptions::new().show_hidden_metrics_for_version(version);
         let metrics = Renamed::register_with(&mut registry, &options);
         metrics
-            .resolve(&metrics_runtime::NoLabels)
+            .resolve(&metric_handles::NoLabels)
             .preemptions
             .inc_by(3);
-        let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+        let text = metric_handles::encode_prometheus_text(&registry).unwrap();
         assert!(text.contains("vllm:num_preemptions_total 3"), "{text}");
         assert_eq!(
             text.contains("vllm:num_preemptions_old_total 3"),
@@ -413,7 +413,7 @@ fn positions_default_from_the_attribute_and_are_overridable() {
     let h = metrics.resolve(&engine(0));
     assert_eq!(h.accepted_per_pos.preresolved(), 5);
     h.accepted_per_pos.get(4).inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(
         r#"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="4"} 1"#
     ));
@@ -423,11 +423,11 @@ fn positions_default_from_the_attribute_and_are_overridable() {
 pub struct WithCfg {
     /// Present
     #[metric(name = "cfg:present")]
-    pub present: Family<metrics_runtime::NoLabels, Counter>,
+    pub present: Family<metric_handles::NoLabels, Counter>,
     /// Absent
     #[cfg(any())]
     #[metric(name = "cfg:absent")]
-    pub absent: Family<metrics_runtime::NoLabels, Counter>,
+    pub absent: Family<metric_handles::NoLabels, Counter>,
     #[metric(skip)]
     pub note: String,
 }
@@ -438,8 +438,8 @@ fn cfg_fields_are_absent_everywhere_and_skipped_fields_are_defaulted() {
     let mut registry = Registry::default();
     let metrics = WithCfg::register(&mut registry);
     assert_eq!(metrics.note, "");
-    metrics.resolve(&metrics_runtime::NoLabels).present.inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    metrics.resolve(&metric_handles::NoLabels).present.inc();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains("cfg:present_total 1"));
     assert!(!text.contains("cfg:absent"));
 }

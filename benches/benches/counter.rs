@@ -12,7 +12,7 @@ use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::recorder;
 use metric_handles_benches::runner::{Contended, Runner, SingleThread};
-use metrics_runtime::{Counter, Family, SeriesSpec};
+use metric_handles::{Counter, Family, SeriesSpec};
 
 const METRIC: &str = "vllm:generation_tokens";
 

@@ -13,7 +13,7 @@ use metric_handles_benches::runner::{Contended, Runner, SingleThread};
 
 struct Histograms {
     values: Vec<f64>,
-    ours: metrics_runtime::Histogram,
+    ours: metric_handles::Histogram,
     pc: prometheus_client::metrics::histogram::Histogram,
     prom: prometheus::Histogram,
     measured: measured::Histogram<{ ITL_BUCKETS.len() }>,
@@ -28,7 +28,7 @@ impl Histograms {
         .expect("valid histogram options");
         Histograms {
             values: observations(),
-            ours: metrics_runtime::Histogram::new(ITL_BUCKETS),
+            ours: metric_handles::Histogram::new(ITL_BUCKETS),
             pc: prometheus_client::metrics::histogram::Histogram::new(ITL_BUCKETS),
             prom,
             measured: measured::Histogram::with_metadata(

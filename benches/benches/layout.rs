@@ -17,7 +17,7 @@ use metric_handles_benches::fixtures::{
 };
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::search;
-use metrics_runtime::{Counter, Family, SeriesSpec};
+use metric_handles::{Counter, Family, SeriesSpec};
 
 const MASK: usize = OBSERVATIONS - 1;
 
@@ -94,8 +94,8 @@ fn separate_counters(c: &mut Criterion) {
 fn separate_histograms(c: &mut Criterion) {
     let threads = threads();
     let values = observations();
-    let ours: Vec<metrics_runtime::Histogram> = (0..threads)
-        .map(|_| metrics_runtime::Histogram::new(ITL_BUCKETS))
+    let ours: Vec<metric_handles::Histogram> = (0..threads)
+        .map(|_| metric_handles::Histogram::new(ITL_BUCKETS))
         .collect();
     let pc: Vec<prometheus_client::metrics::histogram::Histogram> = (0..threads)
         .map(|_| prometheus_client::metrics::histogram::Histogram::new(ITL_BUCKETS))

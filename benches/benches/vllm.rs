@@ -10,8 +10,8 @@ use metric_handles_benches::baseline::{LookupMetrics, LookupTracker};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
 
 fn config() -> VllmMetricsConfig {
     VllmMetricsConfig {
@@ -136,7 +136,7 @@ fn encode(c: &mut Criterion) {
         }
         let mut group = c.benchmark_group(format!("encode_{engines}_engines"));
         group.bench_function("ours", |b| {
-            b.iter(|| metrics_runtime::encode_openmetrics(&ours_registry))
+            b.iter(|| metric_handles::encode_openmetrics(&ours_registry))
         });
         group.bench_function("pc_families", |b| {
             b.iter(|| {

@@ -15,7 +15,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     tokens_buckets, FinishReason, FinishRecord, OutputRecord, PromptSource, RequestLifecycle,
     RequestOutput, RequestParams, SchedulerStats, WaitingReason, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
     PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
@@ -447,7 +447,7 @@ mod tests {
     use super::*;
     use crate::fixtures::MODEL_NAME;
     use crate::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
-    use metrics_runtime::vllm::{VllmMetrics, VllmMetricsConfig};
+    use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 
     /// The baseline does the same work as the real recorders: every sample it exports is
     /// exported, with the same value, by the runtime's recorders fed the same input.
@@ -478,7 +478,7 @@ mod tests {
         assert!(tracker.is_finished());
 
         // Both in OpenMetrics, prometheus-client's `text::encode` format.
-        let ours_text = metrics_runtime::encode_openmetrics(&ours_registry).expect("encode");
+        let ours_text = metric_handles::encode_openmetrics(&ours_registry).expect("encode");
         let mut baseline_text = String::new();
         prometheus_client::encoding::text::encode(&mut baseline_text, &baseline_registry)
             .expect("encode");

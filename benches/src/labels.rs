@@ -1,5 +1,5 @@
 //! The vLLM per-engine label set (`model_name`, `engine`), usable both as a prometheus-client
-//! `Family` key (the baseline) and as a `metrics_runtime` common label set.
+//! `Family` key (the baseline) and as a `metric_handles` common label set.
 
 use prometheus_client::encoding::EncodeLabelSet;
 
@@ -15,7 +15,7 @@ pub struct EngineLabels {
 }
 
 // prometheus-client's derive encodes the fields in declaration order, matching `KEYS`.
-impl metrics_runtime::LabelSet for EngineLabels {
+impl metric_handles::LabelSet for EngineLabels {
     const KEYS: &'static [&'static str] = &["model_name", "engine"];
 }
 

@@ -1,6 +1,6 @@
 //! Realistic inputs of the vLLM recorders: one request's 128 outputs, and one scheduler step.
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats,
     RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats,
 };

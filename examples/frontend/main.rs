@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use metrics_runtime::ExpositionFormat;
+use metric_handles::ExpositionFormat;
 use prometheus_client::registry::Registry;
 
 use crate::cli::Args;

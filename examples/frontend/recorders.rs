@@ -1,6 +1,6 @@
 //! The recorders the simulated frontend drives, and the engine-output types it produces.
 
-pub use metrics_runtime::vllm::{
+pub use metric_handles::vllm::{
     CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
     PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SchedulerStatsRecorder,
     SpecDecodingStats, StatsLogger, VllmMetrics, VllmMetricsConfig,

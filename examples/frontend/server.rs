@@ -8,7 +8,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use metrics_runtime::ExpositionFormat;
+use metric_handles::ExpositionFormat;
 use prometheus_client::registry::Registry;
 
 pub fn router(registry: Arc<Registry>) -> Router {

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 /// Valid inputs, mutated by the second property.
 const SEEDS: &[&str] = &[
     r#"
-    #[metric_handles(handles = DemoHandles, labels = EngineLabels, crate = ::metrics_runtime)]
+    #[metric_handles(handles = DemoHandles, labels = EngineLabels, crate = ::metric_handles)]
     pub struct DemoMetrics {
         /// Running
         #[metric(name = "vllm:num_requests_running", max_series = 4)]
@@ -394,16 +394,16 @@ fn seeds_are_valid_for_their_derive() {
 
 #[test]
 fn crate_path_replaces_every_runtime_path() {
-    let input = SEEDS[0].replace("crate = ::metrics_runtime", "crate = ::rt");
+    let input = SEEDS[0].replace("crate = ::metric_handles", "crate = ::rt");
     let output = crate::expand::derive(input.parse().unwrap_or_default());
     let mut idents = Vec::new();
     collect_idents(output, &mut idents);
     assert!(idents.iter().any(|i| i == "rt"));
-    assert!(!idents.iter().any(|i| i == "metrics_runtime"));
+    assert!(!idents.iter().any(|i| i == "metric_handles"));
     let output = crate::label_set::derive(SEEDS[2].parse().unwrap_or_default());
     let mut idents = Vec::new();
     collect_idents(output, &mut idents);
-    assert!(!idents.iter().any(|i| i == "metrics_runtime"));
+    assert!(!idents.iter().any(|i| i == "metric_handles"));
 }
 
 fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {

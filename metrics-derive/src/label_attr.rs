@@ -29,7 +29,7 @@ pub fn parse_type(cx: &Ctxt, attrs: &[Attribute], allow_rename_all: bool) -> Typ
             if !meta.input.peek(Token![=]) {
                 cx.error_spanned_by(
                     key,
-                    "`crate` needs a value: write `#[label(crate = ::metrics_runtime)]`",
+                    "`crate` needs a value: write `#[label(crate = ::metric_handles)]`",
                 );
                 return attr::skip_value(meta.input);
             }
@@ -49,7 +49,7 @@ pub fn parse_type(cx: &Ctxt, attrs: &[Attribute], allow_rename_all: bool) -> Typ
     TypeAttrs {
         krate: match krate.get() {
             Some(keyed) => keyed.value.to_token_stream(),
-            None => quote!(::metrics_runtime),
+            None => quote!(::metric_handles),
         },
         rename_all: rename_all.get().map(|k| k.value),
     }

@@ -35,7 +35,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
         ),
         Some(fields) if fields.is_empty() => cx.error_spanned_by(
             &input.ident,
-            "`#[derive(LabelSet)]` on a struct without fields: add one field per label key, or use `metrics_runtime::NoLabels` for no labels",
+            "`#[derive(LabelSet)]` on a struct without fields: add one field per label key, or use `metric_handles::NoLabels` for no labels",
         ),
         Some(fields) => {
             let mut seen: HashMap<String, String> = HashMap::new();

@@ -1,5 +1,5 @@
-//! The derives behind `metrics-runtime`: `#[derive(MetricHandles)]`, `#[derive(LabelSet)]` and
-//! `#[derive(LabelEnum)]`. Depend on `metrics-runtime`, which re-exports them; the attribute
+//! The derives behind `metric-handles`: `#[derive(MetricHandles)]`, `#[derive(LabelSet)]` and
+//! `#[derive(LabelEnum)]`. Depend on `metric-handles`, which re-exports them; the attribute
 //! grammar is documented in `docs/attributes.md`.
 //!
 //! Layout (after thiserror's impl crate and serde_derive): `symbol.rs` names every attribute
@@ -34,14 +34,14 @@ mod fuzz;
 
 /// Generates cached-handle registration and resolution for a struct of metric families.
 ///
-/// See `metrics_runtime`'s crate documentation and `docs/attributes.md` for the attributes
+/// See `metric_handles`'s crate documentation and `docs/attributes.md` for the attributes
 /// `#[metric_handles(...)]` (on the struct) and `#[metric(...)]` (on each field).
 #[proc_macro_derive(MetricHandles, attributes(metric_handles, metric))]
 pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
     expand::derive(input.into()).into()
 }
 
-/// Implements `metrics_runtime::LabelSet` and prometheus-client's `EncodeLabelSet` for a
+/// Implements `metric_handles::LabelSet` and prometheus-client's `EncodeLabelSet` for a
 /// struct whose fields are the label keys, in order. Attributes: `#[label(crate = path)]` on
 /// the struct, `#[label(rename = "key")]` on a field.
 #[proc_macro_derive(LabelSet, attributes(label))]
@@ -49,7 +49,7 @@ pub fn derive_label_set(input: TokenStream) -> TokenStream {
     label_set::derive(input.into()).into()
 }
 
-/// Implements `metrics_runtime::LabelEnum` and prometheus-client's `EncodeLabelValue` for a
+/// Implements `metric_handles::LabelEnum` and prometheus-client's `EncodeLabelValue` for a
 /// fieldless enum. Attributes: `#[label(rename_all = "snake_case", crate = path)]` on the
 /// enum, `#[label(rename = "value")]` on a variant.
 #[proc_macro_derive(LabelEnum, attributes(label))]

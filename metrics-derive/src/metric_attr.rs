@@ -37,7 +37,7 @@ pub fn parse_container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 } else if symbol == LABELS {
                     "labels = EngineLabels"
                 } else {
-                    "crate = ::metrics_runtime"
+                    "crate = ::metric_handles"
                 };
                 cx.error_spanned_by(
                     key,

@@ -103,7 +103,7 @@ fn read_member(cx: &Ctxt, member: &Type) -> Option<(Leaf, Axis)> {
         if leaf == Leaf::Histogram && names_prometheus_client(member) {
             cx.error_spanned_by(
                 member,
-                "prometheus-client's `Histogram` locks a mutex per observation and is not a family member here: use `metrics_runtime::Histogram` (lock-free, same exposition)",
+                "prometheus-client's `Histogram` locks a mutex per observation and is not a family member here: use `metric_handles::Histogram` (lock-free, same exposition)",
             );
             return None;
         }

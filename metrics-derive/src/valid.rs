@@ -415,10 +415,10 @@ pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The runtime crate's path: `crate = path`, or `::metrics_runtime`.
+/// The runtime crate's path: `crate = path`, or `::metric_handles`.
 pub fn krate(input: &Input) -> TokenStream {
     match &input.container.krate {
         Some(path) => path.to_token_stream(),
-        None => quote!(::metrics_runtime),
+        None => quote!(::metric_handles),
     }
 }

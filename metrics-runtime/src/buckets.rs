@@ -113,11 +113,11 @@ pub fn linear(start: f64, width: f64, count: u16) -> Vec<f64> {
 ///
 /// ```
 /// assert_eq!(
-///     metrics_runtime::buckets::one_two_five(131072.0),
+///     metric_handles::buckets::one_two_five(131072.0),
 ///     [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0,
 ///      10000.0, 20000.0, 50000.0, 100000.0, 131072.0]
 /// );
-/// assert_eq!(metrics_runtime::buckets::one_two_five(20.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
+/// assert_eq!(metric_handles::buckets::one_two_five(20.0), [1.0, 2.0, 5.0, 10.0, 20.0]);
 /// ```
 ///
 /// A `max` below 1 (or not finite) yields `[max]` when finite and positive, else nothing, so

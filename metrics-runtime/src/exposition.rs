@@ -35,7 +35,7 @@ impl ExpositionFormat {
     /// Prometheus text format, which every consumer reads.
     ///
     /// ```
-    /// use metrics_runtime::ExpositionFormat;
+    /// use metric_handles::ExpositionFormat;
     ///
     /// // What Prometheus itself sends: OpenMetrics preferred.
     /// let prometheus = "application/openmetrics-text;version=1.0.0;q=0.5,\

@@ -42,7 +42,7 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 /// types), so a clone can be cached in a handle struct and recorded into from any thread.
 ///
 /// ```
-/// use metrics_runtime::Histogram;
+/// use metric_handles::Histogram;
 ///
 /// let latency = Histogram::new([0.1, 0.5, 1.0]);
 /// latency.observe(0.3);

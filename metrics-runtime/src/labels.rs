@@ -49,7 +49,7 @@ impl LabelSet for NoLabels {
 /// `#[derive(LabelEnum)]` implements this trait and prometheus-client's `EncodeLabelValue`:
 ///
 /// ```
-/// use metrics_runtime::LabelEnum;
+/// use metric_handles::LabelEnum;
 ///
 /// #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 /// #[label(rename_all = "snake_case")]

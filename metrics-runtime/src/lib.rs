@@ -8,7 +8,7 @@
 //! its recorders, ready for an LLM serving frontend.
 //!
 //! ```
-//! use metrics_runtime::{Counter, Family, Gauge, Histogram, LabelSet, MetricHandles};
+//! use metric_handles::{Counter, Family, Gauge, Histogram, LabelSet, MetricHandles};
 //! use prometheus_client::registry::Registry;
 //!
 //! #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -37,14 +37,14 @@
 //! engine0.running.set(3);
 //! engine0.generation_tokens.inc_by(128);
 //! engine0.ttft.observe(0.05);
-//! let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
 //! assert!(text.contains(r#"demo:generation_tokens_total{model_name="m",engine="0"} 128"#));
 //! ```
 #![deny(missing_docs)]
 
-// The derives generate `::metrics_runtime::...` paths; this makes them resolve inside the
+// The derives generate `::metric_handles::...` paths; this makes them resolve inside the
 // crate too (the vLLM metrics are declared with the derive).
-extern crate self as metrics_runtime;
+extern crate self as metric_handles;
 
 mod axis;
 mod bounded;
@@ -72,7 +72,7 @@ pub use labels::{LabelEnum, LabelSet, NoLabels};
 pub use member::{FamilyMember, SeriesSpec};
 pub use options::RegisterOptions;
 
-pub use metrics_derive::{LabelEnum, LabelSet, MetricHandles};
+pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 
 /// prometheus-client, re-exported so users and generated code name the same version.
 pub use prometheus_client;

@@ -9,10 +9,10 @@ use crate::descriptor::{Alias, MetricDescriptor};
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///
 /// ```
-/// use metrics_runtime::RegisterOptions;
+/// use metric_handles::RegisterOptions;
 ///
 /// let options = RegisterOptions::new()
-///     .buckets("vllm:request_prompt_tokens", metrics_runtime::buckets::one_two_five(4096.0))
+///     .buckets("vllm:request_prompt_tokens", metric_handles::buckets::one_two_five(4096.0))
 ///     .expect("valid buckets")
 ///     .positions("vllm:spec_decode_num_accepted_tokens_per_pos", 3)
 ///     .max_series("vllm:num_requests_running", 64)

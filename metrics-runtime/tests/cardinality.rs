@@ -8,9 +8,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use metrics_runtime::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{
+use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
     encode_prometheus_text, Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels, SeriesSpec,
 };
 

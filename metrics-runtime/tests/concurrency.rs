@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use metrics_runtime::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{encode_prometheus_text, Counter, Family, Histogram, LabelSet, SeriesSpec};
+use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{encode_prometheus_text, Counter, Family, Histogram, LabelSet, SeriesSpec};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Worker {

@@ -2,8 +2,8 @@
 //! generate, written out by hand: the contract between the macro crate and this runtime.
 //! If this file compiles and passes, generated code of the same shape works.
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram};
 
 // ---- #[derive(LabelSet)] on `struct EngineLabels { model_name: String, engine: u32 }` ----
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
@@ -13,28 +13,28 @@ pub struct EngineLabels {
 }
 
 #[automatically_derived]
-impl ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelSet for EngineLabels {
+impl ::metric_handles::__private::prometheus_client::encoding::EncodeLabelSet for EngineLabels {
     fn encode(
         &self,
-        encoder: &mut ::metrics_runtime::__private::prometheus_client::encoding::LabelSetEncoder,
-    ) -> ::metrics_runtime::__private::std::result::Result<
+        encoder: &mut ::metric_handles::__private::prometheus_client::encoding::LabelSetEncoder,
+    ) -> ::metric_handles::__private::std::result::Result<
         (),
-        ::metrics_runtime::__private::std::fmt::Error,
+        ::metric_handles::__private::std::fmt::Error,
     > {
-        ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelSet::encode(
+        ::metric_handles::__private::prometheus_client::encoding::EncodeLabelSet::encode(
             &[("model_name", &self.model_name)],
             encoder,
         )?;
-        ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelSet::encode(
+        ::metric_handles::__private::prometheus_client::encoding::EncodeLabelSet::encode(
             &[("engine", self.engine)],
             encoder,
         )?;
-        ::metrics_runtime::__private::std::result::Result::Ok(())
+        ::metric_handles::__private::std::result::Result::Ok(())
     }
 }
 
 #[automatically_derived]
-impl ::metrics_runtime::LabelSet for EngineLabels {
+impl ::metric_handles::LabelSet for EngineLabels {
     const KEYS: &'static [&'static str] = &["model_name", "engine"];
 }
 
@@ -47,7 +47,7 @@ pub enum FinishReason {
 }
 
 #[automatically_derived]
-impl ::metrics_runtime::LabelEnum for FinishReason {
+impl ::metric_handles::LabelEnum for FinishReason {
     const VARIANTS: &'static [Self] = &[
         FinishReason::Stop,
         FinishReason::Length,
@@ -65,17 +65,17 @@ impl ::metrics_runtime::LabelEnum for FinishReason {
 }
 
 #[automatically_derived]
-impl ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelValue for FinishReason {
+impl ::metric_handles::__private::prometheus_client::encoding::EncodeLabelValue for FinishReason {
     fn encode(
         &self,
-        encoder: &mut ::metrics_runtime::__private::prometheus_client::encoding::LabelValueEncoder,
-    ) -> ::metrics_runtime::__private::std::result::Result<
+        encoder: &mut ::metric_handles::__private::prometheus_client::encoding::LabelValueEncoder,
+    ) -> ::metric_handles::__private::std::result::Result<
         (),
-        ::metrics_runtime::__private::std::fmt::Error,
+        ::metric_handles::__private::std::fmt::Error,
     > {
-        ::metrics_runtime::__private::std::fmt::Write::write_str(
+        ::metric_handles::__private::std::fmt::Write::write_str(
             encoder,
-            ::metrics_runtime::LabelEnum::label_value(*self),
+            ::metric_handles::LabelEnum::label_value(*self),
         )
     }
 }
@@ -84,18 +84,18 @@ impl ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelValue
 pub struct LoraLabels {
     pub lora_name: String,
 }
-impl ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelSet for LoraLabels {
+impl ::metric_handles::__private::prometheus_client::encoding::EncodeLabelSet for LoraLabels {
     fn encode(
         &self,
-        encoder: &mut ::metrics_runtime::__private::prometheus_client::encoding::LabelSetEncoder,
+        encoder: &mut ::metric_handles::__private::prometheus_client::encoding::LabelSetEncoder,
     ) -> Result<(), std::fmt::Error> {
-        ::metrics_runtime::__private::prometheus_client::encoding::EncodeLabelSet::encode(
+        ::metric_handles::__private::prometheus_client::encoding::EncodeLabelSet::encode(
             &[("lora_name", &self.lora_name)],
             encoder,
         )
     }
 }
-impl ::metrics_runtime::LabelSet for LoraLabels {
+impl ::metric_handles::LabelSet for LoraLabels {
     const KEYS: &'static [&'static str] = &["lora_name"];
 }
 
@@ -140,99 +140,99 @@ pub struct DemoHandles {
 
 impl DemoMetrics {
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "vllm:num_requests_running",
             field: "running",
-            kind: <Gauge as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <Gauge as ::metric_handles::FamilyMember>::KIND,
             value_type: "Gauge",
             help: "Number of requests in model execution batches",
-            unit: ::metrics_runtime::__private::std::option::Option::None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
-            axis: ::metrics_runtime::__private::std::option::Option::None,
-            buckets: ::metrics_runtime::__private::std::option::Option::None,
-            max_series: ::metrics_runtime::DEFAULT_MAX_SERIES,
+            unit: ::metric_handles::__private::std::option::Option::None,
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+            axis: ::metric_handles::__private::std::option::Option::None,
+            buckets: ::metric_handles::__private::std::option::Option::None,
+            max_series: ::metric_handles::DEFAULT_MAX_SERIES,
             aliases: &[],
         };
     #[doc(hidden)]
-    const __METRIC_HANDLES_GENERATION_TOKENS: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "vllm:generation_tokens",
             field: "generation_tokens",
-            kind: <Counter as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <Counter as ::metric_handles::FamilyMember>::KIND,
             value_type: "Counter",
             help: "Number of generation tokens processed",
             unit: None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
             axis: None,
             buckets: None,
-            max_series: ::metrics_runtime::DEFAULT_MAX_SERIES,
+            max_series: ::metric_handles::DEFAULT_MAX_SERIES,
             aliases: &[],
         };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TTFT: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "vllm:time_to_first_token_seconds",
             field: "ttft",
-            kind: <Histogram as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <Histogram as ::metric_handles::FamilyMember>::KIND,
             value_type: "Histogram",
             help: "Histogram of time to first token in seconds",
             unit: None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
             axis: None,
-            buckets: Some(::metrics_runtime::Buckets::Explicit(&[0.01, 0.1, 1.0])),
-            max_series: ::metrics_runtime::DEFAULT_MAX_SERIES,
+            buckets: Some(::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0])),
+            max_series: ::metric_handles::DEFAULT_MAX_SERIES,
             aliases: &[],
         };
     #[doc(hidden)]
-    const __METRIC_HANDLES_REQUEST_SUCCESS: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_REQUEST_SUCCESS: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "vllm:request_success",
             field: "request_success",
-            kind: <ByLabel<FinishReason, Counter> as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::KIND,
             value_type: "ByLabel<FinishReason, Counter>",
             help: "Count of successfully processed requests",
             unit: None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
-            axis: Some(::metrics_runtime::LabelAxis::Enum {
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+            axis: Some(::metric_handles::LabelAxis::Enum {
                 key: "finished_reason",
                 values:
-                    <ByLabel<FinishReason, Counter> as ::metrics_runtime::FamilyMember>::AXIS_VALUES,
+                    <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS_VALUES,
             }),
             buckets: None,
-            max_series: ::metrics_runtime::DEFAULT_MAX_SERIES,
+            max_series: ::metric_handles::DEFAULT_MAX_SERIES,
             aliases: &[],
         };
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_PER_POS: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_ACCEPTED_PER_POS: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "vllm:spec_decode_num_accepted_tokens_per_pos",
             field: "accepted_per_pos",
-            kind: <ByPosition<Counter> as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <ByPosition<Counter> as ::metric_handles::FamilyMember>::KIND,
             value_type: "ByPosition<Counter>",
             help: "Accepted tokens per draft position",
             unit: None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
-            axis: Some(::metrics_runtime::LabelAxis::Position {
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+            axis: Some(::metric_handles::LabelAxis::Position {
                 key: "position",
                 count: 2,
             }),
             buckets: None,
-            max_series: ::metrics_runtime::DEFAULT_MAX_SERIES,
+            max_series: ::metric_handles::DEFAULT_MAX_SERIES,
             aliases: &[],
         };
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_REQUESTS: ::metrics_runtime::MetricDescriptor =
-        ::metrics_runtime::MetricDescriptor {
+    const __METRIC_HANDLES_LORA_REQUESTS: ::metric_handles::MetricDescriptor =
+        ::metric_handles::MetricDescriptor {
             name: "demo:lora_requests",
             field: "lora_requests",
-            kind: <Dynamic<LoraLabels, Counter> as ::metrics_runtime::FamilyMember>::KIND,
+            kind: <Dynamic<LoraLabels, Counter> as ::metric_handles::FamilyMember>::KIND,
             value_type: "Dynamic<LoraLabels, Counter>",
             help: "Requests by LoRA adapter",
             unit: None,
-            common_labels: <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
-            axis: Some(::metrics_runtime::LabelAxis::Dynamic {
-                keys: <LoraLabels as ::metrics_runtime::LabelSet>::KEYS,
+            common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+            axis: Some(::metric_handles::LabelAxis::Dynamic {
+                keys: <LoraLabels as ::metric_handles::LabelSet>::KEYS,
             }),
             buckets: None,
             max_series: 2,
@@ -240,7 +240,7 @@ impl DemoMetrics {
         };
 
     /// Every metric this struct registers.
-    pub const DESCRIPTORS: &'static [::metrics_runtime::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_RUNNING,
         Self::__METRIC_HANDLES_GENERATION_TOKENS,
         Self::__METRIC_HANDLES_TTFT,
@@ -250,42 +250,42 @@ impl DemoMetrics {
     ];
 
     /// Registers every metric in `registry`, as declared.
-    pub fn register(registry: &mut ::metrics_runtime::__private::Registry) -> Self {
-        Self::register_with(registry, &::metrics_runtime::RegisterOptions::new())
+    pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
+        Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
 
     /// Registers every metric in `registry`, with run-time options.
     pub fn register_with(
-        registry: &mut ::metrics_runtime::__private::Registry,
-        options: &::metrics_runtime::RegisterOptions,
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
     ) -> Self {
         DemoMetrics {
-            running: ::metrics_runtime::Family::register(
+            running: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_RUNNING,
                 options,
             ),
-            generation_tokens: ::metrics_runtime::Family::register(
+            generation_tokens: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_GENERATION_TOKENS,
                 options,
             ),
-            ttft: ::metrics_runtime::Family::register(
+            ttft: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_TTFT,
                 options,
             ),
-            request_success: ::metrics_runtime::Family::register(
+            request_success: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_REQUEST_SUCCESS,
                 options,
             ),
-            accepted_per_pos: ::metrics_runtime::Family::register(
+            accepted_per_pos: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_ACCEPTED_PER_POS,
                 options,
             ),
-            lora_requests: ::metrics_runtime::Family::register(
+            lora_requests: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_LORA_REQUESTS,
                 options,
@@ -317,13 +317,13 @@ impl DemoMetrics {
 }
 
 // Compile-time check emitted for every axis: its key must not repeat a common label key.
-const _: () = ::metrics_runtime::__private::assert_axis_key_is_free(
-    <EngineLabels as ::metrics_runtime::LabelSet>::KEYS,
+const _: () = ::metric_handles::__private::assert_axis_key_is_free(
+    <EngineLabels as ::metric_handles::LabelSet>::KEYS,
     "finished_reason",
 );
 
 // Compile-time check emitted for `buckets = SOME_CONST`:
-// const _: () = assert!(::metrics_runtime::buckets::is_valid_bucket_list(SOME_CONST),
+// const _: () = assert!(::metric_handles::buckets::is_valid_bucket_list(SOME_CONST),
 //     "`buckets = SOME_CONST`: bounds must be finite and strictly increasing");
 
 #[test]
@@ -348,7 +348,7 @@ fn hand_expanded_code_registers_resolves_records_and_encodes() {
             })
             .inc();
     }
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     let expected = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m",engine="0"} 2
@@ -382,6 +382,6 @@ demo:lora_requests_total{model_name="m",engine="0",otel_metric_overflow="true"} 
     assert_eq!(text, expected);
 
     metrics.remove(&labels);
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(!text.contains("model_name=\"m\""), "{text}");
 }

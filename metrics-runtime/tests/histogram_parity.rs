@@ -1,11 +1,11 @@
 //! Our lock-free histogram encodes byte-for-byte like prometheus-client's `Histogram` for
 //! finite observations, in both text formats, alone and inside a labelled family.
 
-use metrics_runtime::prometheus_client::encoding::{prometheus_text, text};
-use metrics_runtime::prometheus_client::metrics::family::Family as PcFamily;
-use metrics_runtime::prometheus_client::metrics::histogram::Histogram as PcHistogram;
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{Family, Histogram, NoLabels, SeriesSpec};
+use metric_handles::prometheus_client::encoding::{prometheus_text, text};
+use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
+use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Family, Histogram, NoLabels, SeriesSpec};
 use proptest::prelude::*;
 
 fn both_formats(registry: &Registry) -> (String, String) {

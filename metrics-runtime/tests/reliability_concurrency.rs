@@ -9,8 +9,8 @@ mod vllm_support;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::vllm::{FinishReason, RequestParams, SchedulerStats, VllmMetrics};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, VllmMetrics};
 use reliability_support::long_stress;
 use vllm_support::*;
 
@@ -81,7 +81,7 @@ fn recorder_throughput_with_and_without_a_scraper_and_engine_churn() {
         let scraper = s.spawn(|| {
             let mut n = 0u64;
             while !done.load(Ordering::Relaxed) {
-                metrics_runtime::encode_prometheus_text(&registry).expect("encodes");
+                metric_handles::encode_prometheus_text(&registry).expect("encodes");
                 n += 1;
             }
             n

@@ -17,8 +17,8 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::vllm::{
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::vllm::{
     CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
     PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
     SpecDecodingStats, VllmMetrics, VllmMetricsConfig,
@@ -506,7 +506,7 @@ fn check_histograms(samples: &[Sample]) {
 }
 
 fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
-    let text = metrics_runtime::encode_prometheus_text(registry).expect("encodes");
+    let text = metric_handles::encode_prometheus_text(registry).expect("encodes");
     let samples = parse(&text);
     check_histograms(&samples);
 

@@ -1,9 +1,9 @@
 //! `docs/metrics.md` is generated from the descriptors; this test fails when the committed file
-//! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metrics-runtime --test vllm_catalogue`.
+//! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue`.
 
 use std::path::Path;
 
-use metrics_runtime::vllm::{catalogue_markdown, RequestMetrics, SchedulerMetrics};
+use metric_handles::vllm::{catalogue_markdown, RequestMetrics, SchedulerMetrics};
 
 #[test]
 fn docs_metrics_md_is_up_to_date() {
@@ -16,8 +16,8 @@ fn docs_metrics_md_is_up_to_date() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "docs/metrics.md is stale (or missing): it must equal metrics_runtime::vllm::catalogue_markdown(). \
-         Regenerate it with:\n\n    UPDATE_DOCS=1 cargo test -p metrics-runtime --test vllm_catalogue\n"
+        "docs/metrics.md is stale (or missing): it must equal metric_handles::vllm::catalogue_markdown(). \
+         Regenerate it with:\n\n    UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue\n"
     );
 }
 

@@ -5,7 +5,7 @@ mod vllm_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use metrics_runtime::vllm::{FinishReason, PrefixCacheStats, RequestParams, SchedulerStats};
+use metric_handles::vllm::{FinishReason, PrefixCacheStats, RequestParams, SchedulerStats};
 use vllm_support::*;
 
 const THREADS: u32 = 4;
@@ -61,7 +61,7 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
         let scraper = s.spawn(|| {
             let mut n = 0u32;
             loop {
-                let text = metrics_runtime::encode_openmetrics(&registry).expect("encodes");
+                let text = metric_handles::encode_openmetrics(&registry).expect("encodes");
                 assert!(text.ends_with("# EOF\n"));
                 n += 1;
                 if done.load(Ordering::Relaxed) {

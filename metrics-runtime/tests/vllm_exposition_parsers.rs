@@ -9,12 +9,12 @@ mod vllm_support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     CudagraphStats, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     RequestMetrics, RequestParams, SchedulerMetrics, SchedulerStats, SpecDecodingStats,
     VllmMetrics, VllmMetricsConfig,
 };
-use metrics_runtime::{ExpositionFormat, MetricKind};
+use metric_handles::{ExpositionFormat, MetricKind};
 use vllm_support::*;
 
 fn python_prometheus_client_available() -> bool {
@@ -98,8 +98,8 @@ fn record_everything(metrics: &VllmMetrics) {
                     with_events(
                         tokens(1),
                         &[
-                            (metrics_runtime::vllm::EventType::Queued, 9.5),
-                            (metrics_runtime::vllm::EventType::Scheduled, 9.75),
+                            (metric_handles::vllm::EventType::Queued, 9.5),
+                            (metric_handles::vllm::EventType::Scheduled, 9.75),
                         ],
                     ),
                     120,

@@ -5,7 +5,7 @@
 
 mod vllm_support;
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     EventType::{Queued, Scheduled},
     FinishReason, RequestParams, SchedulerStats, VllmMetricsConfig,
 };

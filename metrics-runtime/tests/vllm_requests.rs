@@ -3,7 +3,7 @@
 
 mod vllm_support;
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     EventType::{Preempted, Queued, Scheduled},
     FinishReason, RequestMetricsTracker, RequestParams, VllmMetrics, VllmMetricsConfig,
 };
@@ -284,7 +284,7 @@ fn outputs_after_the_finish_are_ignored_and_counted() {
 #[test]
 fn queue_time_is_real_only_when_both_queued_and_scheduled_were_seen() {
     let (registry, metrics) = setup_default();
-    let run = |events: &[(metrics_runtime::vllm::EventType, f64)]| {
+    let run = |events: &[(metric_handles::vllm::EventType, f64)]| {
         let mut t = metrics.requests().track(0, params(1.0, 1, None));
         t.observe_output(
             9.0,

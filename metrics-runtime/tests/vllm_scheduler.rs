@@ -5,7 +5,7 @@ mod vllm_support;
 
 use std::time::{Duration, Instant};
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     iteration_tokens, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     RequestParams, SchedulerStats, SpecDecodingStats, StatsLogger, VllmMetricsConfig,
 };

@@ -6,8 +6,8 @@ mod vllm_support;
 
 use std::collections::BTreeMap;
 
-use metrics_runtime::vllm::{RequestMetrics, SchedulerMetrics, VllmMetricsConfig};
-use metrics_runtime::MetricKind;
+use metric_handles::vllm::{RequestMetrics, SchedulerMetrics, VllmMetricsConfig};
+use metric_handles::MetricKind;
 use vllm_support::*;
 
 const TTFT: &[f64] = &[
@@ -169,7 +169,7 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
         ..VllmMetricsConfig::default()
     });
     metrics.scheduler().add_engine(0);
-    let openmetrics = metrics_runtime::encode_openmetrics(&registry).expect("encodes");
+    let openmetrics = metric_handles::encode_openmetrics(&registry).expect("encodes");
     let s = scrape(&registry);
 
     let spec: Vec<Expected> = scheduler_spec().into_iter().chain(request_spec()).collect();

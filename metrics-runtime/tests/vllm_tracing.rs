@@ -6,7 +6,7 @@ mod vllm_support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use metrics_runtime::vllm::{FinishReason, RequestParams, SchedulerStats, StatsLogger};
+use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, StatsLogger};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
@@ -84,9 +84,9 @@ fn a_second_finish_and_a_bad_model_name_are_logged() {
     let collect = Collect::default();
     let events = Arc::clone(&collect.0);
     tracing::subscriber::with_default(collect, || {
-        let long = "m".repeat(metrics_runtime::vllm::MAX_MODEL_NAME_LEN + 1);
+        let long = "m".repeat(metric_handles::vllm::MAX_MODEL_NAME_LEN + 1);
         for model_name in [String::new(), long] {
-            let _ = setup(metrics_runtime::vllm::VllmMetricsConfig {
+            let _ = setup(metric_handles::vllm::VllmMetricsConfig {
                 model_name,
                 ..Default::default()
             });

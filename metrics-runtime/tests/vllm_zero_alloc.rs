@@ -7,7 +7,7 @@ mod vllm_support;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use metrics_runtime::vllm::{
+use metric_handles::vllm::{
     EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, RequestParams,
     SchedulerStats, SpecDecodingStats, VllmMetricsConfig,
 };

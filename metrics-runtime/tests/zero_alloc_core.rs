@@ -5,10 +5,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::AtomicU64;
 
-use metrics_runtime::prometheus_client::encoding::{
+use metric_handles::prometheus_client::encoding::{
     EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, LabelValueEncoder,
 };
-use metrics_runtime::{
+use metric_handles::{
     ByLabel, ByPosition, Counter, Family, Gauge, Histogram, LabelEnum, LabelSet, SeriesSpec,
 };
 

@@ -1,6 +1,6 @@
 // Deprecated aliases and non-metric fields.
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{Alias, Counter, Family, Histogram, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Alias, Counter, Family, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
 pub struct Metrics {

@@ -1,8 +1,8 @@
 // Every axis kind, over every leaf kind, including `Counter<f64>` and `Gauge<f64>`.
 use std::sync::atomic::AtomicU64;
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
     ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet,
     MetricHandles,
 };
@@ -56,7 +56,7 @@ fn main() {
     assert_eq!(h.drafted.preresolved(), 0);
     h.drafted.get(7).inc_by(0.5);
     h.lora_latency.get_or_create(&Adapter { lora_name: "x".into() }).observe(0.5);
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(r#"ax:usage{engine="0",device="CPU_OFFLOAD"} 0.5"#), "{text}");
     assert!(text.contains(r#"ax:drafted_total{engine="0",position="7"} 0.5"#), "{text}");
 }

@@ -1,6 +1,6 @@
 // Every bucket form.
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{Buckets, Family, Histogram, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Buckets, Family, Histogram, MetricHandles, NoLabels};
 
 const LATENCY: &[f64] = &[0.005, 0.05, 0.5];
 

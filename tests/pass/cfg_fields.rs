@@ -1,6 +1,6 @@
 // `#[cfg]` on fields: the field, its handle and its descriptor come and go together.
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{Counter, Family, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Counter, Family, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
 pub struct Metrics {

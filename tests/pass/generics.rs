@@ -1,6 +1,6 @@
 // A metrics struct generic over its label set (and a lifetime-free extra parameter).
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
     ByLabel, Counter, Family, Gauge, LabelEnum, LabelSet, MetricHandles, NoLabels,
 };
 
@@ -51,6 +51,6 @@ fn main() {
     let by_enum = ByEnum::<Shard, Kind>::register(&mut registry);
     let h: ByEnumHandles<Shard, Kind> = by_enum.resolve(&Shard { shard: 1 });
     h.events.get(Kind::B).inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(r#"gen:events_total{shard="1",kind="B"} 1"#), "{text}");
 }

@@ -4,8 +4,8 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
     ByLabel, Counter, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
     MetricHandles,
 };
@@ -66,7 +66,7 @@ fn main() {
     engine0.request_success.get(FinishReason::Stop).inc();
 
     // 4. Encode for a scrape.
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(
         r#"demo:request_success_total{model_name="llama",engine="0",finished_reason="stop"} 1"#
     ));

@@ -1,7 +1,7 @@
 // No `#[metric_handles]` at all: the handles struct is `{Struct}Handles` and the label set
 // is `NoLabels`.
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{Counter, Family, Gauge, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Counter, Family, Gauge, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
 struct AppMetrics {

@@ -1,6 +1,6 @@
 // User-defined label set and label enum, with renames.
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::{ByLabel, Counter, Family, LabelEnum, LabelSet, MetricHandles};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{ByLabel, Counter, Family, LabelEnum, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct ServiceLabels {
@@ -35,6 +35,6 @@ fn main() {
     let labels = ServiceLabels { name: "api".into(), shard: 3, canary: false };
     let handles: ServiceHandles = metrics.resolve(&labels);
     handles.responses.get(Outcome::ServerError).inc();
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains(r#"svc:responses_total{service="api",shard="3",canary="false",outcome="5xx"} 1"#), "{text}");
 }

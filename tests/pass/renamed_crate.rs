@@ -1,6 +1,6 @@
 // The runtime under another name (as when it is re-exported by a facade crate): every derive
 // takes `crate = path`, and the generated code names nothing else.
-extern crate metrics_runtime as rt;
+extern crate metric_handles as rt;
 
 use rt::prometheus_client::registry::Registry;
 use rt::{ByLabel, Counter, Family, Histogram};

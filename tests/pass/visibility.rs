@@ -1,6 +1,6 @@
 // Visibility is copied: private, `pub(crate)` and `pub` fields, in a private module.
 mod inner {
-    use metrics_runtime::{Counter, Family, Gauge, MetricHandles, NoLabels};
+    use metric_handles::{Counter, Family, Gauge, MetricHandles, NoLabels};
 
     #[derive(MetricHandles)]
     pub(crate) struct Metrics {
@@ -21,12 +21,12 @@ mod inner {
 }
 
 fn main() {
-    let mut registry = metrics_runtime::prometheus_client::registry::Registry::default();
+    let mut registry = metric_handles::prometheus_client::registry::Registry::default();
     let metrics = inner::Metrics::register(&mut registry);
-    let handles: inner::MetricsHandles = metrics.resolve(&metrics_runtime::NoLabels);
+    let handles: inner::MetricsHandles = metrics.resolve(&metric_handles::NoLabels);
     handles.crate_visible.inc();
     handles.public.set(1);
     inner::bump_private(&handles);
-    let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
     assert!(text.contains("vis:private_total 1"), "{text}");
 }

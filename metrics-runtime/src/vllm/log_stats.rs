@@ -61,7 +61,7 @@ impl LogStatsInterval {
     /// Adds one step's spec-decode stats. Sums saturate.
     ///
     /// ```
-    /// use metrics_runtime::vllm::LogStatsInterval;
+    /// use metric_handles::vllm::LogStatsInterval;
     /// let mut interval = LogStatsInterval::default();
     /// interval.add_spec_decode(2, &[1, 2]);
     /// interval.add_spec_decode(3, &[3, 4, 5]);

@@ -68,7 +68,7 @@ impl StatsLogger {
             drained.merge(&entry.log_stats.drain());
         }
         let line = StatsLine::compute(&previous_sum, &current_sum, elapsed, &gauges, &drained);
-        tracing::info!(target: "metrics_runtime::vllm", engines = gauges.engines, "{line}");
+        tracing::info!(target: "metric_handles::vllm", engines = gauges.engines, "{line}");
         self.previous = next_previous;
         self.last = now;
         line

@@ -9,8 +9,8 @@
 //! * [`StatsLogger`] computes vLLM's periodic log line.
 //!
 //! ```
-//! use metrics_runtime::prometheus_client::registry::Registry;
-//! use metrics_runtime::vllm::{
+//! use metric_handles::prometheus_client::registry::Registry;
+//! use metric_handles::vllm::{
 //!     FinishReason, RequestOutput, RequestParams, SchedulerStats, VllmMetrics, VllmMetricsConfig,
 //! };
 //!
@@ -27,7 +27,7 @@
 //! };
 //! tracker.observe_output(7.0, 100.25, &output);
 //! assert!(tracker.is_finished());
-//! let text = metrics_runtime::encode_prometheus_text(&registry).unwrap();
+//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
 //! assert!(text.contains(
 //!     r#"vllm:request_success_total{model_name="model",engine="0",finished_reason="length"} 1"#
 //! ));

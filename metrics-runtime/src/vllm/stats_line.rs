@@ -177,7 +177,7 @@ impl StatsLine {
     /// 52; 2 s; drained 4 drafts with per-position [4, 2, 1]):
     ///
     /// ```
-    /// use metrics_runtime::vllm::{CounterTotals, GaugeReadings, LogStatsInterval, StatsLine};
+    /// use metric_handles::vllm::{CounterTotals, GaugeReadings, LogStatsInterval, StatsLine};
     /// let previous = CounterTotals { spec_decode_num_drafts: 10, spec_decode_num_draft_tokens: 100,
     ///     spec_decode_num_accepted_tokens: 40, ..Default::default() };
     /// let current = CounterTotals { spec_decode_num_drafts: 14, spec_decode_num_draft_tokens: 120,

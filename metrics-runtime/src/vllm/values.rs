@@ -22,7 +22,7 @@ use crate::Counter;
 /// timestamps are treated as not seen too, so the result is always finite and `>= 0`.
 ///
 /// ```
-/// use metrics_runtime::vllm::diff_or_zero;
+/// use metric_handles::vllm::diff_or_zero;
 /// assert_eq!(diff_or_zero(5.0, 2.0), 3.0);
 /// assert_eq!(diff_or_zero(2.0, 5.0), 0.0); // out of order
 /// assert_eq!(diff_or_zero(5.0, 0.0), 0.0); // start never seen
@@ -44,7 +44,7 @@ pub fn diff_or_zero(end: f64, start: f64) -> f64 {
 /// negative or non-finite sample; the observation itself is still counted.
 ///
 /// ```
-/// use metrics_runtime::vllm::elapsed_or_zero;
+/// use metric_handles::vllm::elapsed_or_zero;
 /// assert_eq!(elapsed_or_zero(1.5, 1.0), 0.5);
 /// assert_eq!(elapsed_or_zero(1.0, 1.5), 0.0);
 /// assert_eq!(elapsed_or_zero(f64::NAN, 1.0), 0.0);
@@ -68,7 +68,7 @@ pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
 /// otherwise be exposed as `-0.0`). Used for `kv_cache_usage`.
 ///
 /// ```
-/// use metrics_runtime::vllm::clamp_fraction;
+/// use metric_handles::vllm::clamp_fraction;
 /// assert_eq!(clamp_fraction(0.25), 0.25);
 /// assert_eq!(clamp_fraction(1.5), 1.0);
 /// assert_eq!(clamp_fraction(-0.1), 0.0);

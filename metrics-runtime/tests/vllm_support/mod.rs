@@ -2,8 +2,8 @@
 //! Prometheus text exposition, so tests assert on what a scraper sees.
 #![allow(dead_code)]
 
-use metrics_runtime::prometheus_client::registry::Registry;
-use metrics_runtime::vllm::{
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::vllm::{
     EventType, FinishReason, PrefillStats, RequestOutput, VllmMetrics, VllmMetricsConfig,
 };
 
@@ -27,7 +27,7 @@ pub struct Scrape {
 }
 
 pub fn scrape(registry: &Registry) -> Scrape {
-    let text = metrics_runtime::encode_prometheus_text(registry).expect("encodes");
+    let text = metric_handles::encode_prometheus_text(registry).expect("encodes");
     let samples = text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

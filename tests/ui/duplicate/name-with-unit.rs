@@ -1,5 +1,5 @@
 #![allow(unused_imports)]
-use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {

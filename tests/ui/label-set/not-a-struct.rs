@@ -1,4 +1,4 @@
-use metrics_runtime::LabelSet;
+use metric_handles::LabelSet;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 enum Labels {

@@ -1,5 +1,5 @@
 #![allow(unused_imports)]
-use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {
@@ -21,7 +21,7 @@ pub struct Metrics {
 }
 
 fn main() {
-    let mut registry = metrics_runtime::prometheus_client::registry::Registry::default();
+    let mut registry = metric_handles::prometheus_client::registry::Registry::default();
     let metrics = Metrics::register(&mut registry);
     let labels = EngineLabels { model_name: "m".into(), engine: 0 };
     let handles: EngineHandles = metrics.resolve(&labels);

@@ -1,5 +1,5 @@
 #![allow(unused_imports)]
-use metrics_runtime::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {
@@ -12,7 +12,7 @@ pub struct EngineLabels {
 pub struct Metrics {
     /// Time to first token
     #[metric(name = "vllm:time_to_first_token_seconds", buckets = [0.1, 1.0])]
-    ttft: Family<EngineLabels, metrics_runtime::prometheus_client::metrics::histogram::Histogram>,
+    ttft: Family<EngineLabels, metric_handles::prometheus_client::metrics::histogram::Histogram>,
 }
 
 fn main() {}
