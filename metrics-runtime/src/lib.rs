@@ -53,6 +53,7 @@ mod descriptor;
 mod exposition;
 mod family;
 mod histogram;
+pub mod http;
 mod labels;
 mod member;
 mod options;

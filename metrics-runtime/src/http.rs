@@ -1,0 +1,297 @@
+//! The API server's HTTP families, as vLLM's Rust frontend exports them.
+//!
+//! vLLM's Rust frontend (`rust/src/metrics/src/api_server.rs` and
+//! `rust/src/server/src/middleware/metrics.rs`) records three families per HTTP request, in the
+//! style of Python's `prometheus-fastapi-instrumentator`:
+//!
+//! * `http_requests_total` {`method`, `status`, `handler`}: a counter; `status` is the status
+//!   class (`2xx`, ...), `handler` the matched route template (`none` when no route matched);
+//! * `http_request_duration_seconds` {`method`, `handler`}: a histogram over
+//!   [`HTTP_REQUEST_DURATION_BUCKETS`];
+//! * `http_request_duration_highr_seconds`: an unlabelled histogram over
+//!   [`HTTP_REQUEST_DURATION_HIGHR_BUCKETS`].
+//!
+//! Requests whose matched route is one of [`EXCLUDED_HANDLERS`] are not recorded.
+//!
+//! This module declares the families ([`HttpMetrics::DESCRIPTORS`]) and registers them
+//! ([`HttpMetrics::register`]); an HTTP middleware resolves one handle per (route, method,
+//! status class) through the returned [`Family`] values, caches it, and records with atomics.
+//!
+//! ```
+//! use metric_handles::http::{HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass};
+//! use metric_handles::prometheus_client::registry::Registry;
+//!
+//! let mut registry = Registry::default();
+//! let http = HttpMetrics::register(&mut registry);
+//! let requests = http.requests.resolve(&HttpRequestLabels {
+//!     method: "POST".into(),
+//!     status: StatusClass::from_code(200),
+//!     handler: "/v1/completions".into(),
+//! });
+//! requests.inc();
+//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+//! assert!(text.contains(
+//!     r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#
+//! ));
+//! # let _ = HttpHandlerLabels { method: "GET".into(), handler: "/v1/models".into() };
+//! ```
+
+use prometheus_client::registry::Registry;
+
+use crate::buckets::Buckets;
+use crate::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+use crate::labels::NoLabels;
+use crate::options::RegisterOptions;
+use crate::{Counter, Family, Histogram, LabelEnum, LabelSet};
+
+/// Bounds of `http_request_duration_seconds`, in seconds (vLLM's Rust frontend,
+/// `rust/src/metrics/src/api_server.rs`).
+pub const HTTP_REQUEST_DURATION_BUCKETS: &[f64] = &[0.1, 0.5, 1.0];
+
+/// Bounds of `http_request_duration_highr_seconds`, in seconds (vLLM's Rust frontend,
+/// `rust/src/metrics/src/api_server.rs`).
+pub const HTTP_REQUEST_DURATION_HIGHR_BUCKETS: &[f64] = &[
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0,
+    7.5, 10.0, 30.0, 60.0,
+];
+
+/// Route templates whose requests are not recorded: vLLM's Rust frontend's list
+/// (`rust/src/server/src/middleware/metrics.rs`), which extends the Python server's
+/// (`vllm/entrypoints/serve/instrumentator/metrics.py`) with its own control endpoints.
+pub const EXCLUDED_HANDLERS: &[&str] = &[
+    "/metrics",
+    "/health",
+    "/load",
+    "/ping",
+    "/version",
+    "/server_info",
+    "/reset_prefix_cache",
+    "/reset_mm_cache",
+    "/reset_encoder_cache",
+    "/collective_rpc",
+    "/sleep",
+    "/wake_up",
+    "/is_sleeping",
+];
+
+/// The `handler` label value of a request that matched no route.
+pub const UNMATCHED_HANDLER: &str = "none";
+
+/// Whether requests to the route template `handler` are left out of the HTTP families.
+pub fn is_excluded_handler(handler: &str) -> bool {
+    EXCLUDED_HANDLERS.contains(&handler)
+}
+
+/// The `status` label of `http_requests_total`: the response's status class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+pub enum StatusClass {
+    /// 100-199.
+    #[label(rename = "1xx")]
+    Informational,
+    /// 200-299.
+    #[label(rename = "2xx")]
+    Success,
+    /// 300-399.
+    #[label(rename = "3xx")]
+    Redirection,
+    /// 400-499.
+    #[label(rename = "4xx")]
+    ClientError,
+    /// 500-599.
+    #[label(rename = "5xx")]
+    ServerError,
+    /// Any other code.
+    #[label(rename = "unknown")]
+    Unknown,
+}
+
+impl StatusClass {
+    /// The class of the status code `code` (`unknown` outside 100-599).
+    pub const fn from_code(code: u16) -> Self {
+        match code / 100 {
+            1 => StatusClass::Informational,
+            2 => StatusClass::Success,
+            3 => StatusClass::Redirection,
+            4 => StatusClass::ClientError,
+            5 => StatusClass::ServerError,
+            _ => StatusClass::Unknown,
+        }
+    }
+}
+
+/// The labels of `http_requests_total`, in vLLM's order: `method`, `status`, `handler`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct HttpRequestLabels {
+    /// The request method (`GET`, `POST`, ...).
+    pub method: String,
+    /// The response's status class.
+    pub status: StatusClass,
+    /// The matched route template (never the raw path), or [`UNMATCHED_HANDLER`].
+    pub handler: String,
+}
+
+/// The labels of `http_request_duration_seconds`: `method`, `handler`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct HttpHandlerLabels {
+    /// The request method (`GET`, `POST`, ...).
+    pub method: String,
+    /// The matched route template (never the raw path), or [`UNMATCHED_HANDLER`].
+    pub handler: String,
+}
+
+/// The default limit on label sets of the two labelled HTTP families: route templates times
+/// methods (times status classes) stay far below it in any real server; past it, records go to
+/// the overflow series.
+pub const HTTP_MAX_SERIES: usize = DEFAULT_MAX_SERIES;
+
+/// The three HTTP families, registered.
+#[derive(Clone, Debug)]
+pub struct HttpMetrics {
+    /// `http_requests_total` {`method`, `status`, `handler`}.
+    pub requests: Family<HttpRequestLabels, Counter>,
+    /// `http_request_duration_seconds` {`method`, `handler`}.
+    pub duration: Family<HttpHandlerLabels, Histogram>,
+    /// `http_request_duration_highr_seconds`, unlabelled.
+    pub duration_highr: Histogram,
+}
+
+impl HttpMetrics {
+    /// `http_requests_total`: help text is vLLM's Rust frontend's, without the final `.` the
+    /// exposition adds (as for the two below).
+    pub const REQUESTS: MetricDescriptor = MetricDescriptor {
+        name: "http_requests",
+        field: "requests",
+        kind: MetricKind::Counter,
+        value_type: "Counter",
+        help: "Total number of HTTP requests by method, status, and handler",
+        unit: None,
+        common_labels: <HttpRequestLabels as LabelSet>::KEYS,
+        axis: None,
+        buckets: None,
+        max_series: HTTP_MAX_SERIES,
+        aliases: &[],
+    };
+
+    /// `http_request_duration_seconds`.
+    pub const DURATION: MetricDescriptor = MetricDescriptor {
+        name: "http_request_duration_seconds",
+        field: "duration",
+        kind: MetricKind::Histogram,
+        value_type: "Histogram",
+        help: "Duration of HTTP requests in seconds grouped by method and handler",
+        unit: None,
+        common_labels: <HttpHandlerLabels as LabelSet>::KEYS,
+        axis: None,
+        buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_BUCKETS)),
+        max_series: HTTP_MAX_SERIES,
+        aliases: &[],
+    };
+
+    /// `http_request_duration_highr_seconds`.
+    pub const DURATION_HIGHR: MetricDescriptor = MetricDescriptor {
+        name: "http_request_duration_highr_seconds",
+        field: "duration_highr",
+        kind: MetricKind::Histogram,
+        value_type: "Histogram",
+        help: "High-resolution duration of HTTP requests in seconds",
+        unit: None,
+        common_labels: &[],
+        axis: None,
+        buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_HIGHR_BUCKETS)),
+        max_series: 1,
+        aliases: &[],
+    };
+
+    /// The three families, in registration order: feeds the metric catalogue.
+    pub const DESCRIPTORS: &'static [MetricDescriptor] =
+        &[Self::REQUESTS, Self::DURATION, Self::DURATION_HIGHR];
+
+    /// Registers the three families in `registry`.
+    pub fn register(registry: &mut Registry) -> Self {
+        Self::register_with(registry, &RegisterOptions::new())
+    }
+
+    /// Registers the three families with `options` (bucket overrides and series limits, keyed
+    /// by the names above).
+    pub fn register_with(registry: &mut Registry, options: &RegisterOptions) -> Self {
+        let requests = Family::register(registry, &Self::REQUESTS, options);
+        let duration = Family::register(registry, &Self::DURATION, options);
+        let duration_highr =
+            Family::<NoLabels, Histogram>::register(registry, &Self::DURATION_HIGHR, options);
+        HttpMetrics {
+            requests,
+            duration,
+            duration_highr: duration_highr.resolve(&NoLabels),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_codes_map_to_vllm_status_classes() {
+        let label = |code| StatusClass::from_code(code).label_value();
+        assert_eq!(label(101), "1xx");
+        assert_eq!(label(200), "2xx");
+        assert_eq!(label(204), "2xx");
+        assert_eq!(label(302), "3xx");
+        assert_eq!(label(404), "4xx");
+        assert_eq!(label(503), "5xx");
+        assert_eq!(label(99), "unknown");
+        assert_eq!(label(600), "unknown");
+        assert_eq!(label(0), "unknown");
+    }
+
+    #[test]
+    fn control_endpoints_are_excluded_and_inference_routes_are_not() {
+        for handler in ["/metrics", "/health", "/sleep", "/wake_up", "/is_sleeping"] {
+            assert!(is_excluded_handler(handler), "{handler}");
+        }
+        for handler in [
+            "/v1/completions",
+            "/v1/models",
+            UNMATCHED_HANDLER,
+            "/health/x",
+        ] {
+            assert!(!is_excluded_handler(handler), "{handler}");
+        }
+    }
+
+    #[test]
+    fn the_three_families_are_exposed_with_vllm_names_labels_and_buckets() {
+        let mut registry = Registry::default();
+        let http = HttpMetrics::register(&mut registry);
+        http.requests
+            .resolve(&HttpRequestLabels {
+                method: "GET".into(),
+                status: StatusClass::from_code(404),
+                handler: UNMATCHED_HANDLER.into(),
+            })
+            .inc();
+        let handler = HttpHandlerLabels {
+            method: "POST".into(),
+            handler: "/v1/completions".into(),
+        };
+        http.duration.resolve(&handler).observe(0.3);
+        http.duration_highr.observe(0.3);
+        let text = crate::encode_prometheus_text(&registry).expect("encodes");
+        for line in [
+            "# HELP http_requests_total Total number of HTTP requests by method, status, and handler.",
+            "# TYPE http_requests_total counter",
+            r#"http_requests_total{method="GET",status="4xx",handler="none"} 1"#,
+            "# HELP http_request_duration_seconds Duration of HTTP requests in seconds grouped by method and handler.",
+            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.1"} 0"#,
+            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.5"} 1"#,
+            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="+Inf"} 1"#,
+            "# HELP http_request_duration_highr_seconds High-resolution duration of HTTP requests in seconds.",
+            r#"http_request_duration_highr_seconds_bucket{le="0.25"} 0"#,
+            r#"http_request_duration_highr_seconds_bucket{le="0.5"} 1"#,
+            r#"http_request_duration_highr_seconds_bucket{le="60"} 1"#,
+            "http_request_duration_highr_seconds_count 1",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+    }
+}
