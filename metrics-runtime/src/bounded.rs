@@ -84,6 +84,22 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         true
     }
 
+    /// Removes every series whose key fails `keep`; returns how many were removed.
+    pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
+        let mut table = self.write();
+        let before = table.entries.len();
+        table.entries.retain(|(key, _)| keep(key));
+        let removed = before - table.entries.len();
+        if removed > 0 {
+            let Table { index, entries } = &mut *table;
+            index.clear();
+            for (position, (key, _)) in entries.iter().enumerate() {
+                index.insert(key.clone(), position);
+            }
+        }
+        removed
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.read().entries.len()
     }

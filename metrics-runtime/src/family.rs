@@ -114,7 +114,7 @@ impl<L: LabelSet, M: FamilyMember> Family<L, M> {
     }
 }
 
-fn unit_from_str(unit: &str) -> Unit {
+pub(crate) fn unit_from_str(unit: &str) -> Unit {
     match unit {
         "amperes" => Unit::Amperes,
         "bytes" => Unit::Bytes,

@@ -57,6 +57,7 @@ pub mod http;
 mod labels;
 mod member;
 mod options;
+pub mod plugin;
 pub mod vllm;
 
 pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};

@@ -1,0 +1,175 @@
+//! [`FamilyError`]: why a run-time family was refused.
+
+use std::fmt;
+
+use crate::buckets::BucketError;
+use crate::descriptor::MetricKind;
+
+/// Why [`RuntimeFamilies::register`](super::RuntimeFamilies::register) or
+/// [`RuntimeFamily::resolve`](super::RuntimeFamily::resolve) refused its input: one variant per
+/// rule, the same rules `#[derive(MetricHandles)]` enforces at compile time. Nothing is
+/// registered or created when an error is returned.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum FamilyError {
+    /// The name does not match `[a-zA-Z_:][a-zA-Z0-9_:]*`.
+    InvalidName {
+        /// The name as given.
+        name: String,
+    },
+    /// A counter's name ends in `_total`, which the exposition appends (`x_total_total`).
+    CounterNameEndsInTotal {
+        /// The name as given.
+        name: String,
+    },
+    /// The help text is empty.
+    EmptyHelp {
+        /// The family's name.
+        name: String,
+    },
+    /// The help text ends in `.`, which the exposition appends.
+    HelpEndsWithPeriod {
+        /// The family's name.
+        name: String,
+    },
+    /// The unit is not lower-case letters, digits and `_`, starting with a letter.
+    InvalidUnit {
+        /// The family's name.
+        name: String,
+        /// The unit as given.
+        unit: String,
+    },
+    /// A histogram was described without buckets.
+    MissingBuckets {
+        /// The family's name.
+        name: String,
+    },
+    /// A counter or gauge was described with buckets.
+    UnexpectedBuckets {
+        /// The family's name.
+        name: String,
+        /// The family's kind.
+        kind: MetricKind,
+    },
+    /// The buckets are empty, not finite or not strictly increasing.
+    InvalidBuckets {
+        /// The family's name.
+        name: String,
+        /// What is wrong with them.
+        error: BucketError,
+    },
+    /// A label key does not match `[a-zA-Z_][a-zA-Z0-9_]*`.
+    InvalidLabelKey {
+        /// The family's name.
+        name: String,
+        /// The key as given.
+        key: String,
+    },
+    /// A label key is reserved: `le`, `quantile`, `otel_metric_overflow`, or starts with `__`.
+    ReservedLabelKey {
+        /// The family's name.
+        name: String,
+        /// The key as given.
+        key: String,
+    },
+    /// A label key appears twice (among the extra keys, or repeating a common key).
+    DuplicateLabelKey {
+        /// The family's name.
+        name: String,
+        /// The repeated key.
+        key: String,
+    },
+    /// A family of this name is already registered (or the name is reserved) in this set.
+    DuplicateName {
+        /// The name as given.
+        name: String,
+    },
+    /// The member type asked for does not record the kind the spec declares.
+    KindMismatch {
+        /// The family's name.
+        name: String,
+        /// The kind the spec declares.
+        declared: MetricKind,
+        /// The kind of the member type asked for.
+        requested: MetricKind,
+    },
+    /// `resolve` got a different number of extra label values than the family has keys.
+    LabelValueCount {
+        /// The family's name.
+        name: String,
+        /// How many extra keys the family has.
+        expected: usize,
+        /// How many values were given.
+        got: usize,
+    },
+}
+
+impl fmt::Display for FamilyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FamilyError::InvalidName { name } => write!(
+                f,
+                "`{name}` is not a valid Prometheus metric name (use letters, digits, `_` and `:`, not starting with a digit)"
+            ),
+            FamilyError::CounterNameEndsInTotal { name } => write!(
+                f,
+                "counter `{name}` ends in `_total`, which the exposition appends: register it as `{}`",
+                name.trim_end_matches("_total")
+            ),
+            FamilyError::EmptyHelp { name } => write!(f, "`{name}` has no help text"),
+            FamilyError::HelpEndsWithPeriod { name } => write!(
+                f,
+                "the help text of `{name}` ends in `.`, which the exposition appends: drop it"
+            ),
+            FamilyError::InvalidUnit { name, unit } => write!(
+                f,
+                "`{unit}` (unit of `{name}`) is not a valid unit (use lower-case letters, digits and `_`)"
+            ),
+            FamilyError::MissingBuckets { name } => {
+                write!(f, "histogram `{name}` needs buckets")
+            }
+            FamilyError::UnexpectedBuckets { name, kind } => write!(
+                f,
+                "`{name}` is a {} and cannot have buckets",
+                kind.as_str()
+            ),
+            FamilyError::InvalidBuckets { name, error } => {
+                write!(f, "buckets of `{name}`: {error}")
+            }
+            FamilyError::InvalidLabelKey { name, key } => write!(
+                f,
+                "`{key}` (label of `{name}`) is not a valid Prometheus label key (use letters, digits and `_`, not starting with a digit)"
+            ),
+            FamilyError::ReservedLabelKey { name, key } => write!(
+                f,
+                "label key `{key}` of `{name}` is reserved (`le`, `quantile`, `otel_metric_overflow` and keys starting with `__`)"
+            ),
+            FamilyError::DuplicateLabelKey { name, key } => {
+                write!(f, "label key `{key}` appears twice in `{name}`")
+            }
+            FamilyError::DuplicateName { name } => {
+                write!(f, "a metric named `{name}` is already registered")
+            }
+            FamilyError::KindMismatch {
+                name,
+                declared,
+                requested,
+            } => write!(
+                f,
+                "`{name}` is declared a {} but was registered as a {}",
+                declared.as_str(),
+                requested.as_str()
+            ),
+            FamilyError::LabelValueCount {
+                name,
+                expected,
+                got,
+            } => write!(
+                f,
+                "`{name}` has {expected} extra label key(s) but {got} value(s) were given"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FamilyError {}

@@ -1,0 +1,185 @@
+//! [`RuntimeFamilies`]: the set of families registered at run time, exported by the registry.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::registry::Registry;
+
+use super::error::FamilyError;
+use super::family::{ErasedFamily, RuntimeFamily, RuntimeMember};
+use super::spec::FamilySpec;
+use super::validate::validate;
+use crate::family::unit_from_str;
+use crate::labels::LabelSet;
+use crate::member::SeriesSpec;
+
+/// Families described at run time, each with the common label set `L` first and its own extra
+/// label keys after.
+///
+/// [`register_in`](Self::register_in) adds the set to a prometheus-client `Registry` once, as
+/// a collector; [`register`](Self::register) then adds families at any time, through `&self`,
+/// even after the registry is shared with the `/metrics` handler. Families are listed in the
+/// exposition after the registry's own metrics, in registration order.
+///
+/// Registering and scraping take a lock on the list of families; recording never does: it
+/// goes through the handles [`RuntimeFamily::resolve`] returns.
+///
+/// Cloning is cheap; clones share the set.
+pub struct RuntimeFamilies<L> {
+    shared: Arc<Shared<L>>,
+}
+
+struct Shared<L> {
+    state: RwLock<State<L>>,
+}
+
+struct State<L> {
+    families: Vec<Arc<dyn ErasedFamily<L>>>,
+    /// Registered and reserved names.
+    names: HashSet<String>,
+}
+
+impl<L: LabelSet> RuntimeFamilies<L> {
+    /// An empty set, registered in `registry`.
+    pub fn register_in(registry: &mut Registry) -> Self {
+        let families = RuntimeFamilies {
+            shared: Arc::new(Shared {
+                state: RwLock::new(State {
+                    families: Vec::new(),
+                    names: HashSet::new(),
+                }),
+            }),
+        };
+        registry.register_collector(Box::new(Exported(Arc::clone(&families.shared))));
+        families
+    }
+
+    /// Marks `names` as taken (the registry's compile-time metrics, say): registering a family
+    /// of one of these names fails with [`FamilyError::DuplicateName`].
+    pub fn reserve_names<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) {
+        let mut state = self.write();
+        state.names.extend(names.into_iter().map(Into::into));
+    }
+
+    /// Validates `spec` and registers it as a family of `M` handles (`Counter`, `Gauge` or
+    /// `Histogram`, any value type; `M`'s kind must be the spec's).
+    ///
+    /// Nothing is registered on error. The rules are the derive's: a valid Prometheus name,
+    /// no `_total` on a counter, a non-empty help text not ending in `.`, a valid unit,
+    /// buckets on histograms only (non-empty, finite, strictly increasing), extra label keys
+    /// valid, not reserved and not repeating each other or a common key, and a name not
+    /// already registered or reserved in this set.
+    pub fn register<M: RuntimeMember>(
+        &self,
+        spec: &FamilySpec,
+    ) -> Result<RuntimeFamily<L, M>, FamilyError> {
+        validate(spec, L::KEYS)?;
+        if spec.kind != M::KIND {
+            return Err(FamilyError::KindMismatch {
+                name: spec.name.clone(),
+                declared: spec.kind,
+                requested: M::KIND,
+            });
+        }
+        let series_spec = SeriesSpec::new()
+            .with_buckets(spec.buckets.clone().unwrap_or_default())
+            .with_max_series(spec.max_series.max(1));
+        let family = RuntimeFamily::<L, M>::new(
+            spec.name.clone(),
+            &spec.help,
+            spec.unit.as_deref().map(unit_from_str),
+            spec.extra_label_keys.clone(),
+            series_spec,
+        );
+        let mut state = self.write();
+        if !state.names.insert(spec.name.clone()) {
+            return Err(FamilyError::DuplicateName {
+                name: spec.name.clone(),
+            });
+        }
+        state.families.push(Arc::new(family.clone()));
+        Ok(family)
+    }
+
+    /// Removes every series of the common label set `common` from every family (an engine
+    /// that left, say); returns how many series were removed.
+    pub fn remove_common(&self, common: &L) -> usize {
+        self.read()
+            .families
+            .iter()
+            .map(|family| family.remove_common(common))
+            .sum()
+    }
+
+    /// How many families are registered.
+    pub fn len(&self) -> usize {
+        self.read().families.len()
+    }
+
+    /// Whether no family is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    // The lock only guards the list of families; a panic while it is held (impossible in this
+    // module's code) leaves the list valid, so poisoning is ignored.
+    fn read(&self) -> RwLockReadGuard<'_, State<L>> {
+        self.shared.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State<L>> {
+        self.shared.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<L> Clone for RuntimeFamilies<L> {
+    fn clone(&self) -> Self {
+        RuntimeFamilies {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+impl<L> fmt::Debug for RuntimeFamilies<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.shared, f)
+    }
+}
+
+impl<L> fmt::Debug for Shared<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        f.debug_struct("RuntimeFamilies")
+            .field("families", &state.families)
+            .finish()
+    }
+}
+
+/// The collector the registry holds: encodes every family at scrape time.
+struct Exported<L>(Arc<Shared<L>>);
+
+impl<L> fmt::Debug for Exported<L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl<L: LabelSet> Collector for Exported<L> {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        // Clone the list out so that registering never waits for a slow scrape writer.
+        let families: Vec<Arc<dyn ErasedFamily<L>>> = self
+            .0
+            .state
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .families
+            .clone();
+        for family in &families {
+            family.encode(&mut encoder)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,220 @@
+//! [`RuntimeFamily`]: the series of one family registered at run time.
+
+use std::fmt;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+use prometheus_client::encoding::{
+    DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, LabelSetEncoder,
+};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Unit;
+
+use super::error::FamilyError;
+use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::descriptor::MetricKind;
+use crate::histogram::Histogram;
+use crate::labels::{LabelSet, WithLabels};
+use crate::member::{FamilyMember, SeriesSpec};
+
+/// A member type a run-time family can hold: one series per label set. Implemented for
+/// prometheus-client's `Counter` and `Gauge` (integer and float) and this crate's
+/// [`Histogram`]: the very handles the derive hands out.
+pub trait RuntimeMember: FamilyMember {}
+
+impl RuntimeMember for Counter<u64, AtomicU64> {}
+impl RuntimeMember for Counter<f64, AtomicU64> {}
+impl RuntimeMember for Gauge<i64, std::sync::atomic::AtomicI64> {}
+impl RuntimeMember for Gauge<u64, AtomicU64> {}
+impl RuntimeMember for Gauge<f64, AtomicU64> {}
+impl RuntimeMember for Histogram {}
+
+/// The key of one series: the common label set and the extra label values.
+type SeriesKey<L> = (L, Box<[String]>);
+
+/// The series of a family registered with
+/// [`RuntimeFamilies::register`](super::RuntimeFamilies::register).
+///
+/// [`resolve`](Self::resolve) is the slow path (validates, hashes, locks, maybe allocates) and
+/// returns the handle (`Counter`, `Gauge`, `Histogram`): cache it, and every record through it
+/// is the same atomic operation as through a derived field's handle. Past the spec's series
+/// limit, `resolve` returns the shared overflow series (`otel_metric_overflow="true"`).
+/// Cloning is cheap; clones share the series.
+pub struct RuntimeFamily<L, M> {
+    inner: Arc<Inner<L, M>>,
+}
+
+struct Inner<L, M> {
+    name: String,
+    /// Help text with the final `.` the exposition shows (as `Registry::register` adds it).
+    help: String,
+    unit: Option<Unit>,
+    kind: MetricKind,
+    extra_keys: Box<[String]>,
+    spec: SeriesSpec,
+    series: BoundedSeries<SeriesKey<L>, M>,
+}
+
+impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
+    pub(crate) fn new(
+        name: String,
+        help: &str,
+        unit: Option<Unit>,
+        extra_keys: Vec<String>,
+        spec: SeriesSpec,
+    ) -> Self {
+        RuntimeFamily {
+            inner: Arc::new(Inner {
+                help: format!("{help}."),
+                name,
+                unit,
+                kind: M::KIND,
+                extra_keys: extra_keys.into_boxed_slice(),
+                series: BoundedSeries::new(spec.max_series),
+                spec,
+            }),
+        }
+    }
+
+    /// The handle of the series `common` + `extra` (one value per extra label key, in order):
+    /// found, created on first sight, or the overflow series. Fails only when `extra` has the
+    /// wrong length.
+    pub fn resolve(&self, common: &L, extra: &[&str]) -> Result<M, FamilyError> {
+        let inner = &*self.inner;
+        if extra.len() != inner.extra_keys.len() {
+            return Err(FamilyError::LabelValueCount {
+                name: inner.name.clone(),
+                expected: inner.extra_keys.len(),
+                got: extra.len(),
+            });
+        }
+        let key = (
+            common.clone(),
+            extra.iter().map(|&v| v.to_owned()).collect(),
+        );
+        Ok(inner.series.resolve(&key, || M::build(&inner.spec)))
+    }
+
+    /// Removes the series `common` + `extra` from the exposition; returns whether it existed.
+    /// Handles resolved earlier keep working but are no longer exported.
+    pub fn remove(&self, common: &L, extra: &[&str]) -> bool {
+        let key = (
+            common.clone(),
+            extra.iter().map(|&v| v.to_owned()).collect(),
+        );
+        self.inner.series.remove(&key)
+    }
+
+    /// Removes every series whose common labels are `common`; returns how many.
+    pub fn remove_common(&self, common: &L) -> usize {
+        self.inner.series.retain(|(labels, _)| labels != common)
+    }
+
+    /// The registered name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The extra label keys, in encoding order.
+    pub fn extra_label_keys(&self) -> &[String] {
+        &self.inner.extra_keys
+    }
+
+    /// How many label sets have their own series (the overflow series not counted).
+    pub fn len(&self) -> usize {
+        self.inner.series.len()
+    }
+
+    /// Whether no series has been resolved yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many resolves were routed to the overflow series.
+    pub fn overflowed_lookups(&self) -> u64 {
+        self.inner.series.overflowed_lookups()
+    }
+}
+
+impl<L, M> Clone for RuntimeFamily<L, M> {
+    fn clone(&self) -> Self {
+        RuntimeFamily {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<L, M> fmt::Debug for RuntimeFamily<L, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeFamily")
+            .field("name", &self.inner.name)
+            .field("kind", &self.inner.kind)
+            .field("extra_label_keys", &self.inner.extra_keys)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the set of run-time families needs from each of them, whatever its member type.
+pub(crate) trait ErasedFamily<L>: Send + Sync + fmt::Debug {
+    /// Writes the family's descriptor and every series.
+    fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error>;
+    /// Removes every series of the common label set `common`.
+    fn remove_common(&self, common: &L) -> usize;
+}
+
+impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
+    fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
+        let inner = &*self.inner;
+        let metric_type = match inner.kind {
+            MetricKind::Counter => MetricType::Counter,
+            MetricKind::Gauge => MetricType::Gauge,
+            MetricKind::Histogram => MetricType::Histogram,
+        };
+        let mut metric_encoder = encoder.encode_descriptor(
+            &inner.name,
+            &inner.help,
+            inner.unit.as_ref(),
+            metric_type,
+        )?;
+        inner.series.for_each(|key, member| match key {
+            Some((common, values)) => {
+                let extra = ExtraLabels {
+                    keys: &inner.extra_keys,
+                    values,
+                };
+                let labels = WithLabels {
+                    base: common,
+                    extra: &extra,
+                };
+                member.encode_member(&labels, &mut metric_encoder)
+            }
+            None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut metric_encoder),
+        })
+    }
+
+    fn remove_common(&self, common: &L) -> usize {
+        RuntimeFamily::remove_common(self, common)
+    }
+}
+
+/// The extra `key="value"` pairs of one series.
+struct ExtraLabels<'a> {
+    keys: &'a [String],
+    values: &'a [String],
+}
+
+impl EncodeLabelSet for ExtraLabels<'_> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        for (key, value) in self.keys.iter().zip(self.values.iter()) {
+            let mut label = encoder.encode_label();
+            let mut key_encoder = label.encode_label_key()?;
+            fmt::Write::write_str(&mut key_encoder, key)?;
+            let mut value_encoder = key_encoder.encode_label_value()?;
+            EncodeLabelValue::encode(&value.as_str(), &mut value_encoder)?;
+            value_encoder.finish()?;
+        }
+        Ok(())
+    }
+}

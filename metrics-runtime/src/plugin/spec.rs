@@ -1,0 +1,134 @@
+//! [`FamilySpec`]: a metric family described at run time.
+
+use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+
+/// Everything needed to register one family at run time: what a `#[metric(...)]` field says at
+/// compile time, as owned values (a KV connector's descriptor, a configuration file...).
+///
+/// ```
+/// use metric_handles::plugin::FamilySpec;
+///
+/// let spec = FamilySpec::histogram(
+///     "acme:cache_fetch_seconds",
+///     "Time to fetch one block from the ACME cache",
+///     vec![0.001, 0.01, 0.1, 1.0],
+/// )
+/// .label_keys(["tier"]);
+/// assert_eq!(spec.extra_label_keys(), ["tier"]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct FamilySpec {
+    pub(crate) name: String,
+    pub(crate) kind: MetricKind,
+    pub(crate) help: String,
+    pub(crate) unit: Option<String>,
+    pub(crate) buckets: Option<Vec<f64>>,
+    pub(crate) extra_label_keys: Vec<String>,
+    pub(crate) max_series: usize,
+}
+
+impl FamilySpec {
+    /// A family of `kind` named `name` (without the `_total` suffix counters are exposed
+    /// with), with help text `help` (without a final `.`: the exposition adds it).
+    pub fn new(name: impl Into<String>, kind: MetricKind, help: impl Into<String>) -> Self {
+        FamilySpec {
+            name: name.into(),
+            kind,
+            help: help.into(),
+            unit: None,
+            buckets: None,
+            extra_label_keys: Vec::new(),
+            max_series: DEFAULT_MAX_SERIES,
+        }
+    }
+
+    /// A counter family.
+    pub fn counter(name: impl Into<String>, help: impl Into<String>) -> Self {
+        Self::new(name, MetricKind::Counter, help)
+    }
+
+    /// A gauge family.
+    pub fn gauge(name: impl Into<String>, help: impl Into<String>) -> Self {
+        Self::new(name, MetricKind::Gauge, help)
+    }
+
+    /// A histogram family over `buckets` (finite, strictly increasing).
+    pub fn histogram(name: impl Into<String>, help: impl Into<String>, buckets: Vec<f64>) -> Self {
+        Self::new(name, MetricKind::Histogram, help).buckets(buckets)
+    }
+
+    /// The family a compile-time descriptor describes (name, kind, help, unit, buckets, series
+    /// limit, and the keys of a [`LabelAxis::Dynamic`] axis as extra label keys). The
+    /// descriptor's common labels are the ones of the [`RuntimeFamilies`](super::RuntimeFamilies)
+    /// it is registered in.
+    pub fn from_descriptor(descriptor: &MetricDescriptor) -> Self {
+        let mut spec = Self::new(descriptor.name, descriptor.kind, descriptor.help);
+        spec.unit = descriptor.unit.map(str::to_owned);
+        spec.buckets = descriptor.buckets.map(|b| b.bounds());
+        spec.max_series = descriptor.max_series;
+        if let Some(LabelAxis::Dynamic { keys }) = descriptor.axis {
+            spec.extra_label_keys = keys.iter().map(|&k| k.to_owned()).collect();
+        }
+        spec
+    }
+
+    /// Appends `unit` to the exposed name (`seconds`, `bytes`, ...), as `#[metric(unit = ..)]`.
+    pub fn unit(mut self, unit: impl Into<String>) -> Self {
+        self.unit = Some(unit.into());
+        self
+    }
+
+    /// Sets the histogram bucket bounds.
+    pub fn buckets(mut self, bounds: Vec<f64>) -> Self {
+        self.buckets = Some(bounds);
+        self
+    }
+
+    /// Label keys every series carries after the common labels, in this order.
+    pub fn label_keys<K: Into<String>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
+        self.extra_label_keys = keys.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How many label sets the family may hold before records go to its overflow series
+    /// (default [`DEFAULT_MAX_SERIES`]; 0 is raised to 1).
+    pub fn max_series(mut self, limit: usize) -> Self {
+        self.max_series = limit.max(1);
+        self
+    }
+
+    /// The registered name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Counter, gauge or histogram.
+    pub fn kind(&self) -> MetricKind {
+        self.kind
+    }
+
+    /// The help text.
+    pub fn help(&self) -> &str {
+        &self.help
+    }
+
+    /// The unit suffix, if any.
+    pub fn unit_suffix(&self) -> Option<&str> {
+        self.unit.as_deref()
+    }
+
+    /// The bucket bounds, if any.
+    pub fn bucket_bounds(&self) -> Option<&[f64]> {
+        self.buckets.as_deref()
+    }
+
+    /// The extra label keys.
+    pub fn extra_label_keys(&self) -> &[String] {
+        &self.extra_label_keys
+    }
+
+    /// The series limit.
+    pub fn series_limit(&self) -> usize {
+        self.max_series
+    }
+}

@@ -1,0 +1,365 @@
+//! One test per validation rule, and the behaviour of registered families.
+
+use std::sync::atomic::AtomicU64;
+
+use prometheus_client::registry::Registry;
+
+use super::*;
+use crate::buckets::BucketError;
+use crate::{Counter, Gauge, Histogram, LabelSet, MetricKind};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Engine {
+    model_name: String,
+    engine: u32,
+}
+
+fn engine(engine: u32) -> Engine {
+    Engine {
+        model_name: "m".into(),
+        engine,
+    }
+}
+
+fn families() -> (Registry, RuntimeFamilies<Engine>) {
+    let mut registry = Registry::default();
+    let families = RuntimeFamilies::register_in(&mut registry);
+    (registry, families)
+}
+
+fn counter_error(spec: FamilySpec) -> FamilyError {
+    let (_registry, families) = families();
+    families
+        .register::<Counter>(&spec)
+        .expect_err("the spec breaks a rule")
+}
+
+fn histogram_error(spec: FamilySpec) -> FamilyError {
+    let (_registry, families) = families();
+    families
+        .register::<Histogram>(&spec)
+        .expect_err("the spec breaks a rule")
+}
+
+#[test]
+fn an_invalid_name_is_rejected() {
+    for name in ["", "1st", "has-dash", "has space", "é"] {
+        assert_eq!(
+            counter_error(FamilySpec::counter(name, "help")),
+            FamilyError::InvalidName { name: name.into() },
+            "{name:?}"
+        );
+    }
+}
+
+#[test]
+fn a_counter_ending_in_total_is_rejected_but_a_histogram_may() {
+    let error = counter_error(FamilySpec::counter("x_total", "help"));
+    assert_eq!(
+        error,
+        FamilyError::CounterNameEndsInTotal {
+            name: "x_total".into()
+        }
+    );
+    assert!(error.to_string().contains("register it as `x`"), "{error}");
+    let (_registry, families) = families();
+    families
+        .register::<Histogram>(&FamilySpec::histogram(
+            "vllm:iteration_tokens_total",
+            "help",
+            vec![1.0],
+        ))
+        .expect("vLLM's histogram ends in _total");
+}
+
+#[test]
+fn empty_help_is_rejected() {
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", " ")),
+        FamilyError::EmptyHelp { name: "x".into() }
+    );
+}
+
+#[test]
+fn help_ending_in_a_period_is_rejected() {
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", "Counts things.")),
+        FamilyError::HelpEndsWithPeriod { name: "x".into() }
+    );
+}
+
+#[test]
+fn an_invalid_unit_is_rejected() {
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", "help").unit("Seconds")),
+        FamilyError::InvalidUnit {
+            name: "x".into(),
+            unit: "Seconds".into()
+        }
+    );
+}
+
+#[test]
+fn a_histogram_without_buckets_is_rejected() {
+    assert_eq!(
+        histogram_error(FamilySpec::new("x", MetricKind::Histogram, "help")),
+        FamilyError::MissingBuckets { name: "x".into() }
+    );
+}
+
+#[test]
+fn buckets_on_a_counter_are_rejected() {
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", "help").buckets(vec![1.0])),
+        FamilyError::UnexpectedBuckets {
+            name: "x".into(),
+            kind: MetricKind::Counter
+        }
+    );
+}
+
+#[test]
+fn invalid_buckets_are_rejected_naming_the_bound() {
+    for (bounds, error) in [
+        (vec![], BucketError::Empty),
+        (vec![1.0, f64::NAN], BucketError::NotFinite { index: 1 }),
+        (vec![f64::INFINITY], BucketError::NotFinite { index: 0 }),
+        (vec![1.0, 2.0, 2.0], BucketError::NotIncreasing { index: 2 }),
+        (vec![2.0, 1.0], BucketError::NotIncreasing { index: 1 }),
+    ] {
+        assert_eq!(
+            histogram_error(FamilySpec::histogram("x", "help", bounds.clone())),
+            FamilyError::InvalidBuckets {
+                name: "x".into(),
+                error
+            },
+            "{bounds:?}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_label_key_is_rejected() {
+    for key in ["", "1a", "a-b", "a:b"] {
+        assert_eq!(
+            counter_error(FamilySpec::counter("x", "help").label_keys([key])),
+            FamilyError::InvalidLabelKey {
+                name: "x".into(),
+                key: key.into()
+            },
+            "{key:?}"
+        );
+    }
+}
+
+#[test]
+fn a_reserved_label_key_is_rejected() {
+    for key in ["le", "quantile", "otel_metric_overflow", "__name__", "__x"] {
+        assert_eq!(
+            counter_error(FamilySpec::counter("x", "help").label_keys([key])),
+            FamilyError::ReservedLabelKey {
+                name: "x".into(),
+                key: key.into()
+            },
+            "{key:?}"
+        );
+    }
+}
+
+#[test]
+fn a_repeated_label_key_is_rejected_among_extras_and_against_common_keys() {
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", "help").label_keys(["op", "op"])),
+        FamilyError::DuplicateLabelKey {
+            name: "x".into(),
+            key: "op".into()
+        }
+    );
+    assert_eq!(
+        counter_error(FamilySpec::counter("x", "help").label_keys(["engine"])),
+        FamilyError::DuplicateLabelKey {
+            name: "x".into(),
+            key: "engine".into()
+        }
+    );
+}
+
+#[test]
+fn a_duplicate_or_reserved_name_is_rejected_and_the_first_family_survives() {
+    let (registry, families) = families();
+    families.reserve_names(["vllm:num_requests_running"]);
+    let first = families
+        .register::<Counter>(&FamilySpec::counter("x", "first"))
+        .expect("valid");
+    assert_eq!(
+        families
+            .register::<Gauge>(&FamilySpec::gauge("x", "second"))
+            .map(|_| ()),
+        Err(FamilyError::DuplicateName { name: "x".into() })
+    );
+    assert_eq!(
+        families
+            .register::<Gauge>(&FamilySpec::gauge("vllm:num_requests_running", "help"))
+            .map(|_| ()),
+        Err(FamilyError::DuplicateName {
+            name: "vllm:num_requests_running".into()
+        })
+    );
+    first.resolve(&engine(0), &[]).expect("no extras").inc();
+    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    assert_eq!(text.matches("# TYPE x").count(), 1, "{text}");
+    assert!(text.contains("# HELP x_total first."), "{text}");
+    assert_eq!(families.len(), 1);
+}
+
+#[test]
+fn a_member_type_of_another_kind_is_rejected() {
+    let (_registry, families) = families();
+    assert_eq!(
+        families
+            .register::<Gauge>(&FamilySpec::counter("x", "help"))
+            .map(|_| ()),
+        Err(FamilyError::KindMismatch {
+            name: "x".into(),
+            declared: MetricKind::Counter,
+            requested: MetricKind::Gauge
+        })
+    );
+    // Nothing was registered: the name is still free.
+    families
+        .register::<Counter>(&FamilySpec::counter("x", "help"))
+        .expect("name still free");
+}
+
+#[test]
+fn resolve_rejects_the_wrong_number_of_label_values() {
+    let (_registry, families) = families();
+    let family = families
+        .register::<Counter>(&FamilySpec::counter("x", "help").label_keys(["op", "status"]))
+        .expect("valid");
+    for values in [&[][..], &["save"][..], &["save", "ok", "extra"][..]] {
+        assert_eq!(
+            family.resolve(&engine(0), values).map(|_| ()),
+            Err(FamilyError::LabelValueCount {
+                name: "x".into(),
+                expected: 2,
+                got: values.len()
+            })
+        );
+    }
+    assert!(family.is_empty());
+}
+
+#[test]
+fn every_kind_records_through_the_resolved_handle_and_encodes_like_a_derived_family() {
+    let (registry, families) = families();
+    let ops = families
+        .register::<Counter>(
+            &FamilySpec::counter("store_ops", "Store operations").label_keys(["op", "status"]),
+        )
+        .expect("valid");
+    let bytes = families
+        .register::<Counter<f64, AtomicU64>>(
+            &FamilySpec::counter("moved", "Data moved").unit("bytes"),
+        )
+        .expect("valid");
+    let level = families
+        .register::<Gauge>(&FamilySpec::gauge("level", "Current level"))
+        .expect("valid");
+    let latency = families
+        .register::<Histogram>(
+            &FamilySpec::histogram("latency", "Latency", vec![0.1, 1.0]).unit("seconds"),
+        )
+        .expect("valid");
+    let e0 = engine(0);
+    let handle = ops.resolve(&e0, &["save", "ok"]).expect("two values");
+    handle.inc();
+    handle.inc_by(2);
+    ops.resolve(&e0, &["save", "ok"])
+        .expect("same series")
+        .inc();
+    ops.resolve(&engine(1), &["load", "error"])
+        .expect("two values")
+        .inc();
+    bytes.resolve(&e0, &[]).expect("no extras").inc_by(1.5);
+    level.resolve(&e0, &[]).expect("no extras").set(-4);
+    latency.resolve(&e0, &[]).expect("no extras").observe(0.5);
+    assert_eq!(ops.len(), 2);
+
+    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    for line in [
+        "# HELP store_ops_total Store operations.",
+        "# TYPE store_ops_total counter",
+        r#"store_ops_total{model_name="m",engine="0",op="save",status="ok"} 4"#,
+        r#"store_ops_total{model_name="m",engine="1",op="load",status="error"} 1"#,
+        r#"moved_bytes_total{model_name="m",engine="0"} 1.5"#,
+        r#"level{model_name="m",engine="0"} -4"#,
+        "# TYPE latency_seconds histogram",
+        r#"latency_seconds_bucket{model_name="m",engine="0",le="0.1"} 0"#,
+        r#"latency_seconds_bucket{model_name="m",engine="0",le="1"} 1"#,
+        r#"latency_seconds_count{model_name="m",engine="0"} 1"#,
+    ] {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
+#[test]
+fn families_registered_after_the_registry_is_shared_are_exported() {
+    let (registry, families) = families();
+    let registry = std::sync::Arc::new(registry);
+    let before = crate::encode_prometheus_text(&registry).expect("encodes");
+    assert!(!before.contains("late"), "{before}");
+    let late = families
+        .register::<Gauge>(&FamilySpec::gauge("late", "Registered after sharing"))
+        .expect("valid");
+    late.resolve(&engine(3), &[]).expect("no extras").set(7);
+    let after = crate::encode_prometheus_text(&registry).expect("encodes");
+    assert!(
+        after.contains(r#"late{model_name="m",engine="3"} 7"#),
+        "{after}"
+    );
+}
+
+#[test]
+fn removing_a_common_label_set_drops_its_series_in_every_family_and_nothing_else() {
+    let (registry, families) = families();
+    let a = families
+        .register::<Counter>(&FamilySpec::counter("a", "help").label_keys(["op"]))
+        .expect("valid");
+    let b = families
+        .register::<Gauge>(&FamilySpec::gauge("b", "help"))
+        .expect("valid");
+    for e in [0, 1] {
+        a.resolve(&engine(e), &["x"]).expect("ok").inc();
+        a.resolve(&engine(e), &["y"]).expect("ok").inc();
+        b.resolve(&engine(e), &[]).expect("ok").set(1);
+    }
+    assert_eq!(families.remove_common(&engine(0)), 3);
+    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    assert!(!text.contains(r#"engine="0""#), "{text}");
+    assert_eq!(text.matches(r#"engine="1""#).count(), 3, "{text}");
+    assert!(a.remove(&engine(1), &["x"]));
+    assert!(!a.remove(&engine(1), &["x"]));
+}
+
+#[test]
+fn a_full_family_sends_new_label_values_to_the_overflow_series() {
+    let (registry, families) = families();
+    let family = families
+        .register::<Counter>(
+            &FamilySpec::counter("c", "help")
+                .label_keys(["k"])
+                .max_series(2),
+        )
+        .expect("valid");
+    for value in ["a", "b", "c", "d"] {
+        family.resolve(&engine(0), &[value]).expect("ok").inc();
+    }
+    assert_eq!(family.len(), 2);
+    assert_eq!(family.overflowed_lookups(), 2);
+    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    assert!(
+        text.contains(r#"c_total{otel_metric_overflow="true"} 2"#),
+        "{text}"
+    );
+}
