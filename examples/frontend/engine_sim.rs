@@ -497,6 +497,7 @@ impl Engine {
                 perf_stats: perf,
                 kv_cache_eviction_events: work.evictions,
                 cudagraph_stats: cudagraph,
+                ..SchedulerStats::default()
             },
             outputs,
         }

@@ -165,6 +165,7 @@ fn scheduler_stats() -> impl Strategy<Value = SchedulerStats> {
                         num_paddings: 0,
                         runtime_mode: mode,
                     }),
+                    ..SchedulerStats::default()
                 }
             },
         )

@@ -68,6 +68,7 @@ fn record_everything(metrics: &VllmMetrics) {
                     num_paddings: 1,
                     runtime_mode: "FULL".into(),
                 }),
+                ..SchedulerStats::default()
             },
         );
         metrics.scheduler().record_iteration_tokens(engine, 300);

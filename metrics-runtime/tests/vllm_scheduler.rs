@@ -56,6 +56,7 @@ fn full_stats() -> SchedulerStats {
             },
         ],
         cudagraph_stats: None,
+        ..SchedulerStats::default()
     }
 }
 

@@ -1,6 +1,6 @@
-//! The exported metric set against the spec's list (spec sections 2-4), written here as data
-//! independently of the declarations: exact names, types, label keys, enum label values and
-//! bucket bounds, and nothing else exported.
+//! The exported metric set against vLLM's list, written here as data independently of the
+//! declarations: exact names, types, label keys, enum label values and bucket bounds, and
+//! nothing else exported.
 
 mod vllm_support;
 
@@ -48,9 +48,12 @@ type Expected = (
     Option<(&'static str, &'static [&'static str])>,
 );
 
+const PREEMPTIONS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0];
+
 const REASONS: &[&str] = &["stop", "length", "abort", "error", "repetition"];
 const SOURCES: &[&str] = &["local_compute", "local_cache_hit", "external_kv_transfer"];
 const WAITING: &[&str] = &["capacity", "deferred"];
+const CACHE_TIERS: &[&str] = &["device", "host", "p2p", "disk", "external_unspecified"];
 
 fn scheduler_spec() -> Vec<Expected> {
     use Kind::*;
@@ -67,6 +70,11 @@ fn scheduler_spec() -> Vec<Expected> {
         ("vllm:prefix_cache_hits", Counter, None),
         ("vllm:external_prefix_cache_queries", Counter, None),
         ("vllm:external_prefix_cache_hits", Counter, None),
+        (
+            "vllm:prompt_tokens_cached_by_source",
+            Counter,
+            Some(("source", CACHE_TIERS)),
+        ),
         ("vllm:spec_decode_num_drafts", Counter, None),
         ("vllm:spec_decode_num_draft_tokens", Counter, None),
         ("vllm:spec_decode_num_accepted_tokens", Counter, None),
@@ -148,8 +156,31 @@ fn request_spec() -> Vec<Expected> {
         ),
         ("vllm:prompt_tokens_cached", Counter, None),
         ("vllm:generation_tokens", Counter, None),
+        ("vllm:request_num_preemptions", Histogram(PREEMPTIONS), None),
     ]
 }
+
+/// The families without the per-engine shape above, registered by `VllmMetrics` too: (exposed
+/// name in `# TYPE`, type). Their samples and buckets are checked in `vllm_full_set.rs`.
+const OTHER_FAMILIES: &[(&str, &str)] = &[
+    ("vllm:nixl_xfer_time_seconds", "histogram"),
+    ("vllm:nixl_post_time_seconds", "histogram"),
+    ("vllm:nixl_bytes_transferred", "histogram"),
+    ("vllm:nixl_num_descriptors", "histogram"),
+    ("vllm:nixl_num_failed_transfers", "counter"),
+    ("vllm:nixl_num_failed_notifications", "counter"),
+    ("vllm:nixl_num_kv_expired_reqs", "counter"),
+    ("vllm:mooncake_store_operation_time_seconds", "histogram"),
+    ("vllm:mooncake_store_operation", "counter"),
+    ("vllm:mooncake_store_operation_keys", "counter"),
+    ("vllm:mooncake_store_operation_bytes", "counter"),
+    ("vllm:mooncake_store_operation_failed_keys", "counter"),
+    ("vllm:engine_sleep_resource_state", "gauge"),
+    ("vllm:engine_fully_awake", "gauge"),
+    ("vllm:sleep_mode_operation_duration_seconds", "histogram"),
+    ("vllm:sleep_mode_operations_in_flight", "gauge"),
+    ("vllm:lora_requests_info", "gauge"),
+];
 
 /// `# TYPE` lines of the OpenMetrics exposition: name → type.
 fn types(text: &str) -> BTreeMap<String, String> {
@@ -173,7 +204,7 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
     let s = scrape(&registry);
 
     let spec: Vec<Expected> = scheduler_spec().into_iter().chain(request_spec()).collect();
-    assert_eq!(spec.len(), 39);
+    assert_eq!(spec.len(), 41);
     let expected_types: BTreeMap<String, String> = spec
         .iter()
         .map(|(name, kind, _)| {
@@ -184,7 +215,14 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
             };
             ((*name).to_owned(), ty.to_owned())
         })
+        .chain(
+            OTHER_FAMILIES
+                .iter()
+                .map(|(name, ty)| ((*name).to_owned(), (*ty).to_owned())),
+        )
         .collect();
+    // With the three HTTP families `HttpMetrics` registers: vLLM's Rust frontend's 61.
+    assert_eq!(expected_types.len() + 3, 61);
     assert_eq!(types(&openmetrics), expected_types, "names and types");
 
     for (name, kind, axis) in &spec {

@@ -144,6 +144,7 @@ fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
             reuse_gaps_seconds: vec![0.1, 0.2],
         }],
         cudagraph_stats: None,
+        ..SchedulerStats::default()
     };
     metrics.scheduler().record(3, &stats);
     metrics.scheduler().record_iteration_tokens(3, 1);

@@ -84,16 +84,7 @@ impl<L: LabelSet> RuntimeFamilies<L> {
                 requested: M::KIND,
             });
         }
-        let series_spec = SeriesSpec::new()
-            .with_buckets(spec.buckets.clone().unwrap_or_default())
-            .with_max_series(spec.max_series.max(1));
-        let family = RuntimeFamily::<L, M>::new(
-            spec.name.clone(),
-            &spec.help,
-            spec.unit.as_deref().map(unit_from_str),
-            spec.extra_label_keys.clone(),
-            series_spec,
-        );
+        let family = build::<L, M>(spec);
         let mut state = self.write();
         if !state.names.insert(spec.name.clone()) {
             return Err(FamilyError::DuplicateName {
@@ -102,6 +93,20 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         }
         state.families.push(Arc::new(family.clone()));
         Ok(family)
+    }
+
+    /// Registers a family this crate declares (and tests against the rules), skipping the
+    /// checks that cannot fail for it: its spec is a constant and the set is fresh.
+    pub(crate) fn register_declared<M: RuntimeMember>(
+        &self,
+        descriptor: &crate::MetricDescriptor,
+    ) -> RuntimeFamily<L, M> {
+        let spec = FamilySpec::from_descriptor(descriptor);
+        let family = build::<L, M>(&spec);
+        let mut state = self.write();
+        state.names.insert(spec.name);
+        state.families.push(Arc::new(family.clone()));
+        family
     }
 
     /// Removes every series of the common label set `common` from every family (an engine
@@ -182,4 +187,17 @@ impl<L: LabelSet> Collector for Exported<L> {
         }
         Ok(())
     }
+}
+
+/// The family `spec` describes (already validated).
+fn build<L: LabelSet, M: RuntimeMember>(spec: &FamilySpec) -> RuntimeFamily<L, M> {
+    RuntimeFamily::new(
+        spec.name.clone(),
+        &spec.help,
+        spec.unit.as_deref().map(unit_from_str),
+        spec.extra_label_keys.clone(),
+        SeriesSpec::new()
+            .with_buckets(spec.buckets.clone().unwrap_or_default())
+            .with_max_series(spec.max_series.max(1)),
+    )
 }

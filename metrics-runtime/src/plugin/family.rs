@@ -97,6 +97,21 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         Ok(inner.series.resolve(&key, || M::build(&inner.spec)))
     }
 
+    /// The handle of a family this crate declares, with `extra` known to match its keys.
+    pub(crate) fn resolve_declared(&self, common: &L, extra: &[&str]) -> M {
+        let inner = &*self.inner;
+        let key = (
+            common.clone(),
+            extra.iter().map(|&v| v.to_owned()).collect(),
+        );
+        inner.series.resolve(&key, || M::build(&inner.spec))
+    }
+
+    /// The handle of a family this crate declares without extra label keys.
+    pub(crate) fn resolve_common(&self, common: &L) -> M {
+        self.resolve_declared(common, &[])
+    }
+
     /// Removes the series `common` + `extra` from the exposition; returns whether it existed.
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, common: &L, extra: &[&str]) -> bool {

@@ -1,4 +1,4 @@
-//! vLLM's histogram bucket bounds (spec section 2), exact.
+//! vLLM's histogram bucket bounds, exact.
 //!
 //! The token-count histograms use the 1-2-5 series up to the model's context length
 //! ([`one_two_five`](crate::buckets::one_two_five)); their default, for a 131072-token context,
@@ -39,6 +39,52 @@ pub const KV_RESIDENCY_BUCKETS: &[f64] = &[
     120.0, 300.0, 600.0, 1200.0, 1800.0,
 ];
 
+/// Preemptions a finished request went through (7 bounds).
+pub const PREEMPTIONS_BUCKETS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0];
+
+/// NIXL transfer duration, seconds (12 bounds; vLLM's NIXL connector metrics).
+pub const NIXL_XFER_TIME_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 5.0,
+];
+
+/// NIXL transfer post time, seconds (13 bounds).
+pub const NIXL_POST_TIME_BUCKETS: &[f64] = &[
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 5.0,
+];
+
+/// Bytes per NIXL transfer: 2 KiB to 8 GiB in powers of 4 (12 bounds, `2^(10 + i)` for odd
+/// `i` in 1..25).
+pub const NIXL_BYTES_BUCKETS: &[f64] = &[
+    2048.0,
+    8192.0,
+    32768.0,
+    131072.0,
+    524288.0,
+    2097152.0,
+    8388608.0,
+    33554432.0,
+    134217728.0,
+    536870912.0,
+    2147483648.0,
+    8589934592.0,
+];
+
+/// Descriptors per NIXL transfer (14 bounds).
+pub const NIXL_DESCRIPTORS_BUCKETS: &[f64] = &[
+    10.0, 20.0, 30.0, 50.0, 75.0, 100.0, 200.0, 400.0, 1000.0, 2000.0, 4000.0, 10000.0, 20000.0,
+    50000.0,
+];
+
+/// Mooncake-store operation time, seconds (16 bounds).
+pub const MOONCAKE_OPERATION_TIME_BUCKETS: &[f64] = &[
+    0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0,
+];
+
+/// Sleep-mode operation duration, seconds (9 bounds; vLLM's Rust frontend,
+/// `rust/src/metrics/src/api_server.rs`).
+pub const SLEEP_MODE_DURATION_BUCKETS: &[f64] =
+    &[0.01, 0.1, 1.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0];
+
 /// The default `max_model_len`, and so the last bound of the default token buckets.
 pub const TOKENS_BUCKETS_DEFAULT_MAX: u32 = 131_072;
 
@@ -63,10 +109,27 @@ mod tests {
             (PARAMS_N_BUCKETS, 5),
             (ITERATION_TOKENS_BUCKETS, 13),
             (KV_RESIDENCY_BUCKETS, 21),
+            (PREEMPTIONS_BUCKETS, 7),
+            (NIXL_XFER_TIME_BUCKETS, 12),
+            (NIXL_POST_TIME_BUCKETS, 13),
+            (NIXL_BYTES_BUCKETS, 12),
+            (NIXL_DESCRIPTORS_BUCKETS, 14),
+            (MOONCAKE_OPERATION_TIME_BUCKETS, 16),
+            (SLEEP_MODE_DURATION_BUCKETS, 9),
         ] {
             assert_eq!(bounds.len(), len, "{bounds:?}");
             assert!(is_valid_bucket_list(bounds), "{bounds:?}");
         }
+    }
+
+    #[test]
+    fn nixl_byte_buckets_are_two_to_the_ten_plus_each_odd_i_below_25() {
+        let expected: Vec<f64> = (1..25)
+            .step_by(2)
+            .map(|i| f64::from(2u32).powi(10 + i))
+            .collect();
+        assert_eq!(NIXL_BYTES_BUCKETS, expected.as_slice());
+        assert_eq!(NIXL_XFER_TIME_BUCKETS, &NIXL_POST_TIME_BUCKETS[1..]);
     }
 
     #[test]

@@ -4,14 +4,23 @@
 use std::fmt::Write as _;
 
 use super::buckets::{
-    ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, PARAMS_N_BUCKETS,
-    REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS,
+    ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, MOONCAKE_OPERATION_TIME_BUCKETS,
+    NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS, NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
+    PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
+    TTFT_BUCKETS,
 };
+use super::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
+use super::lora_info::LoraInfoMetrics;
 use super::request_metrics::RequestMetrics;
 use super::scheduler_metrics::SchedulerMetrics;
+use super::sleep_mode::SleepModeMetrics;
+use super::sleep_state::SLEEP_STATE_DESCRIPTORS;
+use crate::http::{
+    HttpMetrics, HTTP_REQUEST_DURATION_BUCKETS, HTTP_REQUEST_DURATION_HIGHR_BUCKETS,
+};
 use crate::{Buckets, LabelAxis, MetricDescriptor};
 
-/// How the recorders compute each metric, keyed by its primary name (spec sections 3 and 4).
+/// How the recorders compute each metric, keyed by its primary name.
 pub fn how_computed(name: &str) -> Option<&'static str> {
     Some(match name {
         "vllm:num_requests_running" => "Set to `num_running_reqs` of each `SchedulerStats`.",
@@ -74,11 +83,94 @@ pub fn how_computed(name: &str) -> Option<&'static str> {
             "Observes every gap of every eviction event's `reuse_gaps_seconds`."
         }
         "vllm:iteration_tokens_total" => {
-            "Observed once per non-empty output batch of the engine \
-             (`SchedulerStatsRecorder::record_iteration_tokens`): the sum over its outputs of new \
-             tokens plus `prefill_stats.num_computed_tokens` when present \
-             (`metric_handles::vllm::iteration_tokens`). A histogram whose name ends in `_total`, \
-             as in vLLM."
+            "What vLLM's Rust frontend counts: once per non-empty output batch of the engine \
+             (`SchedulerStatsRecorder::record_output_batch`), the batch's computed prompt tokens \
+             plus generated tokens: over its outputs, new tokens plus \
+             `prefill_stats.num_computed_tokens` when present (`metric_handles::vllm::iteration_tokens`; \
+             cached prompt tokens are not counted). An empty batch records nothing. A histogram \
+             whose name ends in `_total`, as in vLLM."
+        }
+        "vllm:prompt_tokens_cached_by_source" => {
+            "Per `SchedulerStats`: `device` += `prefix_cache_stats.hits` (every local prefix-cache \
+             hit is in device memory); when connector stats are present, each source += \
+             `connector_prefix_cache_stats.hits_by_source` of that source. All five sources are \
+             exported at 0 from the engine's first sight. Skipped for a `sleep_state_only` update."
+        }
+        "vllm:request_num_preemptions" => {
+            "Observes, when the request finishes, the number of Preempted events it went through \
+             (0 for most requests): one observation per finished request or child sequence."
+        }
+        "vllm:nixl_xfer_time_seconds" => {
+            "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` \
+             (negative values record 0). Registered through the plug-in family API; exported at 0 \
+             from the engine's first sight, as in vLLM."
+        }
+        "vllm:nixl_post_time_seconds" => {
+            "Observes each `post_duration` of each `NixlStats` (negative values record 0)."
+        }
+        "vllm:nixl_bytes_transferred" => "Observes each `bytes_transferred` of each `NixlStats`.",
+        "vllm:nixl_num_descriptors" => "Observes each `num_descriptors` of each `NixlStats`.",
+        "vllm:nixl_num_failed_transfers" => {
+            "Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating)."
+        }
+        "vllm:nixl_num_failed_notifications" => {
+            "Increased by every element of `num_failed_notifications` of each `NixlStats` \
+             (saturating)."
+        }
+        "vllm:nixl_num_kv_expired_reqs" => {
+            "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating)."
+        }
+        "vllm:mooncake_store_operation_time_seconds" => {
+            "For each record of each operation in `kv_connector_stats.mooncake`: observes \
+             `duration_seconds` (negative values record 0) in the series {operation, record's \
+             status}. A pair's five series are resolved through the plug-in family API on its \
+             first record, then cached per engine: later records are an array index and atomics."
+        }
+        "vllm:mooncake_store_operation" => "+1 per Mooncake record, by operation and status.",
+        "vllm:mooncake_store_operation_keys" => {
+            "Increased by each record's `num_keys`, by operation and status."
+        }
+        "vllm:mooncake_store_operation_bytes" => {
+            "Increased by each record's `num_bytes`, by operation and status."
+        }
+        "vllm:mooncake_store_operation_failed_keys" => {
+            "Increased by each record's `num_failed_keys`, by operation and status."
+        }
+        "vllm:engine_sleep_resource_state" => {
+            "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): \
+             for each resource, 1 on its current state's series, 0 on the others; the nine \
+             valid {resource, state} series (scheduler: running, paused; weights: resident, \
+             offloaded, discarded, unknown; kv_cache: resident, released, unknown) appear with \
+             the engine's first snapshot. An unrecognised state decodes to `unknown`."
+        }
+        "vllm:engine_fully_awake" => {
+            "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache \
+             are `resident`, else 0. Absent until the engine's first snapshot."
+        }
+        "vllm:sleep_mode_operation_duration_seconds" => {
+            "`VllmMetrics::sleep_mode().begin(operation)` returns a guard; dropping it (success, \
+             failure or cancellation) observes the elapsed time, once. The three operations are \
+             exported from registration."
+        }
+        "vllm:sleep_mode_operations_in_flight" => {
+            "+1 by `begin(operation)`, -1 when its guard is dropped."
+        }
+        "vllm:lora_requests_info" => {
+            "`VllmMetrics::lora().update(&LoraState)`: one series labelled with the running and \
+             waiting adapter names (sorted, comma-joined), set to the unix time of the update; \
+             the previous series is removed when the sets change, and no series is exported \
+             while both sets are empty. No `model_name`/`engine` labels, as in vLLM."
+        }
+        "http_requests" => {
+            "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \
+             (`none` when no route matched), recorded by an HTTP layer through \
+             `metric_handles::http::HttpMetrics`; requests to `EXCLUDED_HANDLERS` are not counted."
+        }
+        "http_request_duration_seconds" => {
+            "Observes each request's duration, by method and route template (same exclusions)."
+        }
+        "http_request_duration_highr_seconds" => {
+            "Observes each request's duration, unlabelled (same exclusions)."
         }
         "vllm:request_success" => {
             "+1 for the finish reason when a request finishes (every reason counts, despite the \
@@ -152,20 +244,110 @@ pub fn how_computed(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The vLLM sources (file and commit of `vllm-project/vllm`) this metric set was matched
+/// against.
+pub const VLLM_SOURCES: &[(&str, &str)] = &[
+    (
+        "rust/src/engine-core-client/src/metrics.rs",
+        "028b5aab8189f6c7137c1c2feed73a25ec222ac0",
+    ),
+    (
+        "rust/src/engine-core-client/src/protocol/stats.rs",
+        "028b5aab8189f6c7137c1c2feed73a25ec222ac0",
+    ),
+    (
+        "rust/src/metrics/src/request.rs",
+        "13dacb061076cdc9db585bbefa5c113430d42ad0",
+    ),
+    (
+        "rust/src/metrics/src/scheduler.rs",
+        "01cc1d3e7640a8ada37f99ca60cc3ee66490cf38",
+    ),
+    (
+        "rust/src/metrics/src/api_server.rs",
+        "47e7f394085ecdfaa68df604a182ee3c33d8a483",
+    ),
+    (
+        "rust/src/server/src/middleware/metrics.rs",
+        "60fc951145fb4e97295f3266a2229adf11f9d694",
+    ),
+    (
+        "rust/src/metrics/src/lib.rs",
+        "154aa495a1213d50b56338fcfc408380db8d7569",
+    ),
+];
+
+/// Every family of the catalogue, by section: (title, descriptors).
+pub fn catalogue_sections() -> Vec<(&'static str, &'static [MetricDescriptor])> {
+    vec![
+        (
+            "Scheduler metrics (`SchedulerMetrics`, one set per engine)",
+            SchedulerMetrics::DESCRIPTORS,
+        ),
+        (
+            "Request metrics (`RequestMetrics`, one set per engine)",
+            RequestMetrics::DESCRIPTORS,
+        ),
+        (
+            "NIXL connector (plug-in families, one set per engine)",
+            NIXL_DESCRIPTORS,
+        ),
+        (
+            "Mooncake store connector (plug-in families, by operation and status)",
+            MOONCAKE_DESCRIPTORS,
+        ),
+        (
+            "Engine sleep state (plug-in families, one set per engine)",
+            SLEEP_STATE_DESCRIPTORS,
+        ),
+        (
+            "Sleep-mode operations (`SleepModeMetrics`, no model_name/engine labels)",
+            SleepModeMetrics::DESCRIPTORS,
+        ),
+        (
+            "LoRA adapters (`LoraInfoMetrics`, no model_name/engine labels)",
+            LoraInfoMetrics::DESCRIPTORS,
+        ),
+        (
+            "HTTP API server (`metric_handles::http::HttpMetrics`, registered by the HTTP layer)",
+            HttpMetrics::DESCRIPTORS,
+        ),
+    ]
+}
+
 /// The metric catalogue, `docs/metrics.md`: every vLLM metric with its type, labels, buckets,
-/// help, how it is computed and its deprecated aliases, generated from
-/// [`SchedulerMetrics::DESCRIPTORS`] and [`RequestMetrics::DESCRIPTORS`].
+/// help, how it is computed and its deprecated aliases, generated from the descriptor tables
+/// of [`catalogue_sections`].
 pub fn catalogue_markdown() -> String {
     let mut out = String::new();
-    out.push_str(
+    let sections = catalogue_sections();
+    let families: usize = sections.iter().map(|(_, d)| d.len()).sum();
+    let _ = write!(
+        out,
         "<!-- Generated by metric_handles::vllm::catalogue_markdown(); do not edit by hand.\n     \
          Regenerate with: UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue -->\n\
          # vLLM metric catalogue\n\n\
-         Every metric `metric_handles::vllm::VllmMetrics` registers, with vLLM's names, types, \
-         labels, buckets and help texts (reference: `shared/spec/vllm-metrics.md`). Every series \
-         carries `model_name` and `engine` first. Counters are exposed with the `_total` suffix. \
-         The token-count histograms' last bound is `max_model_len` (`VllmMetricsConfig`, \
-         default 131072).\n\n\
+         The {families} families of vLLM's Rust frontend `/metrics`, with vLLM's names, types, \
+         labels, buckets and help texts: `metric_handles::vllm::VllmMetrics` registers all but \
+         the three HTTP families, which `metric_handles::http::HttpMetrics` declares for an HTTP \
+         layer. Where the Rust frontend's help text differs from vLLM's Python frontend, the \
+         Rust frontend's is used. Per-engine series carry `model_name` and `engine` first. \
+         Counters are exposed with the `_total` suffix. The token-count histograms' last bound \
+         is `max_model_len` (`VllmMetricsConfig`, default 131072).\n\n\
+         ## Matched against\n\n\
+         The set, its help texts and the recording rules were matched against these files of \
+         `vllm-project/vllm` (newest versions available, by commit):\n\n"
+    );
+    for (file, commit) in VLLM_SOURCES {
+        let _ = writeln!(out, "* `{file}` at `{commit}`");
+    }
+    out.push_str(
+        "\nThe NIXL and Mooncake-store buckets and help texts are those of vLLM's connectors \
+         (`vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py`, \
+         `.../mooncake/store/metrics.py`), which the Rust frontend records. The help texts of \
+         `vllm:prompt_tokens_cached_by_source`, `vllm:request_num_preemptions`, \
+         `vllm:engine_sleep_resource_state` and `vllm:engine_fully_awake` are this crate's: the \
+         declarations of these four in vLLM were not among the files above.\n\n\
          Deprecated aliases are off by default; `VllmMetricsConfig::show_hidden_metrics_for_version` \
          set to the version named below exposes them (vLLM's \
          `--show-hidden-metrics-for-version`). An alias shares its metric's series: recording \
@@ -179,23 +361,14 @@ pub fn catalogue_markdown() -> String {
          are NaN, infinite or out of order record 0 (the sample still counts); `kv_cache_usage` \
          is clamped to 0..1; counter increments saturate at `u64::MAX`; outputs after a \
          request's finish are ignored, counted (`RequestMetricsRecorder::ignored_outputs`) and \
-         logged with `tracing::warn!`.\n",
+         logged with `tracing::warn!`. The full table is `docs/reliability.md`.\n",
     );
-    for (title, descriptors) in [
-        (
-            "Scheduler metrics (`SchedulerMetrics`, one set per engine)",
-            SchedulerMetrics::DESCRIPTORS,
-        ),
-        (
-            "Request metrics (`RequestMetrics`, one set per engine)",
-            RequestMetrics::DESCRIPTORS,
-        ),
-    ] {
+    for (title, descriptors) in &sections {
         let _ = write!(
             out,
             "\n## {title}\n\n| name | type | labels | buckets |\n|---|---|---|---|\n"
         );
-        for d in descriptors {
+        for d in descriptors.iter() {
             let _ = writeln!(
                 out,
                 "| [`{}`](#{}) | {} | {} | {} |",
@@ -206,7 +379,7 @@ pub fn catalogue_markdown() -> String {
                 d.buckets.map_or_else(String::new, |b| bucket_summary(&b))
             );
         }
-        for d in descriptors {
+        for d in descriptors.iter() {
             write_entry(&mut out, d);
         }
     }
@@ -260,6 +433,24 @@ fn bucket_summary(buckets: &Buckets) -> String {
         ("PARAMS_N_BUCKETS", PARAMS_N_BUCKETS),
         ("ITERATION_TOKENS_BUCKETS", ITERATION_TOKENS_BUCKETS),
         ("KV_RESIDENCY_BUCKETS", KV_RESIDENCY_BUCKETS),
+        ("PREEMPTIONS_BUCKETS", PREEMPTIONS_BUCKETS),
+        ("NIXL_XFER_TIME_BUCKETS", NIXL_XFER_TIME_BUCKETS),
+        ("NIXL_POST_TIME_BUCKETS", NIXL_POST_TIME_BUCKETS),
+        ("NIXL_BYTES_BUCKETS", NIXL_BYTES_BUCKETS),
+        ("NIXL_DESCRIPTORS_BUCKETS", NIXL_DESCRIPTORS_BUCKETS),
+        (
+            "MOONCAKE_OPERATION_TIME_BUCKETS",
+            MOONCAKE_OPERATION_TIME_BUCKETS,
+        ),
+        ("SLEEP_MODE_DURATION_BUCKETS", SLEEP_MODE_DURATION_BUCKETS),
+        (
+            "HTTP_REQUEST_DURATION_BUCKETS",
+            HTTP_REQUEST_DURATION_BUCKETS,
+        ),
+        (
+            "HTTP_REQUEST_DURATION_HIGHR_BUCKETS",
+            HTTP_REQUEST_DURATION_HIGHR_BUCKETS,
+        ),
     ];
     let bounds = buckets.bounds();
     match named.iter().find(|(_, b)| *b == bounds.as_slice()) {
@@ -290,11 +481,10 @@ mod tests {
 
     #[test]
     fn every_metric_has_a_how_computed_text() {
-        for d in SchedulerMetrics::DESCRIPTORS
-            .iter()
-            .chain(RequestMetrics::DESCRIPTORS)
-        {
-            assert!(how_computed(d.name).is_some(), "{}", d.name);
+        for (_, descriptors) in catalogue_sections() {
+            for d in descriptors {
+                assert!(how_computed(d.name).is_some(), "{}", d.name);
+            }
         }
         assert_eq!(how_computed("vllm:nope"), None);
     }

@@ -33,3 +33,20 @@ pub enum WaitingReason {
     /// Deferred by a transient constraint (LoRA budget, KV transfer, blocked status).
     Deferred,
 }
+
+/// The cache tier that supplied cached prompt tokens: the `source` label of
+/// `vllm:prompt_tokens_cached_by_source` (vLLM's `CachedTokensBySource::SOURCES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum CacheHitSource {
+    /// Device (GPU) memory: every local prefix-cache hit.
+    Device,
+    /// Host (CPU) memory.
+    Host,
+    /// Another instance, peer to peer.
+    P2p,
+    /// Disk.
+    Disk,
+    /// An external tier that did not say which.
+    ExternalUnspecified,
+}

@@ -80,6 +80,8 @@ pub struct FinishRecord {
     pub max_tokens_param: Option<u32>,
     /// `vllm:request_prefill_kv_computed_tokens`: prompt length minus the latest cached count.
     pub prefill_kv_computed_tokens: u32,
+    /// `vllm:request_num_preemptions`: the Preempted events the request went through.
+    pub preemptions: u64,
     /// `vllm:e2e_request_latency_seconds`.
     pub e2e: f64,
     /// `vllm:request_queue_time_seconds`.
@@ -251,6 +253,7 @@ impl RequestLifecycle {
                 .params
                 .prompt_len
                 .saturating_sub(self.latest_cached_tokens),
+            preemptions: self.preemptions,
             e2e: elapsed_or_zero(received_at, self.params.arrival_time),
             queue: diff_or_zero(ts(self.scheduled_ts), ts(self.queued_ts)),
             prefill: diff_or_zero(ts(self.first_token_ts), ts(self.scheduled_ts)),

@@ -35,14 +35,20 @@
 
 mod buckets;
 mod catalogue;
+mod connector_stats;
+mod connectors;
 mod engines;
 mod labels;
 mod lifecycle;
 mod log_stats;
 mod logger;
+mod lora_info;
 mod request_metrics;
 mod scheduler;
 mod scheduler_metrics;
+mod sleep;
+mod sleep_mode;
+mod sleep_state;
 mod stats_line;
 mod tracker;
 mod types;
@@ -54,32 +60,48 @@ use std::sync::Arc;
 use prometheus_client::registry::Registry;
 
 pub use buckets::{
-    tokens_buckets, ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, PARAMS_N_BUCKETS,
-    REQUEST_LATENCY_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
+    tokens_buckets, ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
+    MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
+    NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS,
+    REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
-pub use catalogue::{catalogue_markdown, how_computed};
+pub use catalogue::{catalogue_markdown, catalogue_sections, how_computed, VLLM_SOURCES};
+pub use connector_stats::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
+};
+pub use connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
 pub use engines::ENGINE_SLOTS;
-pub use labels::{EngineLabels, PromptSource, WaitingReason};
+pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
 pub use lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
 pub use log_stats::{CudagraphKey, LogStatsInterval};
 pub use logger::StatsLogger;
+pub use lora_info::{
+    LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState,
+};
 pub use request_metrics::{RequestHandles, RequestMetrics};
 pub use scheduler::{iteration_tokens, SchedulerStatsRecorder};
 pub use scheduler_metrics::{SchedulerHandles, SchedulerMetrics};
+pub use sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
+pub use sleep_mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
+pub use sleep_state::SLEEP_STATE_DESCRIPTORS;
 pub use stats_line::{CounterTotals, GaugeReadings, SpecDecodeLine, StatsLine};
 pub use tracker::{RequestMetricsRecorder, RequestMetricsTracker};
 pub use types::{
-    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
-    PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
+    CachedTokensBySource, CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats,
+    PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
 };
 pub use values::{clamp_fraction, diff_or_zero, elapsed_or_zero, gauge_value, saturating_inc_by};
 
+use connectors::{ConnectorFamilies, ConnectorHandles};
 use engines::{EngineTable, EntryRef};
 use log_stats::LogStatsAccumulator;
+use sleep_state::{EngineSleepGauges, SleepStateFamilies};
 
-use crate::RegisterOptions;
+use crate::http::HttpMetrics;
+use crate::plugin::RuntimeFamilies;
+use crate::{MetricDescriptor, RegisterOptions};
 
 /// The longest `model_name` label value exported, in bytes. Every series carries the label,
 /// and each family keeps its own copy of it: an unbounded name (a path, a prompt pasted by
@@ -185,9 +207,21 @@ impl VllmMetrics {
     /// exported, the enum axes (`finished_reason`, `source`, `reason`) with all their values at 0.
     pub fn register(registry: &mut Registry, config: VllmMetricsConfig) -> Self {
         let options = config.register_options();
+        let scheduler_metrics = SchedulerMetrics::register_with(registry, &options);
+        let request_metrics = RequestMetrics::register_with(registry, &options);
+        let sleep_mode =
+            SleepModeRecorder::new(&SleepModeMetrics::register_with(registry, &options));
+        let lora = LoraInfoRecorder::new(&LoraInfoMetrics::register_with(registry, &options));
+        let plugins = RuntimeFamilies::register_in(registry);
+        plugins.reserve_names(reserved_names());
         let core = Arc::new(Core {
-            scheduler_metrics: SchedulerMetrics::register_with(registry, &options),
-            request_metrics: RequestMetrics::register_with(registry, &options),
+            scheduler_metrics,
+            request_metrics,
+            connectors: ConnectorFamilies::register(&plugins),
+            sleep_state: SleepStateFamilies::register(&plugins),
+            plugins,
+            sleep_mode,
+            lora,
             engines: EngineTable::new(),
             model_label: model_label(&config.model_name),
             next_generation: AtomicU64::new(0),
@@ -210,6 +244,26 @@ impl VllmMetrics {
         &self.requests
     }
 
+    /// The sleep-mode operation timer (`vllm:sleep_mode_operation_duration_seconds`,
+    /// `vllm:sleep_mode_operations_in_flight`).
+    pub fn sleep_mode(&self) -> &SleepModeRecorder {
+        &self.scheduler.core().sleep_mode
+    }
+
+    /// The `vllm:lora_requests_info` recorder.
+    pub fn lora(&self) -> &LoraInfoRecorder {
+        &self.scheduler.core().lora
+    }
+
+    /// The run-time families of this registry, with `model_name` and `engine` first: where a
+    /// third-party KV connector registers its own families. vLLM's NIXL, Mooncake-store and
+    /// sleep-state families are registered here; every name this module registers (and the
+    /// HTTP families' names) is reserved. An engine's series in these families are removed
+    /// with the engine.
+    pub fn plugin_families(&self) -> &RuntimeFamilies<EngineLabels> {
+        &self.scheduler.core().plugins
+    }
+
     /// The configuration the metrics were registered with.
     pub fn config(&self) -> &VllmMetricsConfig {
         &self.scheduler.core().config
@@ -227,6 +281,11 @@ pub(crate) struct Core {
     model_label: String,
     pub(crate) scheduler_metrics: SchedulerMetrics,
     pub(crate) request_metrics: RequestMetrics,
+    pub(crate) connectors: ConnectorFamilies,
+    pub(crate) sleep_state: SleepStateFamilies,
+    pub(crate) plugins: RuntimeFamilies<EngineLabels>,
+    pub(crate) sleep_mode: SleepModeRecorder,
+    pub(crate) lora: LoraInfoRecorder,
     pub(crate) engines: EngineTable<EngineEntry>,
     /// Tells a re-joined engine from its previous incarnation (for counter deltas).
     next_generation: AtomicU64,
@@ -246,6 +305,8 @@ pub(crate) struct EngineEntry {
     pub(crate) labels: EngineLabels,
     pub(crate) scheduler: SchedulerHandles,
     pub(crate) requests: RequestHandles,
+    pub(crate) connectors: ConnectorHandles,
+    pub(crate) sleep: EngineSleepGauges,
     pub(crate) log_stats: LogStatsAccumulator,
     pub(crate) diagnostics: Arc<Diagnostics>,
 }
@@ -273,6 +334,8 @@ impl Core {
             generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
             scheduler: self.scheduler_metrics.resolve(&labels),
             requests: self.request_metrics.resolve(&labels),
+            connectors: self.connectors.resolve(&labels),
+            sleep: EngineSleepGauges::default(),
             log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
             diagnostics: Arc::clone(&self.diagnostics),
             labels,
@@ -283,8 +346,26 @@ impl Core {
         self.engines.remove(engine, |entry| {
             self.scheduler_metrics.remove(&entry.labels);
             self.request_metrics.remove(&entry.labels);
+            self.plugins.remove_common(&entry.labels);
         })
     }
+}
+
+/// Every name registered by the derived vLLM structs and the HTTP families, with aliases: a
+/// plug-in family may not take one.
+fn reserved_names() -> Vec<&'static str> {
+    let tables: [&[MetricDescriptor]; 5] = [
+        SchedulerMetrics::DESCRIPTORS,
+        RequestMetrics::DESCRIPTORS,
+        SleepModeMetrics::DESCRIPTORS,
+        LoraInfoMetrics::DESCRIPTORS,
+        HttpMetrics::DESCRIPTORS,
+    ];
+    tables
+        .iter()
+        .flat_map(|table| table.iter())
+        .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().map(|a| a.name)))
+        .collect()
 }
 
 impl std::fmt::Debug for Core {

@@ -1,6 +1,8 @@
-//! The request metrics (spec section 4), one set per engine, declared with the derive.
+//! The request metrics, one set per engine, declared with the derive.
 
-use super::buckets::{ITL_BUCKETS, PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS};
+use super::buckets::{
+    ITL_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS,
+};
 use super::labels::{EngineLabels, PromptSource};
 use super::types::FinishReason;
 use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
@@ -19,7 +21,7 @@ pub struct RequestMetrics {
     #[metric(name = "vllm:request_success", label = "finished_reason")]
     pub request_success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
 
-    /// Number of prefill tokens processed
+    /// Prompt tokens summed over sequences, including prefix-cache hits; each parallel-sampling child counts its prompt separately. Equals the sum of vllm:prompt_tokens_by_source_total
     #[metric(name = "vllm:prompt_tokens")]
     pub prompt_tokens: Family<EngineLabels, Counter>,
 
@@ -27,7 +29,7 @@ pub struct RequestMetrics {
     #[metric(name = "vllm:prompt_tokens_by_source", label = "source")]
     pub prompt_tokens_by_source: Family<EngineLabels, ByLabel<PromptSource, Counter>>,
 
-    /// Number of cached prompt tokens (local + external)
+    /// Number of prompt tokens with prefix cache hits
     #[metric(name = "vllm:prompt_tokens_cached")]
     pub prompt_tokens_cached: Family<EngineLabels, Counter>,
 
@@ -35,11 +37,11 @@ pub struct RequestMetrics {
     #[metric(name = "vllm:generation_tokens")]
     pub generation_tokens: Family<EngineLabels, Counter>,
 
-    /// Cumulative number of preemption from the engine
+    /// Cumulative number of preemption events
     #[metric(name = "vllm:num_preemptions")]
     pub num_preemptions: Family<EngineLabels, Counter>,
 
-    /// Number of prefill tokens processed
+    /// Prompt length of each finished sequence; each parallel-sampling child is one observation
     #[metric(
         name = "vllm:request_prompt_tokens",
         buckets = one_two_five(max = 131072)
@@ -77,6 +79,10 @@ pub struct RequestMetrics {
         buckets = one_two_five(max = 131072)
     )]
     pub request_prefill_kv_computed_tokens: Family<EngineLabels, Histogram>,
+
+    /// Number of preemptions per finished request
+    #[metric(name = "vllm:request_num_preemptions", buckets = PREEMPTIONS_BUCKETS)]
+    pub request_num_preemptions: Family<EngineLabels, Histogram>,
 
     /// Histogram of time to first token in seconds
     #[metric(name = "vllm:time_to_first_token_seconds", buckets = TTFT_BUCKETS)]

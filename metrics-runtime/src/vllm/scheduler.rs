@@ -3,10 +3,11 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::labels::CacheHitSource;
 use super::labels::WaitingReason;
 use super::log_stats::LogStatsInterval;
 use super::types::{RequestOutput, SchedulerStats};
-use super::values::{clamp_fraction, gauge_value, saturating_inc_by};
+use super::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
 use super::Core;
 
 /// Records scheduler stats per engine (spec section 3). Obtained from
@@ -49,7 +50,14 @@ impl SchedulerStatsRecorder {
     ///
     /// The table of every rule, with its test, is `docs/reliability.md`.
     pub fn record(&self, engine: u32, stats: &SchedulerStats) {
-        let entry = self.core.engine(engine);
+        let core = &*self.core;
+        let entry = core.engine(engine);
+        if let Some(state) = &stats.sleep_state {
+            entry.sleep.record(&core.sleep_state, &entry.labels, state);
+        }
+        if stats.sleep_state_only {
+            return;
+        }
         let h = &entry.scheduler;
 
         h.num_requests_running
@@ -69,9 +77,18 @@ impl SchedulerStatsRecorder {
 
         saturating_inc_by(&h.prefix_cache_queries, stats.prefix_cache_stats.queries);
         saturating_inc_by(&h.prefix_cache_hits, stats.prefix_cache_stats.hits);
+        let cached_by_source = &h.prompt_tokens_cached_by_source;
+        // Every local prefix-cache hit is served from device memory.
+        saturating_inc_by(
+            cached_by_source.get(CacheHitSource::Device),
+            stats.prefix_cache_stats.hits,
+        );
         if let Some(connector) = &stats.connector_prefix_cache_stats {
             saturating_inc_by(&h.external_prefix_cache_queries, connector.queries);
             saturating_inc_by(&h.external_prefix_cache_hits, connector.hits);
+            for (source, counter) in cached_by_source.iter() {
+                saturating_inc_by(counter, connector.hits_by_source.get(source));
+            }
         }
 
         if let Some(spec) = &stats.spec_decoding_stats {
@@ -118,6 +135,12 @@ impl SchedulerStatsRecorder {
         if let Some(cudagraph) = &stats.cudagraph_stats {
             entry.log_stats.add_cudagraph(cudagraph);
         }
+
+        if let Some(connector) = &stats.kv_connector_stats {
+            entry
+                .connectors
+                .record(&core.connectors, &entry.labels, connector);
+        }
     }
 
     /// Observes `vllm:iteration_tokens_total` for `engine`: call once per non-empty output batch
@@ -130,6 +153,16 @@ impl SchedulerStatsRecorder {
             .scheduler
             .iteration_tokens
             .observe(num_tokens as f64);
+    }
+
+    /// Observes `vllm:iteration_tokens_total` for one engine output batch, as vLLM's Rust
+    /// frontend does: the batch's computed prompt tokens plus generated tokens
+    /// ([`iteration_tokens`]), once per non-empty batch. An empty batch records nothing; a
+    /// batch whose outputs carry no token and no prefill records 0.
+    pub fn record_output_batch(&self, engine: u32, outputs: &[RequestOutput]) {
+        if !outputs.is_empty() {
+            self.record_iteration_tokens(engine, iteration_tokens(outputs));
+        }
     }
 
     /// Resolves `engine`'s series now (exported at 0) instead of on its first stats.
@@ -188,14 +221,4 @@ pub fn iteration_tokens<'a>(outputs: impl IntoIterator<Item = &'a RequestOutput>
             .map_or(0, |p| u64::from(p.num_computed_tokens));
         sum.saturating_add(new).saturating_add(computed)
     })
-}
-
-/// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to
-/// the histogram, which counts them in `+Inf` without touching `_sum`.
-fn non_negative(seconds: f64) -> f64 {
-    if seconds < 0.0 {
-        0.0
-    } else {
-        seconds
-    }
 }

@@ -1,9 +1,9 @@
-//! The scheduler metrics (spec section 3), one set per engine, declared with the derive.
+//! The scheduler metrics, one set per engine, declared with the derive.
 
 use std::sync::atomic::AtomicU64;
 
 use super::buckets::{ITERATION_TOKENS_BUCKETS, KV_RESIDENCY_BUCKETS};
-use super::labels::{EngineLabels, WaitingReason};
+use super::labels::{CacheHitSource, EngineLabels, WaitingReason};
 use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandles};
 
 /// Every scheduler metric of one engine. Help texts are vLLM's (without the final `.`, which
@@ -56,6 +56,10 @@ pub struct SchedulerMetrics {
     #[metric(name = "vllm:external_prefix_cache_hits")]
     pub external_prefix_cache_hits: Family<EngineLabels, Counter>,
 
+    /// Number of cached prompt tokens by the cache tier that supplied them
+    #[metric(name = "vllm:prompt_tokens_cached_by_source", label = "source")]
+    pub prompt_tokens_cached_by_source: Family<EngineLabels, ByLabel<CacheHitSource, Counter>>,
+
     /// Number of spec decoding drafts
     #[metric(name = "vllm:spec_decode_num_drafts")]
     pub spec_decode_num_drafts: Family<EngineLabels, Counter>,
@@ -103,7 +107,7 @@ pub struct SchedulerMetrics {
     #[metric(name = "vllm:kv_block_reuse_gap_seconds", buckets = KV_RESIDENCY_BUCKETS)]
     pub kv_block_reuse_gap: Family<EngineLabels, Histogram>,
 
-    /// Histogram of number of tokens per engine_step
+    /// Histogram of computed prompt and generated tokens per nonempty engine output batch
     #[metric(name = "vllm:iteration_tokens_total", buckets = ITERATION_TOKENS_BUCKETS)]
     pub iteration_tokens: Family<EngineLabels, Histogram>,
 }

@@ -230,6 +230,8 @@ impl RequestMetricsTracker {
         }
         h.request_prefill_kv_computed_tokens
             .observe(f64::from(finish.prefill_kv_computed_tokens));
+        // u64 -> f64 is exact up to 2^53 preemptions.
+        h.request_num_preemptions.observe(finish.preemptions as f64);
         h.e2e_request_latency.observe(finish.e2e);
         h.request_queue_time.observe(finish.queue);
         h.request_prefill_time.observe(finish.prefill);

@@ -1,11 +1,14 @@
 //! What an engine reports to the frontend: the inputs of the vLLM-compatible recorders.
 //!
 //! Plain data with `serde` derives so a frontend can decode them from its wire format. Field
-//! names and meanings follow vLLM's engine-core outputs (`shared/spec/vllm-metrics.md`,
-//! sections 3 and 4).
+//! names and meanings follow vLLM's engine-core outputs (vLLM's Rust frontend,
+//! `rust/src/engine-core-client/src/protocol/stats.rs`).
 
 use serde::{Deserialize, Serialize};
 
+use super::connector_stats::KvConnectorStats;
+use super::labels::CacheHitSource;
+use super::sleep::EngineSleepState;
 use crate::LabelEnum;
 
 /// Why a request finished. Label values are the lower-case variant names.
@@ -43,6 +46,40 @@ pub struct PrefixCacheStats {
     pub preempted_queries: u64,
     /// Tokens hit by preempted requests.
     pub preempted_hits: u64,
+    /// `hits` split by the cache tier that supplied them: connector stats carry it; for the
+    /// local prefix cache every hit is `device` and this field is ignored.
+    pub hits_by_source: CachedTokensBySource,
+}
+
+/// Cache-hit tokens by the tier that supplied them: the `source` values of
+/// `vllm:prompt_tokens_cached_by_source` (vLLM's `CachedTokensBySource`). A tier an engine does
+/// not report is 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CachedTokensBySource {
+    /// Device (GPU) memory.
+    pub device: u64,
+    /// Host (CPU) memory.
+    pub host: u64,
+    /// Another instance, peer to peer.
+    pub p2p: u64,
+    /// Disk.
+    pub disk: u64,
+    /// An external tier that did not say which.
+    pub external_unspecified: u64,
+}
+
+impl CachedTokensBySource {
+    /// The count of `source`.
+    pub fn get(&self, source: CacheHitSource) -> u64 {
+        match source {
+            CacheHitSource::Device => self.device,
+            CacheHitSource::Host => self.host,
+            CacheHitSource::P2p => self.p2p,
+            CacheHitSource::Disk => self.disk,
+            CacheHitSource::ExternalUnspecified => self.external_unspecified,
+        }
+    }
 }
 
 /// Speculative-decoding counters of one scheduler step.
@@ -123,6 +160,12 @@ pub struct SchedulerStats {
     pub kv_cache_eviction_events: Vec<KvCacheEvictionEvent>,
     /// CUDA-graph padding, when CUDA graphs are used.
     pub cudagraph_stats: Option<CudagraphStats>,
+    /// KV-connector transfer telemetry (NIXL, Mooncake store), when a connector reports it.
+    pub kv_connector_stats: Option<KvConnectorStats>,
+    /// The engine's confirmed sleep state; engines that do not publish one leave it `None`.
+    pub sleep_state: Option<EngineSleepState>,
+    /// A telemetry-only update: only `sleep_state` is recorded, every other field is ignored.
+    pub sleep_state_only: bool,
 }
 
 /// The kind of a request lifecycle event (timestamps are on the engine's monotonic clock).

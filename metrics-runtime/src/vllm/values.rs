@@ -107,6 +107,16 @@ pub fn saturating_inc_by(counter: &Counter, delta: u64) {
         });
 }
 
+/// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to
+/// the histogram, which counts them in `+Inf` without touching `_sum`.
+pub(crate) fn non_negative(seconds: f64) -> f64 {
+    if seconds < 0.0 {
+        0.0
+    } else {
+        seconds
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

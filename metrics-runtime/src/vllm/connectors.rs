@@ -1,0 +1,347 @@
+//! vLLM's KV-connector families (NIXL, Mooncake store), registered as plug-in families.
+//!
+//! vLLM declares them with its connectors (`NixlPromMetrics` in
+//! `vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py`,
+//! `MooncakeStorePromMetrics` in `.../mooncake/store/metrics.py`) and its Rust frontend records
+//! them from the `kv_connector_stats` of each `SchedulerStats`
+//! (`rust/src/engine-core-client/src/metrics.rs`). Here they are described by
+//! [`NIXL_DESCRIPTORS`] and [`MOONCAKE_DESCRIPTORS`] and registered through
+//! [`RuntimeFamilies`], the way a third-party connector registers its own: the same API, the
+//! same cached handles.
+
+use std::sync::OnceLock;
+
+use super::buckets::{
+    MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
+    NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
+};
+use super::connector_stats::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
+};
+use super::labels::EngineLabels;
+use super::values::{non_negative, saturating_inc_by};
+use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::{
+    Buckets, Counter, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
+};
+
+/// A per-engine descriptor with `axis_keys` as extra label keys (none when empty).
+pub(crate) const fn descriptor(
+    name: &'static str,
+    field: &'static str,
+    kind: MetricKind,
+    help: &'static str,
+    buckets: Option<&'static [f64]>,
+    axis_keys: &'static [&'static str],
+) -> MetricDescriptor {
+    MetricDescriptor {
+        name,
+        field,
+        kind,
+        value_type: match kind {
+            MetricKind::Histogram => "Histogram",
+            MetricKind::Counter => "Counter",
+            MetricKind::Gauge => "Gauge",
+        },
+        help,
+        unit: None,
+        common_labels: <EngineLabels as LabelSet>::KEYS,
+        axis: if axis_keys.is_empty() {
+            None
+        } else {
+            Some(LabelAxis::Dynamic { keys: axis_keys })
+        },
+        buckets: match buckets {
+            Some(bounds) => Some(Buckets::Explicit(bounds)),
+            None => None,
+        },
+        max_series: crate::DEFAULT_MAX_SERIES,
+        aliases: &[],
+    }
+}
+
+const NIXL_XFER_TIME: MetricDescriptor = descriptor(
+    "vllm:nixl_xfer_time_seconds",
+    "transfer_duration",
+    MetricKind::Histogram,
+    "Histogram of transfer duration for NIXL KV Cache transfers",
+    Some(NIXL_XFER_TIME_BUCKETS),
+    &[],
+);
+const NIXL_POST_TIME: MetricDescriptor = descriptor(
+    "vllm:nixl_post_time_seconds",
+    "post_duration",
+    MetricKind::Histogram,
+    "Histogram of transfer post time for NIXL KV Cache transfers",
+    Some(NIXL_POST_TIME_BUCKETS),
+    &[],
+);
+const NIXL_BYTES: MetricDescriptor = descriptor(
+    "vllm:nixl_bytes_transferred",
+    "bytes_transferred",
+    MetricKind::Histogram,
+    "Histogram of bytes transferred per NIXL KV Cache transfers",
+    Some(NIXL_BYTES_BUCKETS),
+    &[],
+);
+// vLLM's help text has the double space (two string literals joined in its source).
+const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = descriptor(
+    "vllm:nixl_num_descriptors",
+    "num_descriptors",
+    MetricKind::Histogram,
+    "Histogram of number of descriptors per NIXL  KV Cache transfers",
+    Some(NIXL_DESCRIPTORS_BUCKETS),
+    &[],
+);
+const NIXL_FAILED_TRANSFERS: MetricDescriptor = descriptor(
+    "vllm:nixl_num_failed_transfers",
+    "num_failed_transfers",
+    MetricKind::Counter,
+    "Number of failed NIXL KV Cache transfers",
+    None,
+    &[],
+);
+const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = descriptor(
+    "vllm:nixl_num_failed_notifications",
+    "num_failed_notifications",
+    MetricKind::Counter,
+    "Number of failed NIXL KV Cache notifications",
+    None,
+    &[],
+);
+const NIXL_KV_EXPIRED_REQS: MetricDescriptor = descriptor(
+    "vllm:nixl_num_kv_expired_reqs",
+    "num_kv_expired_reqs",
+    MetricKind::Counter,
+    "Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance",
+    None,
+    &[],
+);
+
+/// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
+pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = &[
+    NIXL_XFER_TIME,
+    NIXL_POST_TIME,
+    NIXL_BYTES,
+    NIXL_DESCRIPTORS_HISTOGRAM,
+    NIXL_FAILED_TRANSFERS,
+    NIXL_FAILED_NOTIFICATIONS,
+    NIXL_KV_EXPIRED_REQS,
+];
+
+/// The extra label keys of the Mooncake-store families.
+pub const MOONCAKE_LABEL_KEYS: &[&str] = &["operation", "status"];
+
+const MOONCAKE_TIME: MetricDescriptor = descriptor(
+    "vllm:mooncake_store_operation_time_seconds",
+    "duration_seconds",
+    MetricKind::Histogram,
+    "Histogram of Mooncake store communication time",
+    Some(MOONCAKE_OPERATION_TIME_BUCKETS),
+    MOONCAKE_LABEL_KEYS,
+);
+const MOONCAKE_OPERATIONS: MetricDescriptor = descriptor(
+    "vllm:mooncake_store_operation",
+    "(one per record)",
+    MetricKind::Counter,
+    "Number of Mooncake store communication operations",
+    None,
+    MOONCAKE_LABEL_KEYS,
+);
+const MOONCAKE_KEYS: MetricDescriptor = descriptor(
+    "vllm:mooncake_store_operation_keys",
+    "num_keys",
+    MetricKind::Counter,
+    "Number of Mooncake store keys touched by operations",
+    None,
+    MOONCAKE_LABEL_KEYS,
+);
+const MOONCAKE_BYTES: MetricDescriptor = descriptor(
+    "vllm:mooncake_store_operation_bytes",
+    "num_bytes",
+    MetricKind::Counter,
+    "Number of bytes transferred by Mooncake store operations",
+    None,
+    MOONCAKE_LABEL_KEYS,
+);
+const MOONCAKE_FAILED_KEYS: MetricDescriptor = descriptor(
+    "vllm:mooncake_store_operation_failed_keys",
+    "num_failed_keys",
+    MetricKind::Counter,
+    "Number of Mooncake store keys that failed in operations",
+    None,
+    MOONCAKE_LABEL_KEYS,
+);
+
+/// The five Mooncake-store families, by `operation` x `status`: a series appears on the first
+/// record of its pair.
+pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = &[
+    MOONCAKE_TIME,
+    MOONCAKE_OPERATIONS,
+    MOONCAKE_KEYS,
+    MOONCAKE_BYTES,
+    MOONCAKE_FAILED_KEYS,
+];
+
+/// The registered connector families.
+pub(crate) struct ConnectorFamilies {
+    xfer_time: RuntimeFamily<EngineLabels, Histogram>,
+    post_time: RuntimeFamily<EngineLabels, Histogram>,
+    bytes: RuntimeFamily<EngineLabels, Histogram>,
+    descriptors: RuntimeFamily<EngineLabels, Histogram>,
+    failed_transfers: RuntimeFamily<EngineLabels, Counter>,
+    failed_notifications: RuntimeFamily<EngineLabels, Counter>,
+    kv_expired_reqs: RuntimeFamily<EngineLabels, Counter>,
+    mooncake_time: RuntimeFamily<EngineLabels, Histogram>,
+    mooncake_operations: RuntimeFamily<EngineLabels, Counter>,
+    mooncake_keys: RuntimeFamily<EngineLabels, Counter>,
+    mooncake_bytes: RuntimeFamily<EngineLabels, Counter>,
+    mooncake_failed_keys: RuntimeFamily<EngineLabels, Counter>,
+}
+
+impl ConnectorFamilies {
+    pub(crate) fn register(plugins: &RuntimeFamilies<EngineLabels>) -> Self {
+        ConnectorFamilies {
+            xfer_time: plugins.register_declared(&NIXL_XFER_TIME),
+            post_time: plugins.register_declared(&NIXL_POST_TIME),
+            bytes: plugins.register_declared(&NIXL_BYTES),
+            descriptors: plugins.register_declared(&NIXL_DESCRIPTORS_HISTOGRAM),
+            failed_transfers: plugins.register_declared(&NIXL_FAILED_TRANSFERS),
+            failed_notifications: plugins.register_declared(&NIXL_FAILED_NOTIFICATIONS),
+            kv_expired_reqs: plugins.register_declared(&NIXL_KV_EXPIRED_REQS),
+            mooncake_time: plugins.register_declared(&MOONCAKE_TIME),
+            mooncake_operations: plugins.register_declared(&MOONCAKE_OPERATIONS),
+            mooncake_keys: plugins.register_declared(&MOONCAKE_KEYS),
+            mooncake_bytes: plugins.register_declared(&MOONCAKE_BYTES),
+            mooncake_failed_keys: plugins.register_declared(&MOONCAKE_FAILED_KEYS),
+        }
+    }
+
+    /// An engine's connector handles: NIXL resolved now, Mooncake pairs on first use.
+    pub(crate) fn resolve(&self, labels: &EngineLabels) -> ConnectorHandles {
+        let one = |family: &RuntimeFamily<EngineLabels, Histogram>| family.resolve_common(labels);
+        let count = |family: &RuntimeFamily<EngineLabels, Counter>| family.resolve_common(labels);
+        ConnectorHandles {
+            nixl: NixlHandles {
+                xfer_time: one(&self.xfer_time),
+                post_time: one(&self.post_time),
+                bytes: one(&self.bytes),
+                descriptors: one(&self.descriptors),
+                failed_transfers: count(&self.failed_transfers),
+                failed_notifications: count(&self.failed_notifications),
+                kv_expired_reqs: count(&self.kv_expired_reqs),
+            },
+            mooncake: std::array::from_fn(|_| std::array::from_fn(|_| OnceLock::new())),
+        }
+    }
+
+    #[cold]
+    fn resolve_mooncake(
+        &self,
+        labels: &EngineLabels,
+        operation: MooncakeOperation,
+        status: MooncakeStatus,
+    ) -> MooncakeHandles {
+        let extra = [operation.label_value(), status.label_value()];
+        MooncakeHandles {
+            time: self.mooncake_time.resolve_declared(labels, &extra),
+            operations: self.mooncake_operations.resolve_declared(labels, &extra),
+            keys: self.mooncake_keys.resolve_declared(labels, &extra),
+            bytes: self.mooncake_bytes.resolve_declared(labels, &extra),
+            failed_keys: self.mooncake_failed_keys.resolve_declared(labels, &extra),
+        }
+    }
+}
+
+struct NixlHandles {
+    xfer_time: Histogram,
+    post_time: Histogram,
+    bytes: Histogram,
+    descriptors: Histogram,
+    failed_transfers: Counter,
+    failed_notifications: Counter,
+    kv_expired_reqs: Counter,
+}
+
+struct MooncakeHandles {
+    time: Histogram,
+    operations: Counter,
+    keys: Counter,
+    bytes: Counter,
+    failed_keys: Counter,
+}
+
+/// One engine's connector handles.
+pub(crate) struct ConnectorHandles {
+    nixl: NixlHandles,
+    /// By operation, then status: resolved on the pair's first record.
+    mooncake: [[OnceLock<MooncakeHandles>; MooncakeStatus::VARIANTS.len()];
+        MooncakeOperation::VARIANTS.len()],
+}
+
+impl ConnectorHandles {
+    /// Records one step's connector telemetry. Durations below 0 record 0; NaN and +Inf go to
+    /// the `+Inf` bucket without touching `_sum`; counter sums saturate.
+    pub(crate) fn record(
+        &self,
+        families: &ConnectorFamilies,
+        labels: &EngineLabels,
+        stats: &KvConnectorStats,
+    ) {
+        for nixl in &stats.nixl {
+            self.record_nixl(nixl);
+        }
+        if let Some(mooncake) = &stats.mooncake {
+            self.record_mooncake(families, labels, mooncake);
+        }
+    }
+
+    fn record_nixl(&self, stats: &NixlStats) {
+        let h = &self.nixl;
+        for &seconds in &stats.transfer_duration {
+            h.xfer_time.observe(non_negative(seconds));
+        }
+        for &seconds in &stats.post_duration {
+            h.post_time.observe(non_negative(seconds));
+        }
+        // u64 -> f64 rounds only beyond 2^53 (bytes or descriptors).
+        for &bytes in &stats.bytes_transferred {
+            h.bytes.observe(bytes as f64);
+        }
+        for &descriptors in &stats.num_descriptors {
+            h.descriptors.observe(descriptors as f64);
+        }
+        for (counter, increments) in [
+            (&h.failed_transfers, &stats.num_failed_transfers),
+            (&h.failed_notifications, &stats.num_failed_notifications),
+            (&h.kv_expired_reqs, &stats.num_kv_expired_reqs),
+        ] {
+            for &increment in increments {
+                saturating_inc_by(counter, increment);
+            }
+        }
+    }
+
+    fn record_mooncake(
+        &self,
+        families: &ConnectorFamilies,
+        labels: &EngineLabels,
+        stats: &MooncakeStats,
+    ) {
+        for (&operation, records) in &stats.0 {
+            for record in records {
+                let handles = self.mooncake[operation.index()][record.status.index()]
+                    .get_or_init(|| families.resolve_mooncake(labels, operation, record.status));
+                record_mooncake_operation(handles, record);
+            }
+        }
+    }
+}
+
+fn record_mooncake_operation(h: &MooncakeHandles, record: &MooncakeRecord) {
+    h.time.observe(non_negative(record.duration_seconds));
+    h.operations.inc();
+    saturating_inc_by(&h.keys, record.num_keys);
+    saturating_inc_by(&h.bytes, record.num_bytes);
+    saturating_inc_by(&h.failed_keys, record.num_failed_keys);
+}
