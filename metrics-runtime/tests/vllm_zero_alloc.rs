@@ -1,4 +1,4 @@
-//! The record paths allocate nothing once an engine is known (DESIGN section 4), shown with a
+//! The record paths allocate nothing once an engine is known, shown with a
 //! counting global allocator. Counts are per thread, so tests running in parallel do not see
 //! each other's allocations.
 
@@ -155,4 +155,61 @@ fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
         }
     });
     assert_eq!(n, 0, "SchedulerStatsRecorder::record allocated");
+}
+
+#[test]
+fn recording_connector_sleep_and_batch_telemetry_for_a_known_engine_allocates_nothing() {
+    use std::collections::BTreeMap;
+
+    use metric_handles::vllm::{
+        EngineSleepState, KvCacheState, KvConnectorStats, MooncakeOperation, MooncakeRecord,
+        MooncakeStats, MooncakeStatus, NixlStats, SleepOperation, WeightsState,
+    };
+
+    let (_registry, metrics) = setup(VllmMetricsConfig::default());
+    let record = |status| MooncakeRecord {
+        duration_seconds: 0.01,
+        num_keys: 2,
+        num_bytes: 4096,
+        status,
+        num_failed_keys: 0,
+    };
+    let stats = SchedulerStats {
+        kv_connector_stats: Some(KvConnectorStats {
+            nixl: vec![NixlStats {
+                transfer_duration: vec![0.01, 0.02],
+                post_duration: vec![0.001],
+                bytes_transferred: vec![1 << 20],
+                num_descriptors: vec![12],
+                num_failed_transfers: vec![1],
+                num_failed_notifications: vec![0],
+                num_kv_expired_reqs: vec![1],
+            }],
+            mooncake: Some(MooncakeStats(BTreeMap::from([
+                (MooncakeOperation::LoadGet, vec![record(MooncakeStatus::Ok)]),
+                (
+                    MooncakeOperation::SavePut,
+                    vec![record(MooncakeStatus::Ok), record(MooncakeStatus::Error)],
+                ),
+            ]))),
+        }),
+        sleep_state: Some(EngineSleepState {
+            scheduler_paused: false,
+            weights: WeightsState::Resident,
+            kv_cache: KvCacheState::Resident,
+        }),
+        ..SchedulerStats::default()
+    };
+    let batch = [tokens(1), tokens(3)];
+    // First sight: the engine joins, the Mooncake pairs and sleep gauges resolve.
+    metrics.scheduler().record(2, &stats);
+    metrics.scheduler().record_output_batch(2, &batch);
+    let n = allocations_during(|| {
+        for _ in 0..100 {
+            metrics.scheduler().record(2, &stats);
+            metrics.scheduler().record_output_batch(2, &batch);
+            drop(metrics.sleep_mode().begin(SleepOperation::Wake));
+        }
+    });
+    assert_eq!(n, 0, "connector / sleep / batch recording allocated");
 }
