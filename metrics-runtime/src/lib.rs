@@ -54,6 +54,8 @@ mod exposition;
 mod family;
 mod histogram;
 pub mod http;
+#[cfg(feature = "http-layer")]
+pub mod http_layer;
 mod labels;
 mod member;
 mod options;

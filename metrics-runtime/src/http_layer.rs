@@ -1,0 +1,535 @@
+//! A tower [`Layer`] that records the three HTTP families of [`crate::http`] for any axum (or
+//! tower) service, the way vLLM's Rust frontend does (`rust/src/server/src/middleware/metrics.rs`).
+//!
+//! * `handler` is the matched route template (axum's [`MatchedPath`], e.g. `/v1/models/{id}`),
+//!   never the raw path, whose values a client chooses without limit. A request that matched no
+//!   route is recorded under [`UNMATCHED_HANDLER`] (`none`).
+//! * Requests to [`EXCLUDED_HANDLERS`] (`/metrics`, `/health`, ...) are not recorded;
+//!   [`HttpMetricsLayer::with_excluded_handlers`] replaces the list.
+//! * The duration runs from the request reaching the layer to the response head leaving the
+//!   inner service, as in vLLM's Rust frontend; for a streamed body that is the time to the
+//!   first byte, not to the end of the stream.
+//! * `method` is one of the nine methods of RFC 9110 and RFC 5789 (`GET`, `POST`, ...);
+//!   any extension method is recorded as [`OTHER_METHOD`], so a client cannot grow the label set.
+//! * An inner service that fails (rather than answering with an error status) is counted as
+//!   `5xx`: hyper answers such a request with a 500 or closes the connection.
+//!
+//! Handles are resolved once per (route, method, status class) and cached: the per-request
+//! work is one lock-free map read keyed by the borrowed route string, then atomic adds. At most
+//! `max_routes` route templates get their own cache entry ([`DEFAULT_MAX_ROUTES`]); requests
+//! to further templates are recorded under [`crate::OVERFLOW_LABEL`].
+//!
+//! Add it with `Router::layer` (not `route_layer`) so that requests no route matched are
+//! counted too:
+//!
+//! ```
+//! use axum::{routing::get, Router};
+//! use metric_handles::http::HttpMetrics;
+//! use metric_handles::http_layer::HttpMetricsLayer;
+//! use metric_handles::prometheus_client::registry::Registry;
+//!
+//! let mut registry = Registry::default();
+//! let http = HttpMetrics::register(&mut registry);
+//! let app: Router = Router::new()
+//!     .route("/v1/models", get(|| async { "[]" }))
+//!     .layer(HttpMetricsLayer::new(http));
+//! # let _ = app;
+//! ```
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use arc_swap::ArcSwap;
+use axum::extract::MatchedPath;
+use http::{Method, Request, Response};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::http::{
+    HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
+    UNMATCHED_HANDLER,
+};
+use crate::{Counter, Histogram, OVERFLOW_LABEL};
+
+/// Route templates that get their own series unless [`HttpMetricsLayer::with_max_routes`] says
+/// otherwise. A server's route table is far smaller; the bound only matters when routes are
+/// built at run time.
+pub const DEFAULT_MAX_ROUTES: usize = 256;
+
+/// The `method` label of a request whose method is not one of the nine standard methods.
+pub const OTHER_METHOD: &str = "OTHER";
+
+/// The standard methods, in the order of their cache slots; the last slot is [`OTHER_METHOD`].
+const METHODS: [Method; 9] = [
+    Method::GET,
+    Method::HEAD,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::CONNECT,
+    Method::OPTIONS,
+    Method::TRACE,
+    Method::PATCH,
+];
+const METHOD_SLOTS: usize = METHODS.len() + 1;
+
+const STATUS_CLASSES: [StatusClass; 6] = [
+    StatusClass::Informational,
+    StatusClass::Success,
+    StatusClass::Redirection,
+    StatusClass::ClientError,
+    StatusClass::ServerError,
+    StatusClass::Unknown,
+];
+
+fn method_slot(method: &Method) -> usize {
+    METHODS
+        .iter()
+        .position(|m| m == method)
+        .unwrap_or(METHODS.len())
+}
+
+fn method_label(slot: usize) -> &'static str {
+    METHODS.get(slot).map_or(OTHER_METHOD, Method::as_str)
+}
+
+fn status_slot(class: StatusClass) -> usize {
+    STATUS_CLASSES
+        .iter()
+        .position(|c| *c == class)
+        .unwrap_or(STATUS_CLASSES.len() - 1)
+}
+
+/// The handles of one (route, method): resolved on first use, then shared.
+#[derive(Default)]
+struct MethodHandles {
+    requests: [OnceLock<Counter>; STATUS_CLASSES.len()],
+    duration: OnceLock<Histogram>,
+}
+
+/// Everything recorded for one route template.
+struct RouteHandles {
+    handler: Box<str>,
+    methods: [MethodHandles; METHOD_SLOTS],
+}
+
+impl RouteHandles {
+    fn new(handler: &str) -> Arc<Self> {
+        Arc::new(RouteHandles {
+            handler: handler.into(),
+            methods: Default::default(),
+        })
+    }
+}
+
+type RouteMap = HashMap<Box<str>, Arc<RouteHandles>>;
+
+struct Shared {
+    metrics: HttpMetrics,
+    excluded: Vec<Box<str>>,
+    max_routes: usize,
+    /// Read without a lock on every request; replaced (copy on write) when a route is added.
+    routes: ArcSwap<RouteMap>,
+    /// Serialises additions so that two first requests to one route build one entry.
+    adding: Mutex<()>,
+    unmatched: Arc<RouteHandles>,
+    overflow: Arc<RouteHandles>,
+}
+
+impl Shared {
+    fn route(&self, handler: &str) -> Arc<RouteHandles> {
+        if let Some(route) = self.routes.load().get(handler) {
+            return route.clone();
+        }
+        let _adding = self.adding.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.routes.load_full();
+        if let Some(route) = current.get(handler) {
+            return route.clone();
+        }
+        if current.len() >= self.max_routes {
+            return self.overflow.clone();
+        }
+        let route = RouteHandles::new(handler);
+        let mut next = RouteMap::clone(&current);
+        next.insert(handler.into(), route.clone());
+        self.routes.store(Arc::new(next));
+        route
+    }
+
+    fn is_excluded(&self, handler: &str) -> bool {
+        self.excluded.iter().any(|e| **e == *handler)
+    }
+
+    fn record(&self, route: &RouteHandles, method: usize, status: StatusClass, seconds: f64) {
+        let handles = &route.methods[method];
+        handles.requests[status_slot(status)]
+            .get_or_init(|| {
+                self.metrics.requests.resolve(&HttpRequestLabels {
+                    method: method_label(method).into(),
+                    status,
+                    handler: route.handler.to_string(),
+                })
+            })
+            .inc();
+        handles
+            .duration
+            .get_or_init(|| {
+                self.metrics.duration.resolve(&HttpHandlerLabels {
+                    method: method_label(method).into(),
+                    handler: route.handler.to_string(),
+                })
+            })
+            .observe(seconds);
+        self.metrics.duration_highr.observe(seconds);
+    }
+}
+
+/// Records `http_requests_total`, `http_request_duration_seconds` and
+/// `http_request_duration_highr_seconds` for every request through the wrapped service.
+/// Cloning it shares the cache.
+#[derive(Clone)]
+pub struct HttpMetricsLayer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpMetricsLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpMetricsLayer")
+            .field("excluded", &self.shared.excluded)
+            .field("max_routes", &self.shared.max_routes)
+            .field("routes", &self.shared.routes.load().len())
+            .finish()
+    }
+}
+
+impl HttpMetricsLayer {
+    /// A layer recording into `metrics` (from [`HttpMetrics::register`]), excluding vLLM's
+    /// [`EXCLUDED_HANDLERS`], with at most [`DEFAULT_MAX_ROUTES`] route templates.
+    pub fn new(metrics: HttpMetrics) -> Self {
+        Self::build(
+            metrics,
+            EXCLUDED_HANDLERS.iter().map(|h| (*h).into()).collect(),
+            DEFAULT_MAX_ROUTES,
+        )
+    }
+
+    /// The same layer with `handlers` (route templates) as the excluded list instead.
+    pub fn with_excluded_handlers<I, H>(self, handlers: I) -> Self
+    where
+        I: IntoIterator<Item = H>,
+        H: Into<Box<str>>,
+    {
+        let max_routes = self.shared.max_routes;
+        let metrics = self.shared.metrics.clone();
+        Self::build(
+            metrics,
+            handlers.into_iter().map(Into::into).collect(),
+            max_routes,
+        )
+    }
+
+    /// The same layer with at most `max_routes` route templates recorded under their own name
+    /// (at least 1); later templates are recorded under [`OVERFLOW_LABEL`].
+    pub fn with_max_routes(self, max_routes: usize) -> Self {
+        let excluded = self.shared.excluded.clone();
+        let metrics = self.shared.metrics.clone();
+        Self::build(metrics, excluded, max_routes.max(1))
+    }
+
+    fn build(metrics: HttpMetrics, excluded: Vec<Box<str>>, max_routes: usize) -> Self {
+        HttpMetricsLayer {
+            shared: Arc::new(Shared {
+                metrics,
+                excluded,
+                max_routes,
+                routes: ArcSwap::from_pointee(RouteMap::new()),
+                adding: Mutex::new(()),
+                unmatched: RouteHandles::new(UNMATCHED_HANDLER),
+                overflow: RouteHandles::new(OVERFLOW_LABEL),
+            }),
+        }
+    }
+}
+
+impl<S> Layer<S> for HttpMetricsLayer {
+    type Service = HttpMetricsService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        HttpMetricsService {
+            inner,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+/// The service [`HttpMetricsLayer`] wraps around `S`.
+#[derive(Clone)]
+pub struct HttpMetricsService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for HttpMetricsService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpMetricsService")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a response future records when the inner service answers.
+struct Pending {
+    shared: Arc<Shared>,
+    route: Arc<RouteHandles>,
+    method: usize,
+    started_at: Instant,
+}
+
+impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for HttpMetricsService<S>
+where
+    S: Service<Request<ReqBody>, Response = Response<ResBody>>,
+{
+    type Response = Response<ResBody>;
+    type Error = S::Error;
+    type Future = ResponseFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
+        let started_at = Instant::now();
+        let shared = &self.shared;
+        let pending = match request.extensions().get::<MatchedPath>() {
+            Some(path) if shared.is_excluded(path.as_str()) => None,
+            Some(path) => Some(shared.route(path.as_str())),
+            None if shared.is_excluded(UNMATCHED_HANDLER) => None,
+            None => Some(shared.unmatched.clone()),
+        }
+        .map(|route| Pending {
+            shared: shared.clone(),
+            route,
+            method: method_slot(request.method()),
+            started_at,
+        });
+        ResponseFuture {
+            inner: self.inner.call(request),
+            pending,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`HttpMetricsService`]: records when the inner one completes.
+    pub struct ResponseFuture<F> {
+        #[pin]
+        inner: F,
+        pending: Option<Pending>,
+    }
+}
+
+impl<F: std::fmt::Debug> std::fmt::Debug for ResponseFuture<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F, ResBody, E> Future for ResponseFuture<F>
+where
+    F: Future<Output = Result<Response<ResBody>, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.inner.poll(cx));
+        if let Some(p) = this.pending.take() {
+            let status = match &output {
+                Ok(response) => StatusClass::from_code(response.status().as_u16()),
+                Err(_) => StatusClass::ServerError,
+            };
+            let seconds = p.started_at.elapsed().as_secs_f64();
+            p.shared.record(&p.route, p.method, status, seconds);
+        }
+        Poll::Ready(output)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::StatusCode;
+    use axum::routing::get;
+    use axum::Router;
+    use prometheus_client::registry::Registry;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    fn app(layer: HttpMetricsLayer) -> Router {
+        Router::new()
+            .route("/v1/models", get(|| async { "[]" }))
+            .route("/v1/models/{id}", get(|| async { "{}" }))
+            .route("/v1/completions", axum::routing::post(|| async { "ok" }))
+            .route(
+                "/fails",
+                get(|| async { (StatusCode::SERVICE_UNAVAILABLE, "busy") }),
+            )
+            .route("/metrics", get(|| async { "" }))
+            .route("/health", get(|| async { "" }))
+            .layer(layer)
+    }
+
+    fn send(app: &Router, method: &str, path: &str) -> StatusCode {
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .expect("request");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        runtime
+            .block_on(app.clone().oneshot(request))
+            .expect("infallible")
+            .status()
+    }
+
+    fn exposition(registry: &Registry) -> String {
+        crate::encode_prometheus_text(registry).expect("encodes")
+    }
+
+    fn setup(configure: impl FnOnce(HttpMetricsLayer) -> HttpMetricsLayer) -> (Registry, Router) {
+        let mut registry = Registry::default();
+        let layer = configure(HttpMetricsLayer::new(HttpMetrics::register(&mut registry)));
+        (registry, app(layer))
+    }
+
+    #[test]
+    fn requests_are_keyed_by_the_route_template_never_the_raw_path() {
+        let (registry, app) = setup(|l| l);
+        for id in ["a", "b", "c/../d", "%2e%2e"] {
+            send(&app, "GET", &format!("/v1/models/{id}"));
+        }
+        send(&app, "GET", "/v1/models");
+        let text = exposition(&registry);
+        assert!(text.contains(
+            r#"http_requests_total{method="GET",status="2xx",handler="/v1/models/{id}"} 3"#
+        ));
+        assert!(text
+            .contains(r#"http_requests_total{method="GET",status="2xx",handler="/v1/models"} 1"#));
+        assert!(text.contains(
+            r#"http_request_duration_seconds_count{method="GET",handler="/v1/models/{id}"} 3"#
+        ));
+        // `c/../d` and `%2e%2e` matched no route.
+        assert!(text.contains(r#"http_requests_total{method="GET",status="4xx",handler="none"} 1"#));
+        assert!(text.contains("http_request_duration_highr_seconds_count 5"));
+        assert!(!text.contains("handler=\"/v1/models/a\""));
+    }
+
+    #[test]
+    fn unmatched_paths_wrong_methods_and_failures_get_their_status_class() {
+        let (registry, app) = setup(|l| l);
+        assert_eq!(send(&app, "GET", "/nowhere"), StatusCode::NOT_FOUND);
+        assert_eq!(send(&app, "GET", "/elsewhere"), StatusCode::NOT_FOUND);
+        assert_eq!(
+            send(&app, "GET", "/v1/completions"),
+            StatusCode::METHOD_NOT_ALLOWED
+        );
+        assert_eq!(send(&app, "GET", "/fails"), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(send(&app, "POST", "/v1/completions"), StatusCode::OK);
+        let text = exposition(&registry);
+        for line in [
+            r#"http_requests_total{method="GET",status="4xx",handler="none"} 2"#,
+            r#"http_requests_total{method="GET",status="4xx",handler="/v1/completions"} 1"#,
+            r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#,
+            r#"http_requests_total{method="GET",status="5xx",handler="/fails"} 1"#,
+            "http_request_duration_highr_seconds_count 5",
+        ] {
+            assert!(text.contains(line), "missing {line:?} in\n{text}");
+        }
+        // Only the status classes that occurred are exported.
+        assert!(!text.contains(r#"status="1xx""#));
+    }
+
+    #[test]
+    fn excluded_handlers_are_not_recorded_and_the_list_can_be_replaced() {
+        let (registry, app) = setup(|l| l);
+        send(&app, "GET", "/metrics");
+        send(&app, "GET", "/health");
+        let text = exposition(&registry);
+        assert!(!text.contains("handler=\"/metrics\""));
+        assert!(!text.contains("handler=\"/health\""));
+        assert!(text.contains("http_request_duration_highr_seconds_count 0"));
+
+        let (registry, app) = setup(|l| l.with_excluded_handlers(["/v1/models", "none"]));
+        send(&app, "GET", "/v1/models");
+        send(&app, "GET", "/nowhere");
+        send(&app, "GET", "/metrics");
+        let text = exposition(&registry);
+        assert!(
+            text.contains(r#"http_requests_total{method="GET",status="2xx",handler="/metrics"} 1"#)
+        );
+        assert!(text.contains("http_request_duration_highr_seconds_count 1"));
+    }
+
+    #[test]
+    fn extension_methods_share_one_label() {
+        let (registry, app) = setup(|l| l);
+        for method in ["BREW", "PROPFIND", "X-ANYTHING"] {
+            send(&app, method, "/v1/models");
+        }
+        send(&app, "PATCH", "/v1/models");
+        let text = exposition(&registry);
+        assert!(text.contains(
+            r#"http_requests_total{method="OTHER",status="4xx",handler="/v1/models"} 3"#
+        ));
+        assert!(text.contains(
+            r#"http_requests_total{method="PATCH",status="4xx",handler="/v1/models"} 1"#
+        ));
+        assert!(!text.contains("BREW"));
+    }
+
+    #[test]
+    fn routes_past_the_bound_are_recorded_under_the_overflow_label() {
+        let (registry, app) = setup(|l| l.with_max_routes(1));
+        send(&app, "GET", "/v1/models");
+        send(&app, "GET", "/v1/models/x");
+        send(&app, "POST", "/v1/completions");
+        let text = exposition(&registry);
+        assert!(text
+            .contains(r#"http_requests_total{method="GET",status="2xx",handler="/v1/models"} 1"#));
+        assert!(text.contains(&format!(
+            r#"http_requests_total{{method="GET",status="2xx",handler="{OVERFLOW_LABEL}"}} 1"#
+        )));
+        assert!(text.contains(&format!(
+            r#"http_requests_total{{method="POST",status="2xx",handler="{OVERFLOW_LABEL}"}} 1"#
+        )));
+        // Requests no route matched keep their own label whatever the bound.
+        send(&app, "GET", "/nowhere");
+        assert!(exposition(&registry).contains(r#"handler="none""#));
+    }
+
+    #[test]
+    fn handles_are_resolved_once_per_route_method_and_status() {
+        let (registry, app) = setup(|l| l);
+        for _ in 0..100 {
+            send(&app, "GET", "/v1/models/x");
+        }
+        let text = exposition(&registry);
+        let series = text
+            .lines()
+            .filter(|l| l.starts_with("http_requests_total{"))
+            .count();
+        assert_eq!(series, 1);
+        assert!(text.contains(
+            r#"http_requests_total{method="GET",status="2xx",handler="/v1/models/{id}"} 100"#
+        ));
+    }
+}
