@@ -3,6 +3,9 @@
 //! not a performance claim), counters that never decrease, and malformed requests answered with
 //! a 4xx while the server keeps serving.
 //!
+//! Connections that stall (idle, mid-header, or never reading their response) are closed by the
+//! server's timeouts, and a slowloris attack under a 256-descriptor limit does not stop scrapes.
+//!
 //! Short by default (8 clients x 200 scrapes); `METRIC_HANDLES_STRESS=long` runs 8 x 2000.
 
 mod demo_support;
@@ -12,7 +15,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use demo_support::{http_get, parse_exposition, serve_frontend};
+use demo_support::{http_get, parse_exposition, serve_frontend, serve_frontend_with_fd_limit};
 
 const CLIENTS: usize = 8;
 
@@ -210,5 +213,161 @@ fn malformed_requests_get_a_4xx_and_the_server_keeps_serving() {
     assert!(
         guard.child().try_wait().expect("poll").is_none(),
         "the server is still running"
+    );
+}
+
+/// Whether the server has closed `stream`: its read side reaches the end (after whatever it
+/// had sent) or is reset. Waits until `deadline`.
+fn closed_by_server(stream: &mut TcpStream, deadline: Instant) -> bool {
+    let mut sink = [0u8; 65536];
+    while Instant::now() < deadline {
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+        match stream.read(&mut sink) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Scrapes `/metrics` `n` times; each must answer 200 within the hang bound. Returns the
+/// latencies, sorted.
+fn timed_scrapes(addr: SocketAddr, n: usize) -> Vec<Duration> {
+    let mut latencies: Vec<Duration> = (0..n)
+        .map(|i| {
+            let start = Instant::now();
+            let r = http_get(addr, "/metrics", None)
+                .unwrap_or_else(|e| panic!("scrape {i} failed: {e}"));
+            let elapsed = start.elapsed();
+            assert_eq!(r.status, 200, "scrape {i}");
+            assert!(elapsed < HANG_BOUND, "scrape {i} took {elapsed:?}");
+            elapsed
+        })
+        .collect();
+    latencies.sort_unstable();
+    latencies
+}
+
+#[test]
+fn stalled_and_idle_connections_are_closed_and_scrapes_keep_answering() {
+    let mut args = SIMULATOR.to_vec();
+    args.extend(["--header-read-timeout=1", "--write-stall-timeout=1"]);
+    let (mut guard, addr, _stdout) = serve_frontend(&args);
+    wait_for_engines(addr);
+    let connect = || {
+        let s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
+        s.set_write_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        s
+    };
+    let mut stalled: Vec<(&str, TcpStream)> = Vec::new();
+    for _ in 0..20 {
+        // Connected, never a byte.
+        stalled.push(("idle", connect()));
+        // Half a request head.
+        let mut s = connect();
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Half: ")
+            .expect("write");
+        stalled.push(("mid-header", s));
+        // One complete request answered, then an idle keep-alive connection.
+        let mut s = connect();
+        s.write_all(b"GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n")
+            .expect("write");
+        stalled.push(("idle keep-alive", s));
+    }
+    // A client that asks for many expositions and reads none: its responses fill the socket
+    // buffers and the server's writes stall.
+    let mut reader = connect();
+    let pipelined = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".repeat(500);
+    let _ = reader.write_all(pipelined.as_bytes());
+    stalled.push(("never reads", reader));
+
+    let latencies = timed_scrapes(addr, 50);
+    eprintln!(
+        "scrapes with {} stalled connections open: p50 {:.2?}, max {:.2?}",
+        stalled.len(),
+        percentile(&latencies, 0.5),
+        latencies[latencies.len() - 1]
+    );
+    // Each timeout is 1 s; allow generous slack for a loaded machine.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let still_open: Vec<&str> = stalled
+        .iter_mut()
+        .filter_map(|(what, s)| (!closed_by_server(s, deadline)).then_some(*what))
+        .collect();
+    assert!(
+        still_open.is_empty(),
+        "the server left these connections open: {still_open:?}"
+    );
+    assert_eq!(
+        http_get(addr, "/metrics", None).expect("scrape").status,
+        200
+    );
+    assert!(
+        guard.child().try_wait().expect("poll").is_none(),
+        "still running"
+    );
+}
+
+/// Keeps `count` connections dribbling an endless request head, one byte per connection per
+/// round, reopening any the server closes, until `stop` is set. Returns the connections made.
+fn slowloris(addr: SocketAddr, count: usize, stop: &std::sync::atomic::AtomicBool) -> usize {
+    use std::sync::atomic::Ordering;
+    let open = |made: &mut usize| -> Option<TcpStream> {
+        *made += 1;
+        let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+        s.set_write_timeout(Some(Duration::from_millis(200))).ok()?;
+        s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            .ok()?;
+        Some(s)
+    };
+    let mut made = 0;
+    let mut conns: Vec<Option<TcpStream>> = (0..count).map(|_| open(&mut made)).collect();
+    while !stop.load(Ordering::Relaxed) {
+        for slot in conns.iter_mut() {
+            let alive = slot.as_mut().is_some_and(|s| s.write_all(b"a").is_ok());
+            if !alive {
+                *slot = open(&mut made);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    made
+}
+
+#[test]
+fn slowloris_under_a_256_descriptor_limit_leaves_scrapes_answering() {
+    const ATTACKERS: usize = 300;
+    let (mut guard, addr, _stdout) = serve_frontend_with_fd_limit(256, SIMULATOR);
+    wait_for_engines(addr);
+    let quiet = timed_scrapes(addr, 100);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (attacked, made) = std::thread::scope(|s| {
+        let attacker = s.spawn(|| slowloris(addr, ATTACKERS, &stop));
+        // Let every attacking connection open and start dribbling first.
+        std::thread::sleep(Duration::from_secs(2));
+        let attacked = timed_scrapes(addr, 100);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        (attacked, attacker.join().expect("attacker"))
+    });
+    eprintln!(
+        "scrapes under a 256-fd limit: quiet p50 {:.2?} p99 {:.2?}; with {ATTACKERS} slowloris \
+         connections ({made} opened) p50 {:.2?} p99 {:.2?} max {:.2?}",
+        percentile(&quiet, 0.5),
+        percentile(&quiet, 0.99),
+        percentile(&attacked, 0.5),
+        percentile(&attacked, 0.99),
+        attacked[attacked.len() - 1],
+    );
+    assert!(made >= ATTACKERS, "the attack opened its connections");
+    assert!(
+        guard.child().try_wait().expect("poll").is_none(),
+        "still running"
     );
 }

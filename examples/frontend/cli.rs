@@ -21,8 +21,9 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub requests: u64,
 
-    /// Concurrent clients; each sends its next request when the previous one ends
-    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    /// Concurrent built-in clients, each sending its next request over HTTP when the previous
+    /// one ends; 0 leaves the server to outside clients
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(0..=4096))]
     pub concurrency: u32,
 
     /// Prompt length in tokens: `N`, or `LO..HI` for a uniform draw per request
@@ -120,6 +121,24 @@ pub struct Args {
     /// Real seconds between vLLM-style stats log lines on stderr
     #[arg(long, default_value_t = 10.0)]
     pub log_interval: f64,
+
+    /// Seconds a connection has to send a request's headers; an idle keep-alive connection is
+    /// closed after the same time
+    #[arg(long, default_value_t = 10.0)]
+    pub header_read_timeout: f64,
+
+    /// Seconds a request has to send its body
+    #[arg(long, default_value_t = 30.0)]
+    pub body_read_timeout: f64,
+
+    /// Seconds a connection may refuse every byte of its response before it is closed
+    #[arg(long, default_value_t = 30.0)]
+    pub write_stall_timeout: f64,
+
+    /// Most open HTTP connections (also kept below the process's file-descriptor limit); at the
+    /// limit a new connection closes the oldest one with no request in progress, or gets a 503
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
 }
 
 impl Args {
@@ -137,10 +156,25 @@ impl Args {
         if !(self.log_interval.is_finite() && self.log_interval > 0.0) {
             return Err("--log-interval must be > 0".into());
         }
+        for (flag, value) in [
+            ("--header-read-timeout", self.header_read_timeout),
+            ("--body-read-timeout", self.body_read_timeout),
+            ("--write-stall-timeout", self.write_stall_timeout),
+        ] {
+            // Bounded above so that `Duration::from_secs_f64` cannot overflow.
+            if !(value.is_finite() && value > 0.0 && value <= 86_400.0) {
+                return Err(format!("{flag} must be > 0 and at most 86400 seconds"));
+            }
+        }
         if self.print_metrics && self.requests == 0 {
             return Err(
                 "--print-metrics runs the workload to completion: give --requests N with N > 0"
                     .into(),
+            );
+        }
+        if self.concurrency == 0 && self.requests > 0 {
+            return Err(
+                "--requests needs built-in clients: give --concurrency N with N > 0".into(),
             );
         }
         if self.prompt_tokens.lo == 0 || self.max_tokens.lo == 0 {

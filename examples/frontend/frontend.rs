@@ -5,10 +5,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 use crate::clock::SimClock;
 use crate::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
@@ -21,12 +23,13 @@ pub struct Delivery {
     pub output: RequestOutput,
 }
 
-type Streams = Arc<Mutex<HashMap<u64, Sender<Delivery>>>>;
+/// Where each request's outputs go: the HTTP handler serving it awaits them.
+type Streams = Arc<Mutex<HashMap<u64, UnboundedSender<Delivery>>>>;
 
 /// The frontend's handle on one engine core.
 pub struct EngineClient {
     pub index: u32,
-    inbox: Sender<Command>,
+    inbox: mpsc::Sender<Command>,
     streams: Streams,
     in_flight: AtomicUsize,
     threads: Mutex<Vec<JoinHandle<()>>>,
@@ -125,7 +128,10 @@ impl Frontend {
 
     /// Routes a request to the least loaded engine (ties rotate, so equal engines share the
     /// load) and sends it. `None` when no engine is running.
-    pub fn route(&self, plan: RequestPlan) -> Option<(Arc<EngineClient>, Receiver<Delivery>)> {
+    pub fn route(
+        &self,
+        plan: RequestPlan,
+    ) -> Option<(Arc<EngineClient>, UnboundedReceiver<Delivery>)> {
         // The send happens under the router lock so that a concurrent `retire_engine` cannot
         // slip its `Drain` in between choosing an engine and handing it the request.
         let mut router = lock(&self.router);
@@ -139,7 +145,7 @@ impl Frontend {
             .min_by_key(|&i| router.active[i].in_flight.load(Ordering::Acquire))?;
         router.cursor = chosen + 1;
         let engine = router.active[chosen].clone();
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = unbounded_channel();
         lock(&engine.streams).insert(plan.id, tx);
         engine.in_flight.fetch_add(1, Ordering::AcqRel);
         if engine.inbox.send(Command::Add(plan)).is_err() {

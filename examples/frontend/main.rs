@@ -2,8 +2,10 @@
 //!
 //! E engine cores (threads, no GPU) schedule requests with a KV-block budget, prefill and
 //! decode them, hit the prefix cache, get preempted, decode speculatively and see clients
-//! abort; engines join and leave mid-run. The frontend records every step's `SchedulerStats`
-//! and follows every request with a `RequestMetricsTracker`, and serves `/metrics`.
+//! abort; engines join and leave mid-run. The frontend serves an OpenAI-compatible API
+//! (`/v1/completions`, streamed or not, `/v1/models`, `/health`) and `/metrics`; its built-in
+//! clients send their requests over real HTTP. It records every step's `SchedulerStats`, follows
+//! every request with a `RequestMetricsTracker`, and counts HTTP requests by route.
 //!
 //! ```text
 //! cargo run --release --example frontend                  # serve on 127.0.0.1:9400 until Ctrl-C
@@ -15,26 +17,34 @@ mod cli;
 mod clock;
 mod engine_sim;
 mod frontend;
+mod http_client;
 mod kv_cache;
+mod openai;
 mod plan;
 mod recorders;
 mod report;
 mod rng;
+mod routes;
 mod server;
+mod session;
 mod sim;
 mod workload;
 
 use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use metric_handles::http::HttpMetrics;
+use metric_handles::http_layer::HttpMetricsLayer;
 use metric_handles::ExpositionFormat;
 use prometheus_client::registry::Registry;
 
 use crate::cli::Args;
 use crate::recorders::{StatsLogger, VllmMetrics, VllmMetricsConfig};
+use crate::routes::AppState;
 use crate::sim::Simulation;
 
 fn main() -> ExitCode {
@@ -58,15 +68,36 @@ fn main() -> ExitCode {
             show_hidden_metrics_for_version: args.show_hidden_metrics_for_version.clone(),
         },
     );
+    let http_metrics = HttpMetricsLayer::new(HttpMetrics::register(&mut registry));
     let registry = Arc::new(registry);
     let logger = StatsLogger::new(&metrics, Duration::from_secs_f64(args.log_interval));
     spawn_stats_logger(logger, args.log_interval);
 
     let sim = Simulation::new(args.clone(), metrics);
-    if args.print_metrics {
-        return print_metrics(&args, &sim, &registry);
-    }
-    serve(&args, sim, registry)
+    let state = Arc::new(AppState {
+        registry,
+        sim,
+        started: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        body_read_timeout: Duration::from_secs_f64(args.body_read_timeout),
+    });
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: starting the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run(&args, state, http_metrics));
+    // Do not wait for the workload to drain: requests in flight are abandoned, as when a real
+    // frontend is stopped.
+    runtime.shutdown_background();
+    code
 }
 
 /// vLLM's periodic stats line, on stderr.
@@ -94,12 +125,7 @@ fn write_report(args: &Args, sim: &Simulation) -> Result<(), String> {
         .map_err(|e| format!("writing the report to {}: {e}", path.display()))
 }
 
-fn print_metrics(args: &Args, sim: &Arc<Simulation>, registry: &Registry) -> ExitCode {
-    let _ = sim.start().join();
-    if let Err(message) = write_report(args, sim) {
-        eprintln!("error: {message}");
-        return ExitCode::FAILURE;
-    }
+fn print_exposition(registry: &Registry) -> ExitCode {
     match ExpositionFormat::PrometheusText.encode(registry) {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();
@@ -119,27 +145,47 @@ fn print_metrics(args: &Args, sim: &Arc<Simulation>, registry: &Registry) -> Exi
     }
 }
 
-fn serve(args: &Args, sim: Arc<Simulation>, registry: Arc<Registry>) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
+/// The address the built-in clients connect to: the server's, on loopback when it listens on
+/// every interface.
+fn client_target(addr: SocketAddr) -> SocketAddr {
+    match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => (Ipv4Addr::LOCALHOST, addr.port()).into(),
+        IpAddr::V6(ip) if ip.is_unspecified() => (Ipv6Addr::LOCALHOST, addr.port()).into(),
+        _ => addr,
+    }
+}
+
+async fn run(args: &Args, state: Arc<AppState>, http_metrics: HttpMetricsLayer) -> ExitCode {
+    // --print-metrics serves only its own clients, on a free loopback port.
+    let listen = if args.print_metrics {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
+    } else {
+        args.listen
+    };
+    let listener = match tokio::net::TcpListener::bind(listen).await {
+        Ok(listener) => listener,
         Err(e) => {
-            eprintln!("error: starting the async runtime: {e}");
+            eprintln!("error: cannot listen on {listen}: {e} (try --listen 127.0.0.1:0)");
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(args.listen).await {
-            Ok(listener) => listener,
-            Err(e) => {
-                eprintln!("error: cannot listen on {}: {e} (try --listen 127.0.0.1:0)", args.listen);
-                return ExitCode::FAILURE;
-            }
-        };
-        let addr = listener.local_addr().unwrap_or(args.listen);
+    let addr = listener.local_addr().unwrap_or(listen);
+    let limits = server::Limits {
+        header_read_timeout: Duration::from_secs_f64(args.header_read_timeout),
+        write_stall_timeout: Duration::from_secs_f64(args.write_stall_timeout),
+        max_connections: args.max_connections as usize,
+    }
+    // Each built-in client holds one socket of its own besides its server-side connection.
+    .within_fd_limit(u64::from(args.concurrency));
+    let sim = state.sim.clone();
+    let registry = state.registry.clone();
+    let server = tokio::spawn(server::serve(
+        listener,
+        routes::router(state, http_metrics),
+        limits,
+    ));
+    sim.start_engines();
+    if !args.print_metrics {
         // Tests read this line to find the port when started with --listen 127.0.0.1:0.
         println!("serving metrics on http://{addr}/metrics");
         let _ = std::io::stdout().flush();
@@ -147,49 +193,41 @@ fn serve(args: &Args, sim: Arc<Simulation>, registry: Arc<Registry>) -> ExitCode
             engines = args.engines,
             concurrency = args.concurrency,
             speed = args.speed,
-            "simulated frontend started; Ctrl-C to stop"
+            "simulated frontend started (OpenAI API on http://{addr}/v1); Ctrl-C to stop"
         );
-        let server = tokio::spawn(async move {
-            axum::serve(listener, server::router(registry)).await
-        });
-
-        let workload = sim.start();
-        let finished = {
-            let sim = sim.clone();
-            let args = args.clone();
-            tokio::task::spawn_blocking(move || {
-                let _ = workload.join();
-                let result = write_report(&args, &sim);
-                if result.is_ok() && args.requests > 0 {
-                    println!("workload complete: {} requests; still serving /metrics until Ctrl-C", args.requests);
-                    let _ = std::io::stdout().flush();
-                }
-                result
-            })
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
-                tracing::info!("stopping");
-                sim.stop();
-                ExitCode::SUCCESS
-            }
-            result = server => {
-                eprintln!("error: the HTTP server stopped: {result:?}");
-                ExitCode::FAILURE
-            }
-            result = async { finished.await.unwrap_or_else(|e| Err(e.to_string())) }, if args.requests > 0 => {
-                if let Err(message) = result {
-                    eprintln!("error: {message}");
-                    return ExitCode::FAILURE;
-                }
-                // The workload is done; keep serving the final values until Ctrl-C.
-                let _ = tokio::signal::ctrl_c().await;
-                ExitCode::SUCCESS
-            }
+    }
+    let workload = sim.start_clients(client_target(addr));
+    let finished = {
+        let sim = sim.clone();
+        let args = args.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = workload.join();
+            write_report(&args, &sim)
+        })
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {
+            tracing::info!("stopping");
+            sim.stop();
+            ExitCode::SUCCESS
         }
-    });
-    // Do not wait for the workload to drain: requests in flight are abandoned, as when a real
-    // frontend is stopped.
-    runtime.shutdown_background();
-    code
+        result = server => {
+            eprintln!("error: the HTTP server stopped: {result:?}");
+            ExitCode::FAILURE
+        }
+        result = async { finished.await.unwrap_or_else(|e| Err(e.to_string())) }, if args.requests > 0 => {
+            if let Err(message) = result {
+                eprintln!("error: {message}");
+                return ExitCode::FAILURE;
+            }
+            if args.print_metrics {
+                return print_exposition(&registry);
+            }
+            println!("workload complete: {} requests; still serving /metrics until Ctrl-C", args.requests);
+            let _ = std::io::stdout().flush();
+            // The workload is done; keep serving the final values until Ctrl-C.
+            let _ = tokio::signal::ctrl_c().await;
+            ExitCode::SUCCESS
+        }
+    }
 }

@@ -33,6 +33,10 @@ impl RequestPlan {
         let mut rng = Rng::for_stream(args.seed, id, stream::PLAN);
         let prompt_len = rng.range_u32(args.prompt_tokens.lo, args.prompt_tokens.hi);
         let max_tokens = rng.range_u32(args.max_tokens.lo, args.max_tokens.hi);
+        Self::finish(args, id, rng, prompt_len, max_tokens)
+    }
+
+    fn finish(args: &Args, id: u64, mut rng: Rng, prompt_len: u32, max_tokens: u32) -> Self {
         let cached_prefix = if rng.chance(args.prefix_cache_hit_rate) {
             // A shared system prompt or conversation history: 30-90% of the prompt.
             let share = 0.3 + 0.6 * rng.unit();
@@ -55,6 +59,17 @@ impl RequestPlan {
             fails_in_prefill,
             abort_after,
         }
+    }
+
+    /// The plan of request `id` whose client asked for `prompt_len` and `max_tokens`: the
+    /// server's draws for it (cached prefix, failure, abort point, random streams). Equal to
+    /// [`RequestPlan::draw`] when the client sent that request's own lengths.
+    pub fn draw_for(args: &Args, id: u64, prompt_len: u32, max_tokens: u32) -> Self {
+        let mut rng = Rng::for_stream(args.seed, id, stream::PLAN);
+        // The same draws in the same order as `draw`, so both agree on everything else.
+        let _ = rng.range_u32(args.prompt_tokens.lo, args.prompt_tokens.hi);
+        let _ = rng.range_u32(args.max_tokens.lo, args.max_tokens.hi);
+        Self::finish(args, id, rng, prompt_len, max_tokens)
     }
 
     pub fn rng(&self, stream: u64) -> Rng {

@@ -2,6 +2,6 @@
 
 pub use metric_handles::vllm::{
     CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
-    PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SchedulerStatsRecorder,
-    SpecDecodingStats, StatsLogger, VllmMetrics, VllmMetricsConfig,
+    PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
+    SchedulerStatsRecorder, SpecDecodingStats, StatsLogger, VllmMetrics, VllmMetricsConfig,
 };

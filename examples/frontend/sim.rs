@@ -1,6 +1,7 @@
-//! Wires the simulation together: engines, clients and engine churn, until the workload is
-//! done or the run is stopped.
+//! Wires the simulation together: engines, the HTTP server's request intake, clients and engine
+//! churn, until the workload is done or the run is stopped.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -10,16 +11,30 @@ use crate::cli::Args;
 use crate::clock::SimClock;
 use crate::engine_sim::EngineConfig;
 use crate::frontend::{lock, Frontend};
-use crate::recorders::VllmMetrics;
+use crate::plan::RequestPlan;
+use crate::recorders::{RequestParams, VllmMetrics};
 use crate::report::Report;
+use crate::session::Session;
 use crate::workload::Workload;
 
 pub struct Simulation {
     args: Args,
     frontend: Frontend,
     report: Mutex<Report>,
+    /// Ids of the requests the server accepted, in arrival order: each request's fate (cached
+    /// prefix, engine failure, simulated abort, random streams) is drawn from its id.
+    next_request: AtomicU64,
     stop: AtomicBool,
     done: AtomicBool,
+}
+
+/// Why a completion request was not started.
+#[derive(Debug)]
+pub enum SubmitError {
+    /// The request cannot be served (too long for the model or the KV cache).
+    Invalid(String),
+    /// No engine is running (all were retired at once, or the run is stopping).
+    NoEngine,
 }
 
 impl Simulation {
@@ -40,29 +55,90 @@ impl Simulation {
             args,
             frontend,
             report,
+            next_request: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
         })
     }
 
-    /// Starts the engines and the clients; the returned thread ends when the workload is done
-    /// (or stopped) and every engine has drained.
-    pub fn start(self: &Arc<Self>) -> JoinHandle<()> {
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
+    pub fn frontend(&self) -> &Frontend {
+        &self.frontend
+    }
+
+    pub fn report(&self) -> &Mutex<Report> {
+        &self.report
+    }
+
+    /// Starts the engines (the server can take requests from then on).
+    pub fn start_engines(&self) {
         for _ in 0..self.args.engines {
             self.frontend.start_engine();
         }
+    }
+
+    /// Starts the clients, which send their requests to the server at `server`; the returned
+    /// thread ends when the workload is done (or stopped) and every engine has drained.
+    pub fn start_clients(self: &Arc<Self>, server: SocketAddr) -> JoinHandle<()> {
         let sim = self.clone();
         std::thread::Builder::new()
             .name("workload".into())
-            .spawn(move || sim.run())
+            .spawn(move || sim.run(server))
             .expect("spawn workload thread")
     }
 
-    fn run(&self) {
+    /// Accepts a completion request of `prompt_len` tokens and at most `max_tokens` generated
+    /// ones: draws its fate, routes it to the least loaded engine and starts following it.
+    pub fn submit(
+        self: &Arc<Self>,
+        prompt_len: u32,
+        max_tokens: u32,
+    ) -> Result<Session, SubmitError> {
+        let args = &self.args;
+        if max_tokens == 0 {
+            return Err(SubmitError::Invalid("max_tokens must be at least 1".into()));
+        }
+        let longest = u64::from(prompt_len) + u64::from(max_tokens);
+        if longest > u64::from(args.max_model_len) {
+            return Err(SubmitError::Invalid(format!(
+                "This model's maximum context length is {} tokens; the request asks for {longest} \
+                 ({prompt_len} in the prompt, {max_tokens} to generate)",
+                args.max_model_len
+            )));
+        }
+        if longest.div_ceil(u64::from(args.block_size)) > u64::from(args.kv_blocks) {
+            return Err(SubmitError::Invalid(format!(
+                "the request needs {longest} tokens of KV cache; an engine has {}",
+                u64::from(args.kv_blocks) * u64::from(args.block_size)
+            )));
+        }
+        let id = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let plan = RequestPlan::draw_for(args, id, prompt_len, max_tokens);
+        let abort_after = plan.abort_after;
+        let params = RequestParams {
+            arrival_time: self.frontend.clock().wall(),
+            prompt_len,
+            max_tokens_param: Some(max_tokens),
+            n_param: 1,
+        };
+        let (engine, outputs) = self.frontend.route(plan).ok_or(SubmitError::NoEngine)?;
+        Ok(Session::new(
+            self.clone(),
+            id,
+            engine,
+            outputs,
+            params,
+            abort_after,
+        ))
+    }
+
+    fn run(&self, server: SocketAddr) {
         let workload = Workload {
             args: &self.args,
-            frontend: &self.frontend,
-            report: &self.report,
+            server,
             next_id: AtomicU64::new(0),
             stop: &self.stop,
         };
@@ -75,6 +151,10 @@ impl Simulation {
             }
             for client in clients {
                 let _ = client.join();
+            }
+            // Without built-in clients the server keeps its engines for outside clients.
+            while self.args.requests == 0 && !self.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
             }
             // Clients are done: end churn before draining what is left.
             self.done.store(true, Ordering::Release);

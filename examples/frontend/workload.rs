@@ -1,24 +1,32 @@
-//! The simulated clients: each sends a request, follows its outputs and, like a frontend's
-//! per-request handler, drives the request's `RequestMetricsTracker` from its own thread.
+//! The built-in load clients: each sends completion requests to the server over real HTTP
+//! (three streamed for each plain one), back to back, and reads every response to its end.
+//! The server side (the per-request handler following the engines' outputs) is
+//! [`crate::session`]; what the clients see is what any OpenAI client would.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
-use std::sync::Mutex;
 use std::time::Duration;
 
+use serde_json::{json, Value};
+
 use crate::cli::Args;
-use crate::frontend::{lock, Frontend};
+use crate::http_client::{post_json, SseReader};
 use crate::plan::RequestPlan;
-use crate::recorders::{FinishReason, RequestParams};
-use crate::report::{Report, RequestOutcome};
 
 /// State the client threads share.
 pub struct Workload<'a> {
     pub args: &'a Args,
-    pub frontend: &'a Frontend,
-    pub report: &'a Mutex<Report>,
+    pub server: SocketAddr,
     pub next_id: AtomicU64,
     pub stop: &'a AtomicBool,
+}
+
+/// What a client got back from one request.
+#[derive(Debug, Default, PartialEq)]
+pub struct Received {
+    pub status: u16,
+    pub tokens: u64,
+    pub finish_reason: Option<String>,
 }
 
 impl Workload<'_> {
@@ -30,58 +38,80 @@ impl Workload<'_> {
                 return;
             }
             let plan = RequestPlan::draw(self.args, id);
-            if !self.run_request(plan) {
-                // No engine is up (all retired at once): wait for one to join.
+            // A request the server refused (no engine while engines churn, the connection
+            // cap) is sent again; any other answer, an error included, ends it: the workload
+            // counts requests the server took.
+            while !self.stop.load(Ordering::Relaxed) {
+                match self.send(&plan, id % 4 != 3) {
+                    Ok(received) if received.status == 503 => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+                    Ok(received) => {
+                        if received.status != 200 {
+                            tracing::debug!("request {id}: status {}", received.status);
+                        }
+                        break;
+                    }
+                    Err(e) => {
+                        tracing::debug!("request {id}: {e}");
+                        break;
+                    }
+                }
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
     }
 
-    fn run_request(&self, plan: RequestPlan) -> bool {
-        let clock = self.frontend.clock();
-        let arrival_time = clock.wall();
-        let id = plan.id;
-        let abort_after = plan.abort_after;
-        let mut outcome = RequestOutcome::new(plan.prompt_len);
-        let params = RequestParams {
-            arrival_time,
-            prompt_len: plan.prompt_len,
-            max_tokens_param: Some(plan.max_tokens),
-            n_param: 1,
-        };
-        let Some((engine, outputs)) = self.frontend.route(plan) else {
-            return false;
-        };
-        let mut tracker = self
-            .frontend
-            .metrics()
-            .requests()
-            .track(engine.index, params);
-        let mut give_up = abort_after == Some(0);
-        while !give_up {
-            match outputs.recv_timeout(Duration::from_millis(100)) {
-                Ok(delivery) => {
-                    let received_at = clock.wall();
-                    tracker.observe_output(delivery.batch_timestamp, received_at, &delivery.output);
-                    outcome.observe(&delivery.output);
-                    if outcome.reason.is_some() {
-                        break;
-                    }
-                    give_up = abort_after.is_some_and(|k| outcome.tokens >= u64::from(k));
+    /// Sends one completion request with the plan's lengths (a text prompt of
+    /// `prompt_len` words) and reads the response to its end.
+    pub fn send(&self, plan: &RequestPlan, stream: bool) -> std::io::Result<Received> {
+        let prompt = "hi ".repeat(plan.prompt_len as usize);
+        let request = json!({
+            "model": self.args.model_name,
+            "prompt": prompt,
+            "max_tokens": plan.max_tokens,
+            "stream": stream,
+        });
+        let mut received = Received::default();
+        let mut sse = SseReader::default();
+        let mut body = Vec::new();
+        received.status = post_json(
+            self.server,
+            "/v1/completions",
+            request.to_string().as_bytes(),
+            |bytes| {
+                if stream {
+                    sse.feed(bytes, |data| observe_chunk(&mut received, data));
+                } else {
+                    body.extend_from_slice(bytes);
                 }
-                Err(RecvTimeoutError::Timeout) => give_up = self.stop.load(Ordering::Relaxed),
-                // The engine went away without finishing the request.
-                Err(RecvTimeoutError::Disconnected) => give_up = true,
+            },
+        )?;
+        if !stream {
+            if let Ok(value) = serde_json::from_slice::<Value>(&body) {
+                observe_choice(&mut received, &value);
             }
         }
-        if outcome.reason.is_none() {
-            engine.abort(id);
-            tracker.abort(clock.wall());
-            outcome.reason = Some(FinishReason::Abort);
-        }
-        lock(self.report).record(engine.index, &outcome);
-        // Last: a retiring engine's series are removed once no client holds a request on it.
-        engine.release();
-        true
+        Ok(received)
+    }
+}
+
+fn observe_chunk(received: &mut Received, data: &str) {
+    if data == "[DONE]" {
+        return;
+    }
+    if let Ok(value) = serde_json::from_str::<Value>(data) {
+        observe_choice(received, &value);
+    }
+}
+
+fn observe_choice(received: &mut Received, value: &Value) {
+    let Some(choice) = value["choices"].get(0) else {
+        return;
+    };
+    if let Some(text) = choice["text"].as_str() {
+        received.tokens += text.split_whitespace().count() as u64;
+    }
+    if let Some(reason) = choice["finish_reason"].as_str() {
+        received.finish_reason = Some(reason.to_string());
     }
 }

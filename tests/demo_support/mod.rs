@@ -149,9 +149,27 @@ impl Drop for ChildGuard {
 /// Starts the frontend serving on a free loopback port; returns the guard and the address it
 /// printed. Its stdout lines keep flowing into the returned receiver.
 pub fn serve_frontend(args: &[&str]) -> (ChildGuard, SocketAddr, mpsc::Receiver<String>) {
-    let mut child = Command::new(frontend_binary())
+    let mut cmd = Command::new(frontend_binary());
+    cmd.args(["--listen", "127.0.0.1:0"]).args(args);
+    serve(cmd)
+}
+
+/// [`serve_frontend`] under a soft limit of `fds` open file descriptors (`RLIMIT_NOFILE`, set by
+/// the shell's `ulimit -n` before it execs the frontend).
+pub fn serve_frontend_with_fd_limit(
+    fds: u32,
+    args: &[&str],
+) -> (ChildGuard, SocketAddr, mpsc::Receiver<String>) {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", &format!("ulimit -n {fds} && exec \"$0\" \"$@\"")])
+        .arg(frontend_binary())
         .args(["--listen", "127.0.0.1:0"])
-        .args(args)
+        .args(args);
+    serve(cmd)
+}
+
+fn serve(mut cmd: Command) -> (ChildGuard, SocketAddr, mpsc::Receiver<String>) {
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -1,0 +1,135 @@
+//! One request as the frontend's per-request handler sees it: routed to an engine, followed
+//! output by output (driving its `RequestMetricsTracker`), and counted in the report when it
+//! ends. Dropping an unfinished session (the HTTP client went away) aborts the request, as a
+//! serving frontend does when a client disconnects.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::frontend::{lock, Delivery, EngineClient};
+use crate::recorders::{FinishReason, RequestMetricsTracker, RequestParams};
+use crate::report::RequestOutcome;
+use crate::sim::Simulation;
+
+/// What one engine output gives the client.
+pub struct Step {
+    pub token_ids: Vec<u32>,
+    pub finish: Option<FinishReason>,
+}
+
+pub struct Session {
+    sim: Arc<Simulation>,
+    pub id: u64,
+    engine: Arc<EngineClient>,
+    outputs: UnboundedReceiver<Delivery>,
+    tracker: Option<RequestMetricsTracker>,
+    pub outcome: RequestOutcome,
+    /// The simulated client gives up once it has this many tokens (`--abort-rate`).
+    abort_after: Option<u32>,
+    /// The abort point was reached before any output: the next step is the abort.
+    abort_now: bool,
+}
+
+impl Session {
+    pub fn new(
+        sim: Arc<Simulation>,
+        id: u64,
+        engine: Arc<EngineClient>,
+        outputs: UnboundedReceiver<Delivery>,
+        params: RequestParams,
+        abort_after: Option<u32>,
+    ) -> Self {
+        let outcome = RequestOutcome::new(params.prompt_len);
+        let tracker = sim
+            .frontend()
+            .metrics()
+            .requests()
+            .track(engine.index, params);
+        Session {
+            outcome,
+            sim,
+            id,
+            engine,
+            outputs,
+            tracker: Some(tracker),
+            abort_now: abort_after == Some(0),
+            abort_after,
+        }
+    }
+
+    pub fn prompt_tokens(&self) -> u32 {
+        self.outcome.prompt_len
+    }
+
+    /// The next output, or `None` after the finish. An aborted request (simulated client
+    /// abort, or the engine went away) finishes with `FinishReason::Abort`.
+    pub fn poll_step(&mut self, cx: &mut Context<'_>) -> Poll<Option<Step>> {
+        if self.tracker.is_none() {
+            return Poll::Ready(None);
+        }
+        if self.abort_now {
+            return Poll::Ready(Some(self.abort()));
+        }
+        let delivery = match self.outputs.poll_recv(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => return Poll::Ready(Some(self.abort())),
+            Poll::Ready(Some(delivery)) => delivery,
+        };
+        let received_at = self.sim.frontend().clock().wall();
+        if let Some(tracker) = self.tracker.as_mut() {
+            tracker.observe_output(delivery.batch_timestamp, received_at, &delivery.output);
+        }
+        self.outcome.observe(&delivery.output);
+        let step = Step {
+            token_ids: delivery.output.new_token_ids,
+            finish: self.outcome.reason,
+        };
+        if step.finish.is_some() {
+            // The tracker recorded the finish with the output.
+            self.tracker = None;
+            self.end();
+        } else if self
+            .abort_after
+            .is_some_and(|k| self.outcome.tokens >= u64::from(k))
+        {
+            self.abort_now = true;
+        }
+        Poll::Ready(Some(step))
+    }
+
+    /// Awaits the next output (see [`Session::poll_step`]).
+    pub async fn step(&mut self) -> Option<Step> {
+        std::future::poll_fn(|cx| self.poll_step(cx)).await
+    }
+
+    fn abort(&mut self) -> Step {
+        self.abort_now = false;
+        self.engine.abort(self.id);
+        if let Some(tracker) = self.tracker.take() {
+            tracker.abort(self.sim.frontend().clock().wall());
+        }
+        self.outcome.reason = Some(FinishReason::Abort);
+        self.end();
+        Step {
+            token_ids: Vec::new(),
+            finish: Some(FinishReason::Abort),
+        }
+    }
+
+    /// Counts the request in the report, then frees the engine (last: a retiring engine's
+    /// series are removed once no request holds it).
+    fn end(&mut self) {
+        lock(self.sim.report()).record(self.engine.index, &self.outcome);
+        self.engine.release();
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.tracker.is_some() {
+            self.abort();
+        }
+    }
+}
