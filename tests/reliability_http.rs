@@ -29,8 +29,15 @@ fn scrapes_per_client() -> usize {
     }
 }
 
-/// Simulated time runs 20x faster, and an engine joins or leaves every 5 simulated seconds.
-const SIMULATOR: &[&str] = &["--speed=20", "--requests=0", "--churn-interval=5"];
+/// Simulated time runs 20x faster, and an engine joins or leaves every 5 simulated seconds; 8
+/// built-in clients keep the engines busy over HTTP (the tests of this file run at once, and
+/// each runs a server: more clients would only measure a saturated machine).
+const SIMULATOR: &[&str] = &[
+    "--speed=20",
+    "--requests=0",
+    "--churn-interval=5",
+    "--concurrency=8",
+];
 
 /// One client's scrapes: each must succeed, and the stable engines' counters (0 and 1; the
 /// churning ones restart at 0 when they rejoin) must never decrease. Returns the latencies.
