@@ -413,3 +413,47 @@ fn help_lists_every_option_and_bad_input_is_rejected() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("error"));
     }
 }
+
+/// A default workload (every behaviour on: connectors, LoRA adapters, sleep cycles, engine
+/// churn, HTTP clients) leaves samples in every family the exposition declares: vLLM's Rust
+/// frontend's 61. `vllm:lora_requests_info` is the exception at the end of a run: it shows the
+/// adapters of requests in flight, and none are left.
+#[test]
+fn a_default_workload_fills_every_family() {
+    let out = print_metrics(&[
+        "--requests=150",
+        "--speed=100",
+        "--sleep-interval=3",
+        "--churn-interval=5",
+    ]);
+    let text = String::from_utf8(out.stdout).expect("UTF-8 exposition");
+    let families: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(families.len() >= 61, "{} families", families.len());
+    let samples = parse_exposition(&text);
+    let empty: Vec<&str> = families
+        .iter()
+        .copied()
+        .filter(|f| *f != "vllm:lora_requests_info")
+        .filter(|f| {
+            !samples.iter().any(|s| {
+                s.name == *f
+                    || s.name
+                        .strip_prefix(*f)
+                        .is_some_and(|rest| rest.starts_with('_'))
+            })
+        })
+        .collect();
+    assert!(empty.is_empty(), "families without samples: {empty:?}");
+    for family in [
+        "vllm:nixl_xfer_time_seconds_count",
+        "vllm:mooncake_store_operation_total",
+        "vllm:sleep_mode_operation_duration_seconds_count",
+        "http_requests_total",
+    ] {
+        assert!(samples.sum(family, &[]) > 0.0, "{family} recorded nothing");
+    }
+}

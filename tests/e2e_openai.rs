@@ -99,7 +99,7 @@ fn the_openai_client_receives_what_the_server_counts() {
         serde_json::from_slice(&output.stdout).expect("the script prints JSON");
     assert_eq!(
         got["models"],
-        serde_json::json!(["meta-llama/Llama-3.1-8B-Instruct"])
+        serde_json::json!(["meta-llama/Llama-3.1-8B-Instruct", "adapter-1", "adapter-2"])
     );
     assert_eq!(got["unknown_model"], 404);
 

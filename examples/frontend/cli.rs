@@ -122,6 +122,27 @@ pub struct Args {
     #[arg(long, default_value_t = 10.0)]
     pub log_interval: f64,
 
+    /// Simulate a NIXL-like KV connector: every prompt's KV cache is pulled from a prefill
+    /// instance (`vllm:nixl_*`)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub nixl: bool,
+
+    /// Simulate a Mooncake-like KV store: prefixes looked up and loaded, computed blocks saved
+    /// (`vllm:mooncake_store_*`)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub mooncake: bool,
+
+    /// LoRA adapters served beside the base model (`adapter-1`, ...); the built-in clients
+    /// send 30% of their requests to one of them; 0 serves the base model only
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub lora_adapters: u32,
+
+    /// Simulated seconds between sleep/wake cycles: an engine stops taking requests, sleeps
+    /// (weights offloaded, KV cache released) for a quarter of the interval, then wakes; needs
+    /// two engines awake; 0 never sleeps
+    #[arg(long, default_value_t = 60.0)]
+    pub sleep_interval: f64,
+
     /// Seconds a connection has to send a request's headers; an idle keep-alive connection is
     /// closed after the same time
     #[arg(long, default_value_t = 10.0)]
@@ -142,6 +163,11 @@ pub struct Args {
 }
 
 impl Args {
+    /// The names of the served LoRA adapters.
+    pub fn lora_adapter_names(&self) -> Vec<String> {
+        (1..=self.lora_adapters).map(lora_adapter_name).collect()
+    }
+
     /// Checks the combinations clap cannot express. Returns a message for the user.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.speed.is_finite() && self.speed > 0.0) {
@@ -149,6 +175,9 @@ impl Args {
                 "--speed must be a positive number, got {}",
                 self.speed
             ));
+        }
+        if !(self.sleep_interval.is_finite() && self.sleep_interval >= 0.0) {
+            return Err("--sleep-interval must be >= 0".into());
         }
         if !(self.churn_interval.is_finite() && self.churn_interval >= 0.0) {
             return Err("--churn-interval must be >= 0".into());
@@ -196,6 +225,11 @@ impl Args {
         }
         Ok(())
     }
+}
+
+/// The name of LoRA adapter `k` (1-based).
+pub fn lora_adapter_name(k: u32) -> String {
+    format!("adapter-{k}")
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {

@@ -8,11 +8,13 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
 use crate::clock::SimClock;
+use crate::connectors::{Admitted, Connectors};
 use crate::kv_cache::KvCache;
 use crate::plan::{stream, RequestPlan};
 use crate::recorders::{
-    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
-    PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
+    CudagraphStats, EngineSleepState, EventType, FinishReason, KvCacheEvictionEvent, KvCacheState,
+    PerfStats, PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
+    WeightsState,
 };
 use crate::rng::Rng;
 
@@ -27,12 +29,17 @@ pub struct EngineConfig {
     pub spec_acceptance_rate: f64,
     pub stop_rate: f64,
     pub preemption_rate: f64,
+    pub connectors: Connectors,
 }
 
 /// What the frontend sends an engine.
 pub enum Command {
     Add(RequestPlan),
     Abort(u64),
+    /// Sleep mode (level 1): pause scheduling, offload the weights, release the KV cache.
+    Sleep,
+    /// Back to resident and scheduling.
+    Wake,
     /// Finish the requests already sent, then exit (scale-down).
     Drain,
 }
@@ -104,6 +111,7 @@ struct StepWork {
     prefix: PrefixCacheStats,
     evictions: Vec<KvCacheEvictionEvent>,
     deferred: u64,
+    admitted: Vec<Admitted>,
 }
 
 pub struct Engine {
@@ -119,7 +127,16 @@ pub struct Engine {
     draining: bool,
     last_prefix_use: Option<f64>,
     token_id: u32,
+    /// Draws of the connectors' telemetry, apart from the step-time jitter.
+    connector_rng: Rng,
+    sleep: EngineSleepState,
 }
+
+const AWAKE: EngineSleepState = EngineSleepState {
+    scheduler_paused: false,
+    weights: WeightsState::Resident,
+    kv_cache: KvCacheState::Resident,
+};
 
 impl Engine {
     pub fn new(
@@ -137,6 +154,8 @@ impl Engine {
             // Engine cores boot at different times: distinct monotonic clocks.
             boot_offset: 1000.0 + 137.0 * f64::from(index),
             jitter: Rng::for_stream(seed, u64::from(index), u64::MAX),
+            connector_rng: Rng::for_stream(seed, u64::from(index), u64::MAX - 1),
+            sleep: AWAKE,
             inbox,
             out,
             waiting: VecDeque::new(),
@@ -151,8 +170,9 @@ impl Engine {
         self.clock.engine_monotonic(self.boot_offset)
     }
 
+    /// Nothing to run: no request, or scheduling is paused by sleep mode.
     fn idle(&self) -> bool {
-        self.waiting.is_empty() && self.running.is_empty()
+        (self.waiting.is_empty() && self.running.is_empty()) || self.sleep.scheduler_paused
     }
 
     /// The engine loop: runs until drained (or the frontend hangs up).
@@ -236,6 +256,26 @@ impl Engine {
                 }
             }
             Command::Drain => self.draining = true,
+            Command::Sleep | Command::Wake => {
+                self.sleep = match cmd {
+                    Command::Sleep => EngineSleepState {
+                        scheduler_paused: true,
+                        weights: WeightsState::Offloaded,
+                        kv_cache: KvCacheState::Released,
+                    },
+                    _ => AWAKE,
+                };
+                // Confirm the new state at once, in a telemetry-only update.
+                let _ = self.out.send(EngineMessage::Batch(Box::new(Batch {
+                    timestamp: self.now(),
+                    stats: SchedulerStats {
+                        sleep_state: Some(self.sleep),
+                        sleep_state_only: true,
+                        ..SchedulerStats::default()
+                    },
+                    outputs: Vec::new(),
+                })));
+            }
         }
     }
 
@@ -339,6 +379,11 @@ impl Engine {
                 }
                 self.last_prefix_use = Some(now);
             }
+            work.admitted.push(Admitted {
+                prompt_tokens: u64::from(seq.context()),
+                cached_tokens: cached,
+                computed_tokens: compute,
+            });
             seq.blocks = need;
             seq.allocated_at = now;
             seq.scheduled_before = true;
@@ -484,6 +529,10 @@ impl Engine {
             }
         });
         let deferred = work.deferred.min(self.waiting.len() as u64);
+        let connectors = self.cfg.connectors;
+        let kv_connector_stats =
+            connectors.step_stats(&work.admitted, self.cfg.block_size, &mut self.connector_rng);
+        let connector_prefix_cache_stats = connectors.prefix_stats(&work.admitted);
         Batch {
             timestamp: self.now(),
             stats: SchedulerStats {
@@ -492,11 +541,13 @@ impl Engine {
                 num_skipped_waiting_reqs: deferred,
                 kv_cache_usage: self.kv.usage(),
                 prefix_cache_stats: work.prefix,
-                connector_prefix_cache_stats: None,
+                connector_prefix_cache_stats,
                 spec_decoding_stats: spec,
                 perf_stats: perf,
                 kv_cache_eviction_events: work.evictions,
                 cudagraph_stats: cudagraph,
+                kv_connector_stats,
+                sleep_state: Some(self.sleep),
                 ..SchedulerStats::default()
             },
             outputs,
@@ -530,6 +581,7 @@ mod tests {
             cached_prefix: 0,
             fails_in_prefill: false,
             abort_after: None,
+            lora: None,
         }
     }
 
@@ -563,6 +615,7 @@ mod tests {
             spec_acceptance_rate: 0.0,
             stop_rate: 0.0,
             preemption_rate: 0.0,
+            connectors: Connectors::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 //! the way an engine-core client does in a real serving frontend.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -32,6 +32,8 @@ pub struct EngineClient {
     inbox: mpsc::Sender<Command>,
     streams: Streams,
     in_flight: AtomicUsize,
+    /// Sleep mode: no new request is routed here.
+    paused: AtomicBool,
     threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -45,6 +47,21 @@ impl EngineClient {
     /// The client is done with a request (its tracker has recorded the finish).
     pub fn release(&self) {
         self.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Requests routed here that are not over.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Sends the engine core a command (sleep, wake).
+    pub fn command(&self, command: Command) {
+        let _ = self.inbox.send(command);
+    }
+
+    /// Takes requests again after sleep mode.
+    pub fn resume(&self) {
+        self.paused.store(false, Ordering::Release);
     }
 }
 
@@ -121,6 +138,7 @@ impl Frontend {
             inbox: cmd_tx,
             streams,
             in_flight: AtomicUsize::new(0),
+            paused: AtomicBool::new(false),
             threads: Mutex::new(vec![engine_thread, handler_thread]),
         }));
         index
@@ -142,6 +160,7 @@ impl Frontend {
         let start = router.cursor % n;
         let chosen = (0..n)
             .map(|k| (start + k) % n)
+            .filter(|&i| !router.active[i].paused.load(Ordering::Acquire))
             .min_by_key(|&i| router.active[i].in_flight.load(Ordering::Acquire))?;
         router.cursor = chosen + 1;
         let engine = router.active[chosen].clone();
@@ -153,6 +172,20 @@ impl Frontend {
             return None;
         }
         Some((engine, rx))
+    }
+
+    /// Sleep mode: stops routing to the lowest-numbered engine taking requests, when at least
+    /// one other one takes them too.
+    pub fn pause_one_engine(&self) -> Option<Arc<EngineClient>> {
+        let router = lock(&self.router);
+        let mut awake = router
+            .active
+            .iter()
+            .filter(|e| !e.paused.load(Ordering::Acquire));
+        let engine = awake.next()?;
+        awake.next()?;
+        engine.paused.store(true, Ordering::Release);
+        Some(engine.clone())
     }
 
     /// Scale-down: stops routing to the engine, lets it finish its requests, waits until every

@@ -15,10 +15,12 @@
 
 mod cli;
 mod clock;
+mod connectors;
 mod engine_sim;
 mod frontend;
 mod http_client;
 mod kv_cache;
+mod lora;
 mod openai;
 mod plan;
 mod recorders;

@@ -85,18 +85,24 @@ pub async fn health() -> StatusCode {
 
 pub async fn models(State(state): State<Arc<AppState>>) -> Response {
     let args = state.sim.args();
-    let body = json!({
-        "object": "list",
-        "data": [{
-            "id": args.model_name,
+    let model = |id: &str, parent: Value| {
+        json!({
+            "id": id,
             "object": "model",
             "created": state.started,
             "owned_by": "vllm",
             "root": args.model_name,
-            "parent": Value::Null,
+            "parent": parent,
             "max_model_len": args.max_model_len,
-        }]
-    });
+        })
+    };
+    let mut data = vec![model(&args.model_name, Value::Null)];
+    data.extend(
+        args.lora_adapter_names()
+            .iter()
+            .map(|name| model(name, Value::from(args.model_name.as_str()))),
+    );
+    let body = json!({ "object": "list", "data": data });
     json_response(StatusCode::OK, &body)
 }
 
@@ -157,13 +163,18 @@ pub async fn completions(State(state): State<Arc<AppState>>, request: Request) -
         Err(e) => return bad_request(format!("invalid completion request: {e}")),
     };
     let args = state.sim.args();
-    if request.model != args.model_name {
+    // The base model, or one of the LoRA adapters served on it.
+    let lora = if request.model == args.model_name {
+        None
+    } else if args.lora_adapter_names().contains(&request.model) {
+        Some(request.model.clone())
+    } else {
         return error(
             StatusCode::NOT_FOUND,
             "NotFoundError",
             format!("The model `{}` does not exist.", request.model),
         );
-    }
+    };
     if request.n.is_some_and(|n| n != 1) {
         return bad_request("this server generates one choice per request (n = 1)");
     }
@@ -172,7 +183,7 @@ pub async fn completions(State(state): State<Arc<AppState>>, request: Request) -
         Err(message) => return bad_request(message),
     };
     let max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-    let session = match state.sim.submit(prompt_len, max_tokens) {
+    let session = match state.sim.submit(prompt_len, max_tokens, lora) {
         Ok(session) => session,
         Err(SubmitError::Invalid(message)) => return bad_request(message),
         Err(SubmitError::NoEngine) => {
@@ -186,7 +197,7 @@ pub async fn completions(State(state): State<Arc<AppState>>, request: Request) -
     let meta = CompletionMeta {
         id: format!("cmpl-{}", session.id),
         created: state.started,
-        model: args.model_name.clone(),
+        model: request.model,
     };
     if request.stream {
         let include_usage = request.stream_options.is_some_and(|o| o.include_usage);

@@ -26,6 +26,8 @@ pub struct RequestPlan {
     pub fails_in_prefill: bool,
     /// The client gives up once it has received this many tokens (0: while still queued).
     pub abort_after: Option<u32>,
+    /// The LoRA adapter (1-based) the client asks for, if any.
+    pub lora: Option<u32>,
 }
 
 impl RequestPlan {
@@ -50,6 +52,9 @@ impl RequestPlan {
         let abort_after = rng
             .chance(args.abort_rate)
             .then(|| rng.range_u32(0, max_tokens - 1));
+        // Drawn last: turning adapters on or off changes no other draw.
+        let lora = (args.lora_adapters > 0 && rng.chance(0.3))
+            .then(|| rng.range_u32(1, args.lora_adapters));
         RequestPlan {
             id,
             seed: args.seed,
@@ -58,6 +63,7 @@ impl RequestPlan {
             cached_prefix,
             fails_in_prefill,
             abort_after,
+            lora,
         }
     }
 

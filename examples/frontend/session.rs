@@ -30,6 +30,8 @@ pub struct Session {
     abort_after: Option<u32>,
     /// The abort point was reached before any output: the next step is the abort.
     abort_now: bool,
+    /// The LoRA adapter the request asked for.
+    lora: Option<String>,
 }
 
 impl Session {
@@ -40,7 +42,11 @@ impl Session {
         outputs: UnboundedReceiver<Delivery>,
         params: RequestParams,
         abort_after: Option<u32>,
+        lora: Option<String>,
     ) -> Self {
+        if let Some(adapter) = &lora {
+            sim.lora().set(id, adapter, false);
+        }
         let outcome = RequestOutcome::new(params.prompt_len);
         let tracker = sim
             .frontend()
@@ -56,6 +62,7 @@ impl Session {
             tracker: Some(tracker),
             abort_now: abort_after == Some(0),
             abort_after,
+            lora,
         }
     }
 
@@ -81,7 +88,13 @@ impl Session {
         if let Some(tracker) = self.tracker.as_mut() {
             tracker.observe_output(delivery.batch_timestamp, received_at, &delivery.output);
         }
+        let had_tokens = self.outcome.first_token_seen;
         self.outcome.observe(&delivery.output);
+        if let (Some(adapter), false, true) =
+            (&self.lora, had_tokens, self.outcome.first_token_seen)
+        {
+            self.sim.lora().set(self.id, adapter, true);
+        }
         let step = Step {
             token_ids: delivery.output.new_token_ids,
             finish: self.outcome.reason,
@@ -121,6 +134,9 @@ impl Session {
     /// Counts the request in the report, then frees the engine (last: a retiring engine's
     /// series are removed once no request holds it).
     fn end(&mut self) {
+        if self.lora.is_some() {
+            self.sim.lora().remove(self.id);
+        }
         lock(self.sim.report()).record(self.engine.index, &self.outcome);
         self.engine.release();
     }

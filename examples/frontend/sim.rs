@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 
 use crate::cli::Args;
 use crate::clock::SimClock;
-use crate::engine_sim::EngineConfig;
+use crate::connectors::Connectors;
+use crate::engine_sim::{Command, EngineConfig};
 use crate::frontend::{lock, Frontend};
+use crate::lora::LoraBook;
 use crate::plan::RequestPlan;
-use crate::recorders::{RequestParams, VllmMetrics};
+use crate::recorders::{RequestParams, SleepOperation, VllmMetrics};
 use crate::report::Report;
 use crate::session::Session;
 use crate::workload::Workload;
@@ -21,6 +23,7 @@ pub struct Simulation {
     args: Args,
     frontend: Frontend,
     report: Mutex<Report>,
+    lora: LoraBook,
     /// Ids of the requests the server accepted, in arrival order: each request's fate (cached
     /// prefix, engine failure, simulated abort, random streams) is drawn from its id.
     next_request: AtomicU64,
@@ -48,13 +51,19 @@ impl Simulation {
             spec_acceptance_rate: args.spec_acceptance_rate,
             stop_rate: args.stop_rate,
             preemption_rate: args.preemption_rate,
+            connectors: Connectors {
+                nixl: args.nixl,
+                mooncake: args.mooncake,
+            },
         };
+        let lora = LoraBook::new(metrics.lora().clone());
         let frontend = Frontend::new(metrics, SimClock::new(args.speed), cfg, args.seed);
         let report = Mutex::new(Report::new(args.seed, args.model_name.clone()));
         Arc::new(Simulation {
             args,
             frontend,
             report,
+            lora,
             next_request: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
@@ -71,6 +80,10 @@ impl Simulation {
 
     pub fn report(&self) -> &Mutex<Report> {
         &self.report
+    }
+
+    pub fn lora(&self) -> &LoraBook {
+        &self.lora
     }
 
     /// Starts the engines (the server can take requests from then on).
@@ -96,6 +109,7 @@ impl Simulation {
         self: &Arc<Self>,
         prompt_len: u32,
         max_tokens: u32,
+        lora: Option<String>,
     ) -> Result<Session, SubmitError> {
         let args = &self.args;
         if max_tokens == 0 {
@@ -132,6 +146,7 @@ impl Simulation {
             outputs,
             params,
             abort_after,
+            lora,
         ))
     }
 
@@ -148,6 +163,9 @@ impl Simulation {
                 .collect();
             if self.args.churn_interval > 0.0 {
                 scope.spawn(|| self.churn());
+            }
+            if self.args.sleep_interval > 0.0 {
+                scope.spawn(|| self.sleep_cycles());
             }
             for client in clients {
                 let _ = client.join();
@@ -189,6 +207,53 @@ impl Simulation {
                     }
                 }
             }
+        }
+    }
+
+    fn running(&self) -> bool {
+        !self.done.load(Ordering::Acquire) && !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Sleeps for `simulated` seconds, in short naps; `false` when the run ended meanwhile.
+    fn nap(&self, simulated: f64) -> bool {
+        let until = Instant::now() + self.frontend.clock().real(simulated);
+        while self.running() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.running()
+    }
+
+    /// Sleep mode, every `--sleep-interval`: one engine stops taking requests, finishes its
+    /// own, sleeps (the frontend times each operation it dispatches) for a quarter of the
+    /// interval, and wakes.
+    fn sleep_cycles(&self) {
+        let interval = self.args.sleep_interval;
+        let sleep_mode = self.frontend.metrics().sleep_mode().clone();
+        while self.nap(interval) {
+            let Some(engine) = self.frontend.pause_one_engine() else {
+                continue;
+            };
+            while engine.in_flight() > 0 && self.running() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            tracing::info!("engine {} going to sleep", engine.index);
+            {
+                let _op = sleep_mode.begin(SleepOperation::Sleep);
+                engine.command(Command::Sleep);
+                self.nap(0.4);
+            }
+            {
+                let _op = sleep_mode.begin(SleepOperation::ReleaseKvCacheMemory);
+                self.nap(0.1);
+            }
+            self.nap(interval / 4.0);
+            {
+                let _op = sleep_mode.begin(SleepOperation::Wake);
+                engine.command(Command::Wake);
+                self.nap(0.3);
+            }
+            engine.resume();
+            tracing::info!("engine {} awake", engine.index);
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::cli::Args;
+use crate::cli::{lora_adapter_name, Args};
 use crate::http_client::{post_json, SseReader};
 use crate::plan::RequestPlan;
 
@@ -65,8 +65,12 @@ impl Workload<'_> {
     /// `prompt_len` words) and reads the response to its end.
     pub fn send(&self, plan: &RequestPlan, stream: bool) -> std::io::Result<Received> {
         let prompt = "hi ".repeat(plan.prompt_len as usize);
+        let model = match plan.lora {
+            Some(k) => lora_adapter_name(k),
+            None => self.args.model_name.clone(),
+        };
         let request = json!({
-            "model": self.args.model_name,
+            "model": model,
             "prompt": prompt,
             "max_tokens": plan.max_tokens,
             "stream": stream,

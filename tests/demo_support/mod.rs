@@ -46,7 +46,7 @@ pub fn frontend_binary() -> PathBuf {
 }
 
 /// Flags that switch every source of randomness off: each request then generates exactly
-/// `--max-tokens` tokens and finishes with `length`.
+/// `--max-tokens` tokens and finishes with `length`, on engines that never sleep.
 pub const ZERO_RATES: &[&str] = &[
     "--abort-rate=0",
     "--preemption-rate=0",
@@ -55,6 +55,7 @@ pub const ZERO_RATES: &[&str] = &[
     "--stop-rate=0",
     "--error-rate=0",
     "--churn-interval=0",
+    "--sleep-interval=0",
 ];
 
 /// Runs `frontend --print-metrics ARGS` to completion (bounded) and returns its output.
