@@ -328,12 +328,12 @@ fn remove_drops_one_label_set_and_keeps_the_others() {
 #[metric_handles(labels = EngineLabels, handles = LimitedHandles)]
 pub struct Limited {
     /// Requests, at most two engines
-    #[metric(name = "lim:requests", max_series = 2)]
+    #[metric(name = "lim:requests", max_label_sets = 2)]
     pub requests: Family<EngineLabels, Counter>,
 }
 
 #[test]
-fn max_series_routes_extra_label_sets_to_the_overflow_series() {
+fn max_label_sets_routes_extra_label_sets_to_the_overflow_series() {
     let mut registry = Registry::default();
     let metrics = Limited::register(&mut registry);
     for n in 0..4 {
@@ -352,7 +352,7 @@ fn max_series_routes_extra_label_sets_to_the_overflow_series() {
     );
     // A run-time option can lift the limit.
     let mut registry = Registry::default();
-    let options = RegisterOptions::new().max_series("lim:requests", 10);
+    let options = RegisterOptions::new().max_label_sets("lim:requests", 10);
     let metrics = Limited::register_with(&mut registry, &options);
     for n in 0..4 {
         metrics.resolve(&engine(n)).requests.inc();

@@ -164,6 +164,17 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             ok = false;
             continue;
         }
+        if symbol == COUNT && !is_int_literal(&assign.right) {
+            cx.error_spanned_by(
+                &assign.right,
+                format!(
+                    "`count` is how many bounds `{func}(...)` makes: an integer literal such as `16`, not `{}`",
+                    quote::ToTokens::to_token_stream(&assign.right)
+                ),
+            );
+            ok = false;
+            continue;
+        }
         match number(cx, &assign.right, &format!("`{key}`")) {
             Some(value) => values.push((symbol, key, value)),
             None => ok = false,
@@ -264,6 +275,17 @@ fn bounds_of(spec: &BucketSpec) -> Vec<f64> {
         BucketSpec::Explicit(ref bounds) => bounds.clone(),
         BucketSpec::Const(_) => Vec::new(),
     }
+}
+
+/// Whether `expr` is an integer literal (`16`, not `16.0`).
+fn is_int_literal(expr: &Expr) -> bool {
+    matches!(
+        strip(expr),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(_),
+            ..
+        })
+    )
 }
 
 /// A numeric literal, optionally negated.

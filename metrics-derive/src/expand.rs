@@ -13,7 +13,7 @@ use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::respan::respan;
 use crate::symbol::DOC;
-use crate::ty::{self, Axis};
+use crate::ty;
 use crate::valid::{self, MetricPlan};
 
 /// The whole derive: parse, check, then generate or fall back.
@@ -100,6 +100,14 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
     let (marker_decl, marker_init) = marker(input, &krate).unzip();
 
     let consts: Vec<Ident> = const_idents(plans);
+    // The struct's label keys, read once: a `labels = X` that is not a `LabelSet` is one
+    // error, at `X`.
+    let labels_span = input
+        .container
+        .labels
+        .as_ref()
+        .map_or_else(Span::call_site, |ty| ty.span());
+    let common_keys = respan(quote!(<#labels as #krate::LabelSet>::KEYS), labels_span);
     let mut handle_fields = Vec::new();
     let mut descriptors = Vec::new();
     let mut descriptor_refs = Vec::new();
@@ -129,8 +137,11 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             #docs
             #field_vis #field: #member,
         });
-        let descriptor = descriptor(plan, &krate, &labels);
+        let descriptor = descriptor(plan, &krate, const_ident);
+        let parts = descriptor_parts(plan, &krate, const_ident);
         descriptors.push(quote! {
+            #(#cfgs)*
+            #parts
             #(#cfgs)*
             #[doc(hidden)]
             const #const_ident: #krate::MetricDescriptor = #descriptor;
@@ -165,7 +176,10 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
                 let _ = #remove;
             }
         });
-        for (n, check) in field_checks(plan, &krate, &labels).into_iter().enumerate() {
+        for (n, check) in field_checks(plan, &krate, const_ident)
+            .into_iter()
+            .enumerate()
+        {
             let check_ident = format_ident!("{}_CHECK_{}", const_ident, n);
             checks.push((cfgs.clone(), check_ident, check));
         }
@@ -214,6 +228,8 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         }
 
         impl #impl_generics #ident #ty_generics #where_clause {
+            #[doc(hidden)]
+            const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = #common_keys;
             #(#descriptors)*
             #(#check_consts)*
 
@@ -285,7 +301,45 @@ fn const_idents(plans: &[MetricPlan]) -> Vec<Ident> {
         .collect()
 }
 
-fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> TokenStream {
+/// The declared position count, 0 when not given.
+fn positions(plan: &MetricPlan) -> TokenStream {
+    plan.positions
+        .clone()
+        .unwrap_or_else(|| Literal::usize_unsuffixed(0).into_token_stream())
+}
+
+/// The descriptor's helper constants: the grid's axes, and a bucket constant as a slice
+/// (whether the user declared it as an array or a slice). Both must be associated constants
+/// so their temporaries live for `'static`.
+fn descriptor_parts(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
+    let member = &plan.family.member;
+    let shape = respan(
+        quote!(<#member as #krate::FamilyMember>::AXIS),
+        member.span(),
+    );
+    let positions = positions(plan);
+    let grid_const = format_ident!("{}_GRID", const_ident);
+    let grid = plan
+        .axis_keys
+        .iter()
+        .enumerate()
+        .map(|(i, key)| quote!(#krate::__private::grid_axis(#shape, #i, #key, #positions)));
+    let mut parts = quote! {
+        #[doc(hidden)]
+        const #grid_const: &'static [#krate::LabelAxis] = &[#(#grid),*];
+    };
+    if let Some(BucketSpec::Const(path)) = &plan.buckets {
+        let bounds_const = format_ident!("{}_BOUNDS", const_ident);
+        let bounds = respan(quote!(&#path), path.span());
+        parts.extend(quote! {
+            #[doc(hidden)]
+            const #bounds_const: &'static [f64] = #bounds;
+        });
+    }
+    parts
+}
+
+fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
     let name = &plan.name;
     let field = plan.field.ident.to_string();
     let field = field.trim_start_matches("r#");
@@ -301,29 +355,19 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
         Some(unit) => quote!(#option::Some(#unit)),
         None => quote!(#option::None),
     };
-    let axis = match (&plan.family.axis, &plan.axis_key) {
-        (Axis::Enum, Some(key)) => quote! {
-            #option::Some(#krate::LabelAxis::Enum {
-                key: #key,
-                values: <#member as #krate::FamilyMember>::AXIS_VALUES,
-            })
-        },
-        (Axis::Position, Some(key)) => {
-            let count = plan
-                .positions
-                .clone()
-                .unwrap_or_else(|| Literal::usize_unsuffixed(0).into_token_stream());
-            quote!(#option::Some(#krate::LabelAxis::Position { key: #key, count: #count }))
-        }
-        (Axis::Dynamic(dynamic), _) => {
-            let keys = respan(quote!(<#dynamic as #krate::LabelSet>::KEYS), dynamic.span());
-            quote!(#option::Some(#krate::LabelAxis::Dynamic { keys: #keys }))
-        }
-        _ => quote!(#option::None),
+    let shape = respan(
+        quote!(<#member as #krate::FamilyMember>::AXIS),
+        member.span(),
+    );
+    let keys = &plan.axis_keys;
+    let positions = positions(plan);
+    let grid_const = format_ident!("{}_GRID", const_ident);
+    let axis = quote! {
+        #krate::__private::describe_axis(#shape, &[#(#keys),*], Self::#grid_const, #positions)
     };
     let buckets = match &plan.buckets {
         Some(spec) => {
-            let spec = buckets(spec, krate);
+            let spec = buckets(spec, krate, const_ident);
             quote!(#option::Some(#spec))
         }
         None => quote!(#option::None),
@@ -331,6 +375,10 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
     let max_series = match &plan.max_series {
         Some(max) => max.clone(),
         None => quote!(#krate::DEFAULT_MAX_SERIES),
+    };
+    let max_label_sets = match &plan.max_label_sets {
+        Some(max) => max.clone(),
+        None => quote!(#krate::DEFAULT_MAX_LABEL_SETS),
     };
     let aliases = plan
         .aliases
@@ -344,52 +392,135 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> T
             value_type: #value_type,
             help: #help,
             unit: #unit,
-            common_labels: <#labels as #krate::LabelSet>::KEYS,
+            common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
             axis: #axis,
             buckets: #buckets,
             max_series: #max_series,
+            max_label_sets: #max_label_sets,
             aliases: &[#(#aliases),*],
         }
     }
 }
 
 /// Compile-time checks the macro cannot make itself, as `const` expressions of type `()`.
-fn field_checks(plan: &MetricPlan, krate: &TokenStream, labels: &TokenStream) -> Vec<TokenStream> {
+///
+/// The member's kind and axis come from `<M as FamilyMember>::KIND` and `::AXIS`, so these
+/// checks hold for a type alias or a member type of the user's own just as for the spelled
+/// types (whose mistakes the macro already reported, on the user's tokens). Each message names
+/// the field and the rule.
+fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> Vec<TokenStream> {
+    let member = &plan.family.member;
+    let field = plan.field.ident.to_string();
+    let field = field.trim_start_matches("r#");
+    let shown = ty::render(member);
+    let kind = quote!(<#member as #krate::FamilyMember>::KIND);
+    let shape = quote!(<#member as #krate::FamilyMember>::AXIS);
+    let at_member = |check: TokenStream| respan(check, member.span());
     let mut checks = Vec::new();
-    if let Some(key) = &plan.axis_key {
+    let common = quote!(Self::__METRIC_HANDLES_COMMON_LABELS);
+    for key in &plan.axis_keys {
         checks.push(respan(
-            quote!(#krate::__private::assert_axis_key_is_free(<#labels as #krate::LabelSet>::KEYS, #key)),
+            quote!(#krate::__private::assert_axis_key_is_free(#common, #key)),
             key.span(),
         ));
     }
-    if let Axis::Dynamic(dynamic) = &plan.family.axis {
-        checks.push(respan(
-            quote! {
-                #krate::__private::assert_axis_keys_are_free(
-                    <#labels as #krate::LabelSet>::KEYS,
-                    <#dynamic as #krate::LabelSet>::KEYS,
-                )
-            },
-            dynamic.span(),
-        ));
-    }
+    checks.push(at_member(quote! {
+        #krate::__private::assert_axis_keys_are_free(
+            #common,
+            #krate::__private::dynamic_keys(#shape),
+        )
+    }));
     if let Some(BucketSpec::Const(path)) = &plan.buckets {
+        let name = quote!(#path).to_string().replace(' ', "");
+        let bounds_const = format_ident!("{}_BOUNDS", const_ident);
         checks.push(respan(
-            quote!(#krate::__private::assert_valid_buckets(#path)),
+            quote!(#krate::__private::assert_valid_buckets(#name, Self::#bounds_const)),
             path.span(),
         ));
     }
+    if plan.family.leaf.is_none() {
+        let names = std::iter::once(&plan.name).chain(plan.aliases.iter().map(|(name, _)| name));
+        for name in names.filter(|name| name.value().ends_with("_total")) {
+            let message = format!(
+                "field `{field}` is a counter (`{shown}`), and its name `{}` ends with `_total`, which prometheus-client appends to counters: write `\"{}\"`",
+                name.value(),
+                name.value().trim_end_matches("_total")
+            );
+            checks.push(respan(
+                quote!(if #krate::__private::is_counter(#kind) { ::core::panic!(#message) }),
+                name.span(),
+            ));
+        }
+        if plan.buckets.is_some() {
+            let message = format!(
+                "field `{field}`: `buckets` only applies to histograms, and `{shown}` is not one: remove `buckets`"
+            );
+            checks.push(at_member(
+                quote!(if !#krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
+            ));
+        } else {
+            let message = format!(
+                "field `{field}`: `{shown}` is a histogram and needs buckets: add e.g. `buckets = [0.1, 0.5, 1.0]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
+            );
+            checks.push(at_member(
+                quote!(if #krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
+            ));
+        }
+    }
+    if plan.family.axis.is_none() {
+        let given = plan.axis_keys.len();
+        let message = if given == 0 {
+            format!("field `{field}`: `{shown}` has a fixed label axis: name its key with `#[metric(label = \"...\")]`, one key per axis (`label = [\"a\", \"b\"]`)")
+        } else {
+            format!("field `{field}`: `label = ...` names {given} key(s), and `{shown}` has another number of fixed axes: give one key per `ByLabel`/`ByPosition`/`ByLabels` axis, none for a plain or `Dynamic` member")
+        };
+        checks.push(at_member(
+            quote!(if #shape.label_keys() != #given { ::core::panic!(#message) }),
+        ));
+        if plan.max_series.is_some() {
+            let message = format!(
+                "field `{field}`: `max_series` limits the series an axis creates per label set, and `{shown}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`"
+            );
+            checks.push(at_member(quote!(
+                if ::core::matches!(#shape, #krate::AxisShape::None) {
+                    ::core::panic!(#message)
+                }
+            )));
+        }
+        if plan.positions.is_some() {
+            let message = format!(
+                "field `{field}`: `positions` only applies to a position axis, and `{shown}` has none: remove `positions`"
+            );
+            checks.push(at_member(
+                quote!(if !#shape.has_position() { ::core::panic!(#message) }),
+            ));
+        }
+    }
+    let positions = positions(plan);
+    let max_series = match &plan.max_series {
+        Some(max) => max.clone(),
+        None => quote!(#krate::DEFAULT_MAX_SERIES),
+    };
+    let message = format!(
+        "field `{field}`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+    );
+    checks.push(at_member(quote! {
+        if #shape.preresolved(#positions) > #max_series { ::core::panic!(#message) }
+    }));
     checks
 }
 
 /// A `Buckets` value.
-fn buckets(spec: &BucketSpec, krate: &TokenStream) -> TokenStream {
+fn buckets(spec: &BucketSpec, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
     match spec {
         BucketSpec::Explicit(bounds) => {
             let bounds = bounds.iter().map(|b| float(*b));
             quote!(#krate::Buckets::Explicit(&[#(#bounds),*]))
         }
-        BucketSpec::Const(path) => quote!(#krate::Buckets::Explicit(#path)),
+        BucketSpec::Const(_) => {
+            let bounds_const = format_ident!("{}_BOUNDS", const_ident);
+            quote!(#krate::Buckets::Explicit(Self::#bounds_const))
+        }
         BucketSpec::Exponential {
             start,
             factor,

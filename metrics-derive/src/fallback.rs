@@ -29,21 +29,45 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
         .container
         .parsed
         .then(|| valid::labels_type(input, &krate));
-    let fields = input.fields.iter().filter_map(|field| {
-        let family = field.family.as_ref()?;
-        let (field_ident, field_vis, member) = (field.ident, field.vis, &family.member);
-        let cfgs = field.cfgs();
-        Some(quote!(#(#cfgs)* #field_vis #field_ident: #member,))
-    });
+    // Every metric field is declared, so uses of `handles.field` report nothing more: with
+    // the member type as written when the field's type could be read, else a placeholder.
+    let fields = input
+        .fields
+        .iter()
+        .filter(|f| !f.is_skipped())
+        .map(|field| {
+            let (field_ident, field_vis) = (field.ident, field.vis);
+            let member = match &field.family {
+                Some(family) => {
+                    let member = &family.member;
+                    quote!(#member)
+                }
+                None => quote!(#krate::__private::Unresolved),
+            };
+            let cfgs = field.cfgs();
+            quote!(#(#cfgs)* #field_vis #field_ident: #member,)
+        });
     let (marker_decl, _) = marker(input, &krate).unzip();
     let doc = handles_doc(input);
     let methods = methods(&krate, &handles, &quote!(#ty_generics), labels.as_ref());
+    // `Clone` and `Debug` by hand: a member type the derive rejected may not implement them.
     quote! {
         #doc
-        #[derive(Clone, Debug)]
         #vis struct #handles #generics #where_clause {
             #(#fields)*
             #marker_decl
+        }
+
+        impl #impl_generics ::core::clone::Clone for #handles #ty_generics #where_clause {
+            fn clone(&self) -> Self {
+                ::core::unimplemented!("metric-handles: fix the errors above")
+            }
+        }
+
+        impl #impl_generics ::core::fmt::Debug for #handles #ty_generics #where_clause {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(::core::stringify!(#handles))
+            }
         }
 
         impl #impl_generics #ident #ty_generics #where_clause {

@@ -14,7 +14,7 @@ const SEEDS: &[&str] = &[
     #[metric_handles(handles = DemoHandles, labels = EngineLabels, crate = ::metric_handles)]
     pub struct DemoMetrics {
         /// Running
-        #[metric(name = "vllm:num_requests_running", max_series = 4)]
+        #[metric(name = "vllm:num_requests_running", max_label_sets = 4)]
         pub running: Family<EngineLabels, Gauge>,
         /// Time to first token
         #[metric(name = "vllm:ttft", unit = "seconds", buckets = [-0.1, 0.01, 1])]
@@ -421,10 +421,10 @@ fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {
 const MISTAKES: &[(&str, &str, &str)] = &[
     ("typo in a field key", "name = \"vllm:num_requests_running\"", "nmae = \"vllm:num_requests_running\""),
     ("typo in a container key", "handles = DemoHandles", "handle = DemoHandles"),
-    ("max_series as a string", "max_series = 4", "max_series = \"4\""),
-    ("max_series as a float", "max_series = 4", "max_series = 4.0"),
-    ("max_series of zero", "max_series = 4", "max_series = 0"),
-    ("a missing `=`", "max_series = 4", "max_series 4"),
+    ("max_label_sets as a string", "max_label_sets = 4", "max_label_sets = \"4\""),
+    ("max_label_sets as a float", "max_label_sets = 4", "max_label_sets = 4.0"),
+    ("max_label_sets of zero", "max_label_sets = 4", "max_label_sets = 0"),
+    ("a missing `=`", "max_label_sets = 4", "max_label_sets 4"),
     ("name as an identifier", "name = \"vllm:ttft\"", "name = vllm_ttft"),
     ("a counter named `_total`", "name = \"vllm:request_success\"", "name = \"vllm:request_success_total\""),
     ("a dash in a name", "name = \"vllm:ttft\"", "name = \"vllm-ttft\""),
@@ -434,7 +434,12 @@ const MISTAKES: &[(&str, &str, &str)] = &[
     ("swapped generic arguments", "Family<EngineLabels, Gauge>", "Family<Gauge, EngineLabels>"),
     ("one generic argument", "Family<EngineLabels, Gauge>", "Family<Gauge>"),
     ("a prometheus-client histogram", "Family<EngineLabels, Histogram>,\n        /// Success", "Family<EngineLabels, prometheus_client::metrics::histogram::Histogram>,\n        /// Success"),
-    ("an unsupported member", "ByPosition<Counter<f64, AtomicU64>>", "ByPosition<Summary>"),
+    ("a nested axis", "ByPosition<Counter<f64, AtomicU64>>", "ByPosition<ByLabel<FinishReason, Counter>>"),
+    ("an f64 gauge with the default atomic", "Family<EngineLabels, Gauge>", "Family<EngineLabels, Gauge<f64>>"),
+    ("an enum axis over String", "ByLabel<FinishReason, Counter>", "ByLabel<String, Counter>"),
+    ("a float count", "count = 4", "count = 4.0"),
+    ("a grid with one axis", "ByLabel<FinishReason, Counter>", "ByLabels<(FinishReason,), Counter>"),
+    ("max_series on a plain gauge", "max_label_sets = 4", "max_series = 4"),
     ("help ending in '.'", "/// Running", "/// Running."),
     ("a help attribute ending in '.'", "help = \"Things counted\"", "help = \"Things counted.\""),
     ("no help at all", "/// Linear\n", ""),
@@ -445,7 +450,7 @@ const MISTAKES: &[(&str, &str, &str)] = &[
     ("a zero-count generator", "count = 4", "count = 0"),
     ("a generator argument missing", "linear(start = 0, width = 1, count = 3)", "linear(start = 0, count = 3)"),
     ("an unknown generator", "one_two_five(max = 1000)", "one_two_three(max = 1000)"),
-    ("buckets on a gauge", "max_series = 4", "max_series = 4, buckets = [1.0]"),
+    ("buckets on a gauge", "max_label_sets = 4", "max_label_sets = 4, buckets = [1.0]"),
     ("a reserved label `le`", "label = \"finished_reason\"", "label = \"le\""),
     ("a reserved label `quantile`", "label = \"finished_reason\"", "label = \"quantile\""),
     ("a reserved `__` label", "label = \"position\"", "label = \"__position\""),

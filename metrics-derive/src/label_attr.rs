@@ -2,7 +2,7 @@
 //! `rename = "..."` on a field or variant, `rename_all = "..."` on an enum.
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::ToTokens;
 use syn::{Attribute, LitStr, Path, Token};
 
 use crate::attr::{self, Once};
@@ -49,7 +49,7 @@ pub fn parse_type(cx: &Ctxt, attrs: &[Attribute], allow_rename_all: bool) -> Typ
     TypeAttrs {
         krate: match krate.get() {
             Some(keyed) => keyed.value.to_token_stream(),
-            None => quote!(::metric_handles),
+            None => crate::manifest::default_path(),
         },
         rename_all: rename_all.get().map(|k| k.value),
     }

@@ -21,6 +21,7 @@ mod fallback;
 mod label_attr;
 mod label_enum;
 mod label_set;
+mod manifest;
 mod metric_attr;
 mod names;
 mod respan;

@@ -56,6 +56,19 @@ pub fn parse_container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                         lit.value()
                     ),
                 );
+                // Carry on with what the quotes hold, so the stubs use the intended type and
+                // the user's own code reports nothing more.
+                if symbol == HANDLES {
+                    if let Ok(ident) = lit.parse::<Ident>() {
+                        handles.set(cx, key, ident);
+                    }
+                } else if symbol == LABELS {
+                    if let Ok(ty) = lit.parse::<Type>() {
+                        labels.set(cx, key, ty);
+                    }
+                } else if let Ok(path) = lit.parse_with(Path::parse_mod_style) {
+                    krate.set(cx, key, path);
+                }
                 return Ok(());
             }
             if symbol == HANDLES {
@@ -98,15 +111,26 @@ pub struct FieldAttrs {
     pub help: Option<Keyed<Option<LitStr>>>,
     pub unit: Option<Keyed<Option<LitStr>>>,
     pub buckets: Option<Keyed<Option<BucketSpec>>>,
-    pub label: Option<Keyed<Option<LitStr>>>,
+    /// `label = "key"` or `label = ["a", "b"]`: one key per fixed axis.
+    pub label: Option<Keyed<Option<Vec<LitStr>>>>,
     pub positions: Option<Keyed<Option<TokenStream>>>,
     pub max_series: Option<Keyed<Option<TokenStream>>>,
+    pub max_label_sets: Option<Keyed<Option<TokenStream>>>,
     pub aliases: Vec<AliasAttr>,
     pub skip: Option<Ident>,
 }
 
 const FIELD_KEYS: &[Symbol] = &[
-    NAME, HELP, UNIT, BUCKETS, LABEL, POSITIONS, MAX_SERIES, ALIAS, SKIP,
+    NAME,
+    HELP,
+    UNIT,
+    BUCKETS,
+    LABEL,
+    POSITIONS,
+    MAX_SERIES,
+    MAX_LABEL_SETS,
+    ALIAS,
+    SKIP,
 ];
 
 fn example(symbol: Symbol) -> &'static str {
@@ -118,6 +142,7 @@ fn example(symbol: Symbol) -> &'static str {
         "label" => "label = \"finished_reason\"",
         "positions" => "positions = 3",
         "max_series" => "max_series = 64",
+        "max_label_sets" => "max_label_sets = 64",
         _ => "...",
     }
 }
@@ -131,6 +156,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut label = Once::new(METRIC, LABEL);
     let mut positions = Once::new(METRIC, POSITIONS);
     let mut max_series = Once::new(METRIC, MAX_SERIES);
+    let mut max_label_sets = Once::new(METRIC, MAX_LABEL_SETS);
     let mut skip = Once::new(METRIC, SKIP);
     let mut aliases = Vec::new();
     let parsed = attr::parse_attrs(cx, attrs, METRIC, FIELD_KEYS, |meta, key, symbol| {
@@ -154,13 +180,15 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         } else if symbol == UNIT {
             unit.set(cx, key, string(expr));
         } else if symbol == LABEL {
-            label.set(cx, key, string(expr));
+            label.set(cx, key, expr.and_then(|e| label_keys(cx, e, key)));
         } else if symbol == BUCKETS {
             bucket_spec.set(cx, key, expr.and_then(|e| buckets::parse(cx, e)));
         } else if symbol == POSITIONS {
             positions.set(cx, key, expr.and_then(|e| count(cx, e, key, 0)));
-        } else {
+        } else if symbol == MAX_SERIES {
             max_series.set(cx, key, expr.and_then(|e| count(cx, e, key, 1)));
+        } else {
+            max_label_sets.set(cx, key, expr.and_then(|e| count(cx, e, key, 1)));
         }
         Ok(())
     });
@@ -174,8 +202,44 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         label: label.get(),
         positions: positions.get(),
         max_series: max_series.get(),
+        max_label_sets: max_label_sets.get(),
         aliases,
         skip: skip.get().map(|k| k.key),
+    }
+}
+
+/// `label = "key"` or, for a grid of several axes, `label = ["a", "b"]`.
+fn label_keys(cx: &Ctxt, expr: &Expr, key: &Ident) -> Option<Vec<LitStr>> {
+    const WRITE: &str = "write `label = \"device\"` for one axis, `label = [\"method\", \"status\"]` for a `ByLabels` grid";
+    match attr::strip(expr) {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) => Some(vec![lit.clone()]),
+        Expr::Array(array) if !array.elems.is_empty() => {
+            let mut keys = Vec::new();
+            for element in &array.elems {
+                match attr::strip(element) {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(lit), ..
+                    }) => keys.push(lit.clone()),
+                    other => {
+                        cx.error_spanned_by(
+                            other,
+                            format!("`{key}` lists label keys as string literals: {WRITE}"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(keys)
+        }
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` expects a string literal or a list of them: {WRITE}"),
+            );
+            None
+        }
     }
 }
 

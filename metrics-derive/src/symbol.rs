@@ -33,6 +33,7 @@ pub const BUCKETS: Symbol = Symbol("buckets");
 pub const LABEL: Symbol = Symbol("label");
 pub const POSITIONS: Symbol = Symbol("positions");
 pub const MAX_SERIES: Symbol = Symbol("max_series");
+pub const MAX_LABEL_SETS: Symbol = Symbol("max_label_sets");
 pub const ALIAS: Symbol = Symbol("alias");
 pub const SKIP: Symbol = Symbol("skip");
 
@@ -53,13 +54,16 @@ pub const MAX: Symbol = Symbol("max");
 pub const RENAME: Symbol = Symbol("rename");
 pub const RENAME_ALL: Symbol = Symbol("rename_all");
 
-// Type names the derive recognises by their last path segment.
+// Type names the derive recognises by their last path segment (for its messages only: what a
+// member is comes from its `FamilyMember` implementation).
 pub const FAMILY: Symbol = Symbol("Family");
 pub const COUNTER: Symbol = Symbol("Counter");
 pub const GAUGE: Symbol = Symbol("Gauge");
 pub const HISTOGRAM: Symbol = Symbol("Histogram");
 pub const BY_LABEL: Symbol = Symbol("ByLabel");
+pub const BY_LABELS: Symbol = Symbol("ByLabels");
 pub const BY_POSITION: Symbol = Symbol("ByPosition");
+pub const POSITION: Symbol = Symbol("Position");
 pub const DYNAMIC: Symbol = Symbol("Dynamic");
 
 impl Symbol {

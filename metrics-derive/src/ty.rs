@@ -1,13 +1,19 @@
-//! Reading a field's type, syntactically: `Family<L, M>` and the kind of member `M` is.
+//! Reading a field's type: `Family<L, M>`, and what the member `M` is when its spelling shows
+//! it.
 //!
-//! The kind is only used for the macro's own checks (a counter's name, a histogram's
-//! buckets); the descriptor takes it from `<M as FamilyMember>::KIND`, so a type alias that
-//! fools this reading cannot produce a wrong exposition.
+//! The member's kind and axis are *not* taken from its spelling: the generated code reads
+//! `<M as FamilyMember>::KIND` and `::AXIS`, and checks the field's attributes against them at
+//! compile time. Reading the spelling here only serves better messages: a mistake in a
+//! recognised type (`Counter`, `ByLabel<E, _>`, ...) is reported by the macro, on the user's
+//! token; a type it does not recognise (an alias such as `type U64Counter = Counter<u64,
+//! AtomicU64>`, a member type of the user's own) is left to the compile-time checks.
 
 use syn::{GenericArgument, PathArguments, Type, TypePath};
 
 use crate::ctxt::Ctxt;
-use crate::symbol::{Symbol, BY_LABEL, BY_POSITION, COUNTER, DYNAMIC, FAMILY, GAUGE, HISTOGRAM};
+use crate::symbol::{
+    Symbol, BY_LABEL, BY_LABELS, BY_POSITION, COUNTER, DYNAMIC, FAMILY, GAUGE, HISTOGRAM, POSITION,
+};
 
 /// The Prometheus type of the member's series.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,16 +33,38 @@ impl Leaf {
     }
 }
 
-/// The label axis the member adds.
+/// The label axis the member adds, when its spelling shows it.
 #[derive(Clone, Debug)]
 pub enum Axis {
     None,
-    /// `ByLabel<E, X>`.
-    Enum,
+    /// `ByLabel<E, X>`: `E`, as written.
+    Enum(Box<Type>),
     /// `ByPosition<X>`.
     Position,
-    /// `Dynamic<D, X>`: `D` is the dynamic label set.
-    Dynamic(Box<Type>),
+    /// `ByLabels<(A, B, ...), X>`: per axis, the enum type, or `None` for `Position`.
+    Grid(Vec<Option<Type>>),
+    /// `Dynamic<D, X>`.
+    Dynamic,
+}
+
+impl Axis {
+    /// How many keys `label = ...` must name.
+    pub fn label_keys(&self) -> usize {
+        match self {
+            Axis::None | Axis::Dynamic => 0,
+            Axis::Enum(_) | Axis::Position => 1,
+            Axis::Grid(parts) => parts.len(),
+        }
+    }
+
+    /// Whether one of the axes is a position axis.
+    pub fn has_position(&self) -> bool {
+        match self {
+            Axis::Position => true,
+            Axis::Grid(parts) => parts.iter().any(Option::is_none),
+            _ => false,
+        }
+    }
 }
 
 /// `Family<L, M>`, read.
@@ -46,14 +74,19 @@ pub struct FamilyType {
     pub labels: Type,
     /// `M`, as written.
     pub member: Type,
-    pub leaf: Leaf,
-    pub axis: Axis,
+    /// The leaf kind, when the spelling shows it.
+    pub leaf: Option<Leaf>,
+    /// The axis, when the spelling shows it.
+    pub axis: Option<Axis>,
+    /// Whether the macro reported a mistake in `M` (the field then gets no plan, but the
+    /// fallback still declares it).
+    pub broken: bool,
 }
 
-const SUPPORTED: &str = "`Counter`, `Gauge`, `Histogram`, `ByLabel<Enum, Leaf>`, \
-`ByPosition<Leaf>` or `Dynamic<Labels, Leaf>` (where `Leaf` is `Counter`, `Gauge` or `Histogram`)";
+/// The most axes a `ByLabels` grid combines (the runtime's `MAX_GRID_AXES`).
+const MAX_GRID_AXES: usize = 4;
 
-/// Reads `Family<L, M>`; reports what is wrong otherwise. `None` also when `M` is unsupported.
+/// Reads `Family<L, M>`; reports what is wrong otherwise.
 pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
     let Some((name, args)) = last_segment(ty) else {
         cx.error_spanned_by(
@@ -79,70 +112,210 @@ pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
         );
         return None;
     };
-    let (leaf, axis) = read_member(cx, member)?;
-    Some(FamilyType {
+    let known_member = |ty: &Type| {
+        last_segment(ty).is_some_and(|(n, _)| {
+            [
+                COUNTER,
+                GAUGE,
+                HISTOGRAM,
+                BY_LABEL,
+                BY_LABELS,
+                BY_POSITION,
+                DYNAMIC,
+            ]
+            .iter()
+            .any(|s| s.as_str() == n)
+        })
+    };
+    if known_member(labels) && !known_member(member) {
+        cx.error_spanned_by(
+            ty,
+            format!(
+                "`Family` takes the label set first, then the member: write `Family<{}, {}>`",
+                render(member),
+                render(labels)
+            ),
+        );
+        return None;
+    }
+    let mut family = FamilyType {
         labels: labels.clone(),
         member: member.clone(),
-        leaf,
-        axis,
-    })
+        leaf: None,
+        axis: None,
+        broken: false,
+    };
+    match read_member(cx, member) {
+        Ok(Some((leaf, axis))) => {
+            family.leaf = leaf;
+            family.axis = Some(axis);
+        }
+        Ok(None) => {}
+        Err(()) => family.broken = true,
+    }
+    Some(family)
 }
 
-fn read_member(cx: &Ctxt, member: &Type) -> Option<(Leaf, Axis)> {
-    let unsupported = |cx: &Ctxt| {
-        cx.error_spanned_by(
-            member,
-            format!("unsupported metric member type: expected {SUPPORTED}"),
-        )
-    };
+/// `Ok(None)`: not a spelling the macro knows (the compile-time checks take over).
+/// `Ok(Some((leaf, axis)))`: a known axis container or leaf; `leaf` is `None` when the axis
+/// holds a type the macro does not know. `Err`: a mistake, reported.
+type Read = Result<Option<(Option<Leaf>, Axis)>, ()>;
+
+fn read_member(cx: &Ctxt, member: &Type) -> Read {
     let Some((name, args)) = last_segment(member) else {
-        unsupported(cx);
-        return None;
+        return Ok(None);
     };
     if let Some(leaf) = leaf_of(&name) {
-        if leaf == Leaf::Histogram && names_prometheus_client(member) {
-            cx.error_spanned_by(
-                member,
-                "prometheus-client's `Histogram` locks a mutex per observation and is not a family member here: use `metric_handles::Histogram` (lock-free, same exposition)",
-            );
-            return None;
-        }
-        return Some((leaf, Axis::None));
+        check_leaf(cx, member, leaf, &args)?;
+        return Ok(Some((Some(leaf), Axis::None)));
     }
     let (axis, inner) = match (name.as_str(), args.as_slice()) {
-        (n, [_, inner]) if n == BY_LABEL.as_str() => (Axis::Enum, inner),
+        (n, [axis_ty, inner]) if n == BY_LABEL.as_str() => {
+            check_enum_axis(cx, axis_ty)?;
+            (Axis::Enum(Box::new(axis_ty.clone())), inner)
+        }
         (n, [inner]) if n == BY_POSITION.as_str() => (Axis::Position, inner),
         (n, [labels, inner]) if n == DYNAMIC.as_str() => {
-            (Axis::Dynamic(Box::new(labels.clone())), inner)
+            check_dynamic_labels(cx, labels)?;
+            (Axis::Dynamic, inner)
         }
+        (n, [axes, inner]) if n == BY_LABELS.as_str() => (Axis::Grid(grid_axes(cx, axes)?), inner),
         (n, _)
-            if [BY_LABEL, BY_POSITION, DYNAMIC]
+            if [BY_LABEL, BY_LABELS, BY_POSITION, DYNAMIC]
                 .iter()
                 .any(|s| s.as_str() == n) =>
         {
             cx.error_spanned_by(
                 member,
                 format!(
-                    "wrong number of type arguments for `{n}`: write `ByLabel<Enum, Leaf>`, `ByPosition<Leaf>` or `Dynamic<Labels, Leaf>`"
+                    "wrong number of type arguments for `{n}`: write `ByLabel<Enum, Leaf>`, `ByLabels<(EnumA, EnumB), Leaf>`, `ByPosition<Leaf>` or `Dynamic<Labels, Leaf>`"
                 ),
             );
-            return None;
+            return Err(());
         }
-        _ => {
-            unsupported(cx);
-            return None;
-        }
+        _ => return Ok(None),
     };
-    match last_segment(inner).and_then(|(inner_name, _)| leaf_of(&inner_name)) {
-        Some(leaf) => Some((leaf, axis)),
-        None => {
+    let inner_name = last_segment(inner).map(|(n, _)| n);
+    if let Some(n) = &inner_name {
+        if [BY_LABEL, BY_LABELS, BY_POSITION, DYNAMIC]
+            .iter()
+            .any(|s| s.as_str() == n)
+        {
             cx.error_spanned_by(
                 inner,
-                "unsupported axis member: an axis holds a `Counter`, `Gauge` or `Histogram` (axes do not nest)",
+                "axes do not nest: put every fixed axis in one grid, `ByLabels<(EnumA, EnumB), Leaf>` (`Position` for a position axis) with `#[metric(label = [\"a\", \"b\"])]`; a run-time axis is `Dynamic<Labels, Leaf>` with every dynamic key in `Labels`",
             );
-            None
+            return Err(());
         }
     }
+    match read_member(cx, inner)? {
+        Some((leaf, Axis::None)) => Ok(Some((leaf, axis))),
+        _ => Ok(Some((None, axis))),
+    }
+}
+
+/// `Gauge<f64>` keeps the default `AtomicI64`, which cannot hold an `f64`.
+fn check_leaf(cx: &Ctxt, member: &Type, leaf: Leaf, args: &[Type]) -> Result<(), ()> {
+    if leaf == Leaf::Histogram && names_prometheus_client(member) {
+        cx.error_spanned_by(
+            member,
+            "prometheus-client's `Histogram` locks a mutex per observation and is not a family member here: use `metric_handles::Histogram` (lock-free, same exposition)",
+        );
+        return Err(());
+    }
+    if leaf == Leaf::Gauge {
+        if let [value] = args {
+            let value = render(value);
+            if value == "f64" || value == "u64" {
+                cx.error_spanned_by(
+                    member,
+                    format!(
+                        "`Gauge<{value}>` keeps the default `AtomicI64`, which cannot hold a `{value}`: write `Gauge<{value}, AtomicU64>` (`std::sync::atomic::AtomicU64`)"
+                    ),
+                );
+                return Err(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Types that are certainly not a `LabelEnum`: strings, numbers, `bool`.
+fn is_plain_value(ty: &Type) -> bool {
+    const PLAIN: &[&str] = &[
+        "String", "str", "Cow", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8",
+        "i16", "i32", "i64", "i128", "isize", "f32", "f64", "Arc", "Box",
+    ];
+    match ty {
+        Type::Reference(reference) => is_plain_value(&reference.elem),
+        _ => last_segment(ty).is_some_and(|(name, _)| PLAIN.contains(&name.as_str())),
+    }
+}
+
+fn check_enum_axis(cx: &Ctxt, axis: &Type) -> Result<(), ()> {
+    if is_plain_value(axis) {
+        cx.error_spanned_by(
+            axis,
+            format!(
+                "`ByLabel`'s first argument is the enum that lists every value of the label (`#[derive(LabelEnum)]`), not `{}`: for values only known at run time write `Dynamic<Labels, Leaf>` with a `#[derive(LabelSet)]` struct `Labels`; for a bounded integer write `ByPosition<Leaf>`",
+                render(axis)
+            ),
+        );
+        return Err(());
+    }
+    Ok(())
+}
+
+fn check_dynamic_labels(cx: &Ctxt, labels: &Type) -> Result<(), ()> {
+    if is_plain_value(labels) {
+        cx.error_spanned_by(
+            labels,
+            format!(
+                "`Dynamic`'s first argument is a label set (a struct with `#[derive(LabelSet)]`, one field per key), not `{}`",
+                render(labels)
+            ),
+        );
+        return Err(());
+    }
+    Ok(())
+}
+
+/// `(A, B, ...)` of `ByLabels`: two to four axes, each an enum or `Position`.
+fn grid_axes(cx: &Ctxt, axes: &Type) -> Result<Vec<Option<Type>>, ()> {
+    let elems = match axes {
+        Type::Tuple(tuple) => tuple.elems.iter().collect::<Vec<_>>(),
+        Type::Paren(paren) => vec![&*paren.elem],
+        Type::Group(group) => return grid_axes(cx, &group.elem),
+        other => vec![other],
+    };
+    if elems.len() < 2 || elems.len() > MAX_GRID_AXES {
+        cx.error_spanned_by(
+            axes,
+            format!(
+                "`ByLabels` takes a tuple of 2 to {MAX_GRID_AXES} axes, e.g. `ByLabels<(Method, Status), Counter>`; for one axis write `ByLabel<Enum, Leaf>` or `ByPosition<Leaf>`"
+            ),
+        );
+        return Err(());
+    }
+    let mut parts = Vec::new();
+    let mut ok = true;
+    for elem in elems {
+        if last_segment(elem).is_some_and(|(n, args)| n == POSITION.as_str() && args.is_empty()) {
+            parts.push(None);
+        } else if is_plain_value(elem) {
+            cx.error_spanned_by(
+                elem,
+                format!(
+                    "each axis of `ByLabels` is a `#[derive(LabelEnum)]` enum or `Position`, not `{}`",
+                    render(elem)
+                ),
+            );
+            ok = false;
+        } else {
+            parts.push(Some(elem.clone()));
+        }
+    }
+    ok.then_some(parts).ok_or(())
 }
 
 /// Whether the type's path goes through `prometheus_client` (its own `Histogram`).

@@ -21,10 +21,11 @@ pub struct MetricPlan<'a> {
     pub help: String,
     pub unit: Option<String>,
     pub buckets: Option<BucketSpec>,
-    /// `label = "key"` of an enum or position axis.
-    pub axis_key: Option<LitStr>,
+    /// `label = ...`: one key per fixed axis (empty without one).
+    pub axis_keys: Vec<LitStr>,
     pub positions: Option<TokenStream>,
     pub max_series: Option<TokenStream>,
+    pub max_label_sets: Option<TokenStream>,
     pub aliases: Vec<(LitStr, LitStr)>,
 }
 
@@ -46,9 +47,12 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
         return None;
     }
     let family = field.family.as_ref();
-    let leaf = family.map(|f| f.leaf);
+    // Both `None` when the spelling does not show them: the generated compile-time checks
+    // then compare the attributes with `<M as FamilyMember>::KIND` and `::AXIS`.
+    let leaf = family.and_then(|f| f.leaf);
+    let axis = family.and_then(|f| f.axis.as_ref());
     let ident = field.ident;
-    let mut ok = family.is_some() && attrs.parsed;
+    let mut ok = family.is_some_and(|f| !f.broken) && attrs.parsed;
 
     // name
     let name = match &attrs.name {
@@ -94,9 +98,12 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
     ok &= help.is_some();
 
     // Keys that depend on the member type.
-    let axis = family.map(|f| &f.axis);
     let buckets = match (&attrs.buckets, leaf) {
         (Some(keyed), Some(Leaf::Histogram)) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
+        (Some(keyed), None) => {
             ok &= keyed.value.is_some();
             keyed.value.clone()
         }
@@ -126,76 +133,45 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
         _ => None,
     };
 
-    let needs_key = matches!(axis, Some(Axis::Enum | Axis::Position));
-    let axis_key = match (&attrs.label, needs_key) {
-        (Some(keyed), true) => match &keyed.value {
-            Some(lit) => match names::check_label_key(&lit.value()) {
-                Ok(()) => Some(lit.clone()),
-                Err(message) => {
-                    cx.error_spanned_by(
-                        lit,
-                        format!("invalid axis key in `label = ...`: {message}; choose another key"),
-                    );
-                    ok = false;
-                    None
-                }
-            },
-            None => {
-                ok = false;
-                None
-            }
-        },
-        (Some(keyed), false) if axis.is_some() => {
-            cx.error_spanned_by(
-                &keyed.key,
-                format!(
-                    "`label` names the key of a `ByLabel` or `ByPosition` axis, and field `{ident}` has none: remove `label`{}",
-                    if matches!(axis, Some(Axis::Dynamic(_))) {
-                        " (a `Dynamic` axis takes its keys from its label set)"
-                    } else {
-                        ""
-                    }
-                ),
-            );
+    let axis_keys = match check_axis_keys(cx, field, axis) {
+        Some(keys) => keys,
+        None => {
             ok = false;
-            None
+            Vec::new()
         }
-        (None, true) => {
-            if attrs.parsed {
-                let example = if matches!(axis, Some(Axis::Enum)) {
-                    "finished_reason"
-                } else {
-                    "position"
-                };
-                cx.error_spanned_by(
-                    family.map(|f| f.member.to_token_stream()).unwrap_or_default(),
-                    format!(
-                        "an axis needs its label key: add `#[metric(label = \"{example}\")]` to field `{ident}`"
-                    ),
-                );
-            }
-            ok = false;
-            None
-        }
-        _ => None,
     };
 
     let positions = match (&attrs.positions, axis) {
-        (Some(keyed), Some(Axis::Position)) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        (Some(keyed), Some(_)) => {
+        (Some(keyed), Some(axis)) if !axis.has_position() => {
             cx.error_spanned_by(
                 &keyed.key,
-                format!("`positions` only applies to a `ByPosition` member, and field `{ident}` has none: remove `positions`"),
+                format!("`positions` only applies to a position axis (`ByPosition<_>`, or `Position` in `ByLabels<(..), _>`), and field `{ident}` has none: remove `positions`"),
             );
             ok = false;
             None
         }
+        (Some(keyed), _) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
         _ => None,
     };
-    let max_series = match &attrs.max_series {
+    let max_series = match (&attrs.max_series, axis) {
+        (Some(keyed), Some(Axis::None)) if keyed.value.is_some() => {
+            cx.error_spanned_by(
+                &keyed.key,
+                format!("`max_series` limits the series an axis creates per label set, and field `{ident}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`"),
+            );
+            ok = false;
+            None
+        }
+        (Some(keyed), _) => {
+            ok &= keyed.value.is_some();
+            keyed.value.clone()
+        }
+        (None, _) => None,
+    };
+    let max_label_sets = match &attrs.max_label_sets {
         Some(keyed) => {
             ok &= keyed.value.is_some();
             keyed.value.clone()
@@ -244,11 +220,122 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
         help: help?,
         unit: unit.map(|(_, unit)| unit),
         buckets,
-        axis_key,
+        axis_keys,
         positions,
         max_series,
+        max_label_sets,
         aliases,
     })
+}
+/// `label = ...`: valid, distinct keys, as many as the member's spelled axes need. `None`
+/// after reporting a mistake. When the spelling does not show the axis, any number is
+/// accepted here and checked against `<M as FamilyMember>::AXIS` at compile time.
+fn check_axis_keys(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Option<Vec<LitStr>> {
+    let ident = field.ident;
+    let attrs = &field.metric;
+    let given = match &attrs.label {
+        Some(keyed) => Some((&keyed.key, keyed.value.as_ref()?)),
+        None => None,
+    };
+    let mut ok = true;
+    if let Some((_, keys)) = given {
+        for (i, lit) in keys.iter().enumerate() {
+            if let Err(message) = names::check_label_key(&lit.value()) {
+                cx.error_spanned_by(
+                    lit,
+                    format!("invalid axis key in `label = ...`: {message}; choose another key"),
+                );
+                ok = false;
+            } else if keys[..i].iter().any(|k| k.value() == lit.value()) {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "axis key `{}` appears twice in `label = [...]`: every axis needs its own key",
+                        lit.value()
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    let Some(axis) = axis else {
+        return ok.then(|| given.map(|(_, keys)| keys.clone()).unwrap_or_default());
+    };
+    let needed = axis.label_keys();
+    match given {
+        Some((key, _)) if needed == 0 => {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "`label` names the keys of a `ByLabel`, `ByLabels` or `ByPosition` axis, and field `{ident}` has none: remove `label`{}",
+                    if matches!(axis, Axis::Dynamic) {
+                        " (a `Dynamic` axis takes its keys from its label set)"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+            return None;
+        }
+        Some((key, keys)) if keys.len() != needed => {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "field `{ident}` has {needed} fixed {}, and `label` names {}: write `label = {}`",
+                    if needed == 1 { "axis" } else { "axes" },
+                    keys.len(),
+                    key_hint(axis)
+                ),
+            );
+            return None;
+        }
+        None if needed > 0 => {
+            if attrs.parsed {
+                let member = field
+                    .family
+                    .as_ref()
+                    .map(|f| f.member.to_token_stream())
+                    .unwrap_or_default();
+                cx.error_spanned_by(
+                    member,
+                    format!(
+                        "{} needs its label {}: add `#[metric(label = {})]` to field `{ident}`",
+                        if needed == 1 { "an axis" } else { "a grid" },
+                        if needed == 1 {
+                            "key"
+                        } else {
+                            "keys, one per axis"
+                        },
+                        key_hint(axis)
+                    ),
+                );
+            }
+            return None;
+        }
+        _ => {}
+    }
+    ok.then(|| given.map(|(_, keys)| keys.clone()).unwrap_or_default())
+}
+
+/// What `label = ...` could say for `axis`: the enum's name in snake case, or `position`.
+fn key_hint(axis: &Axis) -> String {
+    let name = |ty: Option<&syn::Type>| match ty {
+        Some(ty) => {
+            let text = crate::ty::render(ty);
+            let last = text.rsplit("::").next().unwrap_or(&text).to_owned();
+            format!("\"{}\"", crate::case::RenameRule::Snake.apply(&last))
+        }
+        None => "\"position\"".to_owned(),
+    };
+    match axis {
+        Axis::Enum(ty) => name(Some(ty)),
+        Axis::Position => name(None),
+        Axis::Grid(parts) => {
+            let keys: Vec<String> = parts.iter().map(|p| name(p.as_ref())).collect();
+            format!("[{}]", keys.join(", "))
+        }
+        Axis::None | Axis::Dynamic => "\"...\"".to_owned(),
+    }
 }
 
 /// A metric or alias name: valid, and without `_total` for counters.
@@ -415,10 +502,11 @@ pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The runtime crate's path: `crate = path`, or `::metric_handles`.
+/// The runtime crate's path: `crate = path`, else the name the crate's `Cargo.toml` gives the
+/// runtime when it renames it, else `::metric_handles`.
 pub fn krate(input: &Input) -> TokenStream {
     match &input.container.krate {
         Some(path) => path.to_token_stream(),
-        None => quote!(::metric_handles),
+        None => crate::manifest::default_path(),
     }
 }

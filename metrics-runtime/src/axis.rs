@@ -5,7 +5,6 @@
 //! * [`Dynamic`]: labels only known at record time, in a bounded map with an overflow series.
 
 use std::fmt;
-use std::hash::Hash;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -14,8 +13,8 @@ use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
 use crate::descriptor::MetricKind;
-use crate::labels::{LabelEnum, WithLabel, WithLabels};
-use crate::member::{FamilyMember, SeriesSpec};
+use crate::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
+use crate::member::{AxisShape, FamilyMember, SeriesSpec};
 
 /// One series per variant of `E`, resolved up front: `get(variant)` is an array index.
 ///
@@ -67,7 +66,7 @@ impl<E: LabelEnum, M: fmt::Debug> fmt::Debug for ByLabel<E, M> {
 
 impl<E: LabelEnum, M: FamilyMember> FamilyMember for ByLabel<E, M> {
     const KIND: MetricKind = M::KIND;
-    const AXIS_VALUES: &'static [&'static str] = E::VALUES;
+    const AXIS: AxisShape = AxisShape::Enum(E::VALUES);
 
     fn build(spec: &SeriesSpec) -> Self {
         ByLabel {
@@ -176,6 +175,7 @@ impl<M: fmt::Debug> fmt::Debug for ByPosition<M> {
 
 impl<M: FamilyMember> FamilyMember for ByPosition<M> {
     const KIND: MetricKind = M::KIND;
+    const AXIS: AxisShape = AxisShape::Position;
 
     fn build(spec: &SeriesSpec) -> Self {
         ByPosition {
@@ -202,22 +202,25 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
             };
             child.encode_member(&labels, encoder)?;
         }
-        inner.beyond.for_each(|position, child| match position {
-            Some(&position) => child.encode_member(
-                &WithLabel {
-                    base: labels,
-                    key: inner.key,
-                    value: position,
-                },
-                encoder,
-            ),
-            None => encode_overflow(child, labels, encoder),
-        })
+        // Positions come out numerically, whatever order they were first recorded in.
+        let (beyond, overflow) = inner.beyond.sorted();
+        for (position, child) in &beyond {
+            let labels = WithLabel {
+                base: labels,
+                key: inner.key,
+                value: *position,
+            };
+            child.encode_member(&labels, encoder)?;
+        }
+        match overflow {
+            Some(child) => encode_overflow(&child, labels, encoder),
+            None => Ok(()),
+        }
     }
 }
 
 /// Encodes a map's overflow series under `labels` plus `otel_metric_overflow="true"`.
-fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
+pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
     overflow: &M,
     labels: &L,
     encoder: &mut MetricEncoder<'_>,
@@ -230,10 +233,13 @@ fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
     overflow.encode_member(&labels, encoder)
 }
 
-/// Series keyed by labels only known at record time (`D`, any prometheus-client label set),
-/// kept in a map bounded by the field's `max_series`: past the limit, records go to one
-/// overflow series labelled `otel_metric_overflow="true"`, so memory stays bounded and no
-/// record is lost.
+/// Series keyed by labels only known at record time (`D`, a [`LabelSet`]), kept in a map
+/// bounded by the field's `max_series`: past the limit, records go to one overflow series
+/// labelled `otel_metric_overflow="true"`, so memory stays bounded and no record is lost.
+///
+/// The limit applies per common label set: each resolved label set of the family has its own
+/// map, its own `max_series` and its own overflow series, which keeps the common labels
+/// (`{service="a",otel_metric_overflow="true"}`). Series come out in first-seen order.
 ///
 /// Each record pays a hash and a read lock, like a prometheus-client `Family`; use an enum or
 /// position axis whenever the values are known in advance.
@@ -246,11 +252,7 @@ struct DynamicInner<D, M> {
     series: BoundedSeries<D, M>,
 }
 
-impl<D, M> Dynamic<D, M>
-where
-    D: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
-    M: FamilyMember,
-{
+impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
     /// The series for `labels`, created on first sight (or the overflow series past the limit).
     pub fn get_or_create(&self, labels: &D) -> M {
         let inner = &*self.inner;
@@ -292,12 +294,9 @@ impl<D, M> fmt::Debug for Dynamic<D, M> {
     }
 }
 
-impl<D, M> FamilyMember for Dynamic<D, M>
-where
-    D: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
-    M: FamilyMember,
-{
+impl<D: LabelSet, M: FamilyMember> FamilyMember for Dynamic<D, M> {
     const KIND: MetricKind = M::KIND;
+    const AXIS: AxisShape = AxisShape::Dynamic(D::KEYS);
 
     fn build(spec: &SeriesSpec) -> Self {
         Dynamic {

@@ -125,6 +125,17 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         Ok(())
     }
 
+    /// Every series sorted by key (positions numerically), and the overflow series if any
+    /// lookup reached it. Clones the handles, so encoding holds no lock.
+    pub(crate) fn sorted(&self) -> (Vec<(K, M)>, Option<M>)
+    where
+        K: Ord,
+    {
+        let mut entries = self.read().entries.clone();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        (entries, self.overflow.get().cloned())
+    }
+
     // A panic while a lock is held (only possible inside a user's `Hash`/`Eq`) must not take
     // every later scrape and resolve down with it: the table is still structurally valid, so
     // poisoning is ignored.

@@ -47,21 +47,36 @@ pub enum LabelAxis {
         count: usize,
     },
     /// `Dynamic<D, _>`: labels only known at record time, looked up per record in a map
-    /// bounded by `max_series`.
+    /// bounded by `max_series` per common label set.
     Dynamic {
         /// The keys of the dynamic label set.
         keys: &'static [&'static str],
     },
+    /// `ByLabels<(A, B, ...), _>` with `#[metric(label = ["a", "b", ...])]`: one pre-resolved
+    /// series per combination of several fixed axes.
+    Grid {
+        /// One [`LabelAxis::Enum`] or [`LabelAxis::Position`] per axis, in order.
+        axes: &'static [LabelAxis],
+    },
 }
 
 impl LabelAxis {
-    /// The label keys this axis adds.
-    pub fn keys(&self) -> &[&'static str] {
+    /// The label keys this axis adds, in encoding order.
+    pub fn keys(&self) -> Vec<&'static str> {
         match self {
-            LabelAxis::Enum { key, .. } | LabelAxis::Position { key, .. } => {
-                std::slice::from_ref(key)
-            }
-            LabelAxis::Dynamic { keys } => keys,
+            LabelAxis::Enum { key, .. } | LabelAxis::Position { key, .. } => vec![*key],
+            LabelAxis::Dynamic { keys } => keys.to_vec(),
+            LabelAxis::Grid { axes } => axes.iter().flat_map(|axis| axis.keys()).collect(),
+        }
+    }
+
+    /// How many series one common label set pre-resolves on this axis (0 for `Dynamic`).
+    pub fn preresolved(&self) -> usize {
+        match self {
+            LabelAxis::Enum { values, .. } => values.len(),
+            LabelAxis::Position { count, .. } => *count,
+            LabelAxis::Dynamic { .. } => 0,
+            LabelAxis::Grid { axes } => axes.iter().map(LabelAxis::preresolved).product(),
         }
     }
 }
@@ -97,8 +112,13 @@ pub struct MetricDescriptor {
     pub axis: Option<LabelAxis>,
     /// Bucket bounds, for histograms.
     pub buckets: Option<Buckets>,
-    /// How many label sets the family may hold before records go to the overflow series.
+    /// Per common label set, how many series the field's axis may hold (a `Dynamic` axis's
+    /// label sets, positions, a grid's product) before records go to that label set's overflow
+    /// series, which keeps the common labels.
     pub max_series: usize,
+    /// How many common label sets the family may hold before `resolve` returns the family's
+    /// overflow series (labelled only `otel_metric_overflow="true"`).
+    pub max_label_sets: usize,
     /// Deprecated names the metric may also be exposed under.
     pub aliases: &'static [Alias],
 }
@@ -122,11 +142,15 @@ impl MetricDescriptor {
     pub fn label_keys(&self) -> Vec<&'static str> {
         let mut keys = self.common_labels.to_vec();
         if let Some(axis) = &self.axis {
-            keys.extend_from_slice(axis.keys());
+            keys.extend(axis.keys());
         }
         keys
     }
 }
 
-/// The default limit on label sets per family (see [`MetricDescriptor::max_series`]).
+/// The default limit on series per common label set (see [`MetricDescriptor::max_series`]).
 pub const DEFAULT_MAX_SERIES: usize = 2048;
+
+/// The default limit on common label sets per family (see
+/// [`MetricDescriptor::max_label_sets`]).
+pub const DEFAULT_MAX_LABEL_SETS: usize = 2048;

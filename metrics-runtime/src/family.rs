@@ -1,15 +1,15 @@
 //! [`Family`]: a metric's series by common label set, registered from a descriptor.
 
 use std::fmt;
+use std::hash::Hash;
 use std::sync::Arc;
 
-use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
 use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
-use crate::labels::LabelSet;
 use crate::member::{FamilyMember, SeriesSpec};
 use crate::options::RegisterOptions;
 
@@ -17,8 +17,9 @@ use crate::options::RegisterOptions;
 ///
 /// This is the field type of a `#[derive(MetricHandles)]` struct. Resolving a label set is the
 /// slow path (hash, lock, maybe allocate) and happens once; the returned `M` is a cheap clone
-/// that records with atomics only. Past the field's `max_series` label sets, `resolve` returns
-/// one shared overflow series (labelled `otel_metric_overflow="true"`) rather than growing.
+/// that records with atomics only. Past the field's `max_label_sets` label sets, `resolve`
+/// returns one shared overflow member (labelled `otel_metric_overflow="true"`) rather than
+/// growing. Label sets come out in the order they were first resolved.
 pub struct Family<L, M> {
     inner: Arc<FamilyInner<L, M>>,
 }
@@ -28,12 +29,19 @@ struct FamilyInner<L, M> {
     series: BoundedSeries<L, M>,
 }
 
-impl<L: LabelSet, M: FamilyMember> Family<L, M> {
+// The bounds are what the map and the encoder need, not `LabelSet`: a derived struct checks
+// `LabelSet` once, at its `labels = ...`, so a label set that only derives prometheus-client's
+// `EncodeLabelSet` is reported there, once, instead of at every generated call.
+impl<L, M> Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
     /// An unregistered family whose members are built from `spec`.
     pub fn new(spec: SeriesSpec) -> Self {
         Family {
             inner: Arc::new(FamilyInner {
-                series: BoundedSeries::new(spec.max_series),
+                series: BoundedSeries::new(spec.max_label_sets),
                 spec,
             }),
         }
@@ -50,15 +58,28 @@ impl<L: LabelSet, M: FamilyMember> Family<L, M> {
             Some(LabelAxis::Position { count, .. }) => count,
             _ => 0,
         };
-        let axis_key = match descriptor.axis {
-            Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => key,
-            _ => "",
+        let (axis_key, grid): (&'static str, &'static [LabelAxis]) = match descriptor.axis {
+            Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => (key, &[]),
+            Some(LabelAxis::Grid { axes }) => ("", axes),
+            _ => ("", &[]),
+        };
+        let declared_positions = match descriptor.axis {
+            Some(LabelAxis::Grid { axes }) => axes
+                .iter()
+                .find_map(|axis| match axis {
+                    LabelAxis::Position { count, .. } => Some(*count),
+                    _ => None,
+                })
+                .unwrap_or(0),
+            _ => declared_positions,
         };
         let spec = SeriesSpec::new()
             .with_buckets(options.bucket_bounds(descriptor))
             .with_axis_key(axis_key)
+            .with_grid(grid)
             .with_positions(options.position_count(descriptor, declared_positions))
-            .with_max_series(options.series_limit(descriptor));
+            .with_max_series(options.series_limit(descriptor))
+            .with_max_label_sets(options.label_set_limit(descriptor));
         let family = Family::new(spec);
         let names = std::iter::once(descriptor.name).chain(
             descriptor
@@ -137,7 +158,11 @@ impl<L, M> Clone for Family<L, M> {
     }
 }
 
-impl<L: LabelSet, M: FamilyMember> fmt::Debug for Family<L, M> {
+impl<L, M> fmt::Debug for Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Family")
             .field("kind", &M::KIND)
@@ -146,7 +171,11 @@ impl<L: LabelSet, M: FamilyMember> fmt::Debug for Family<L, M> {
     }
 }
 
-impl<L: LabelSet, M: FamilyMember> TypedMetric for Family<L, M> {
+impl<L, M> TypedMetric for Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
     const TYPE: MetricType = match M::KIND {
         MetricKind::Counter => MetricType::Counter,
         MetricKind::Gauge => MetricType::Gauge,
@@ -154,7 +183,11 @@ impl<L: LabelSet, M: FamilyMember> TypedMetric for Family<L, M> {
     };
 }
 
-impl<L: LabelSet, M: FamilyMember> EncodeMetric for Family<L, M> {
+impl<L, M> EncodeMetric for Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
         self.inner.series.for_each(|labels, member| match labels {
             Some(labels) => member.encode_member(labels, &mut encoder),

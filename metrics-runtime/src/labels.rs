@@ -21,7 +21,7 @@ use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEnco
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a label set",
     label = "not a label set",
-    note = "add `#[derive(LabelSet)]` to `{Self}` (a struct whose fields are the label keys), or use `NoLabels`"
+    note = "add `#[derive(LabelSet)]` to `{Self}` (a struct whose fields are the label keys), or use `NoLabels`; `#[derive(LabelSet)]` also implements prometheus-client's `EncodeLabelSet`, so it replaces that derive"
 )]
 pub trait LabelSet:
     EncodeLabelSet + Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static

@@ -48,10 +48,12 @@ extern crate self as metric_handles;
 
 mod axis;
 mod bounded;
+mod bucket_check;
 pub mod buckets;
 mod descriptor;
 mod exposition;
 mod family;
+mod grid;
 mod histogram;
 pub mod http;
 #[cfg(feature = "http-layer")]
@@ -65,15 +67,18 @@ pub mod vllm;
 pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use bounded::OVERFLOW_LABEL;
 pub use buckets::Buckets;
-pub use descriptor::{Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+pub use descriptor::{
+    Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
+};
 pub use exposition::{
     encode_openmetrics, encode_prometheus_text, ExpositionFormat, OPENMETRICS_CONTENT_TYPE,
     PROMETHEUS_TEXT_CONTENT_TYPE,
 };
 pub use family::Family;
+pub use grid::{ByLabels, GridAxes, GridAxis, Position, MAX_GRID_AXES};
 pub use histogram::{Histogram, HistogramSnapshot};
 pub use labels::{LabelEnum, LabelSet, NoLabels};
-pub use member::{FamilyMember, SeriesSpec};
+pub use member::{AxisShape, FamilyMember, SeriesSpec};
 pub use options::RegisterOptions;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
@@ -109,11 +114,73 @@ pub mod __private {
         }
     }
 
-    /// Fails compilation when a bucket constant named by path is not a valid bucket list.
-    pub const fn assert_valid_buckets(bounds: &[f64]) {
-        if !crate::buckets::is_valid_bucket_list(bounds) {
-            panic!("bucket constant: bounds must be non-empty, finite and strictly increasing");
+    pub use crate::bucket_check::assert_valid_buckets;
+
+    use crate::{AxisShape, LabelAxis};
+
+    /// The descriptor's axis, from the member's declared shape, the field's `label = ...` keys,
+    /// the grid's axes (built by [`grid_axis`]) and the declared position count. `None` when
+    /// the keys do not fit the shape: a generated check reports that, naming the field.
+    pub const fn describe_axis(
+        shape: AxisShape,
+        keys: &'static [&'static str],
+        grid: &'static [LabelAxis],
+        positions: usize,
+    ) -> Option<LabelAxis> {
+        match (shape, keys) {
+            (AxisShape::Enum(values), [key]) => Some(LabelAxis::Enum { key, values }),
+            (AxisShape::Position, [key]) => Some(LabelAxis::Position {
+                key,
+                count: positions,
+            }),
+            (AxisShape::Dynamic(keys), _) => Some(LabelAxis::Dynamic { keys }),
+            (AxisShape::Grid(axes), _) if axes.len() == grid.len() => {
+                Some(LabelAxis::Grid { axes: grid })
+            }
+            _ => None,
         }
+    }
+
+    /// Axis `index` of a grid member, labelled `key`.
+    pub const fn grid_axis(
+        shape: AxisShape,
+        index: usize,
+        key: &'static str,
+        positions: usize,
+    ) -> LabelAxis {
+        match shape {
+            AxisShape::Grid(axes) if index < axes.len() => match axes[index] {
+                Some(values) => LabelAxis::Enum { key, values },
+                None => LabelAxis::Position {
+                    key,
+                    count: positions,
+                },
+            },
+            _ => LabelAxis::Position { key, count: 0 },
+        }
+    }
+
+    /// The keys of a `Dynamic` axis, empty for every other shape.
+    pub const fn dynamic_keys(shape: AxisShape) -> &'static [&'static str] {
+        match shape {
+            AxisShape::Dynamic(keys) => keys,
+            _ => &[],
+        }
+    }
+
+    /// The field type of the stub handles struct the derive emits, on error, for a field whose
+    /// type it could not read.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Unresolved;
+
+    /// Whether the member is a counter (for the generated `_total` check).
+    pub const fn is_counter(kind: crate::MetricKind) -> bool {
+        matches!(kind, crate::MetricKind::Counter)
+    }
+
+    /// Whether the member is a histogram (for the generated `buckets` checks).
+    pub const fn is_histogram(kind: crate::MetricKind) -> bool {
+        matches!(kind, crate::MetricKind::Histogram)
     }
 
     /// Fails compilation when a `Dynamic<D, _>` axis repeats one of the struct's common label

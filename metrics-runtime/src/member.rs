@@ -7,7 +7,7 @@ use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 
-use crate::descriptor::MetricKind;
+use crate::descriptor::{LabelAxis, MetricKind};
 use crate::histogram::Histogram;
 
 /// Construction parameters of one family's series, fixed at registration.
@@ -15,8 +15,10 @@ use crate::histogram::Histogram;
 pub struct SeriesSpec {
     pub(crate) buckets: Arc<[f64]>,
     pub(crate) axis_key: &'static str,
+    pub(crate) grid: &'static [LabelAxis],
     pub(crate) positions: usize,
     pub(crate) max_series: usize,
+    pub(crate) max_label_sets: usize,
 }
 
 impl SeriesSpec {
@@ -25,8 +27,10 @@ impl SeriesSpec {
         SeriesSpec {
             buckets: Arc::from(Vec::new()),
             axis_key: "",
+            grid: &[],
             positions: 0,
             max_series: crate::descriptor::DEFAULT_MAX_SERIES,
+            max_label_sets: crate::descriptor::DEFAULT_MAX_LABEL_SETS,
         }
     }
 
@@ -42,15 +46,32 @@ impl SeriesSpec {
         self
     }
 
-    /// Sets how many positions a [`ByPosition`](crate::ByPosition) pre-resolves.
+    /// Sets the axes of a [`ByLabels`](crate::ByLabels) grid: one [`LabelAxis::Enum`] or
+    /// [`LabelAxis::Position`] per component, in order (their keys label the series).
+    pub fn with_grid(mut self, axes: &'static [LabelAxis]) -> Self {
+        self.grid = axes;
+        self
+    }
+
+    /// Sets how many positions a [`ByPosition`](crate::ByPosition) (or the position axis of a
+    /// [`ByLabels`](crate::ByLabels) grid) pre-resolves.
     pub fn with_positions(mut self, positions: usize) -> Self {
         self.positions = positions;
         self
     }
 
-    /// Sets the limit on label sets per map before records go to the overflow series.
+    /// Sets the limit on the series a member creates at run time per common label set (a
+    /// [`Dynamic`](crate::Dynamic) axis's label sets, a position axis's positions beyond the
+    /// pre-resolved ones) before records go to the member's overflow series.
     pub fn with_max_series(mut self, max_series: usize) -> Self {
         self.max_series = max_series;
+        self
+    }
+
+    /// Sets the limit on common label sets of a [`Family`](crate::Family) before `resolve`
+    /// returns the family's overflow series.
+    pub fn with_max_label_sets(mut self, max_label_sets: usize) -> Self {
+        self.max_label_sets = max_label_sets;
         self
     }
 
@@ -64,14 +85,24 @@ impl SeriesSpec {
         self.axis_key
     }
 
+    /// The axes of a grid member.
+    pub fn grid(&self) -> &'static [LabelAxis] {
+        self.grid
+    }
+
     /// The number of pre-resolved positions.
     pub fn positions(&self) -> usize {
         self.positions
     }
 
-    /// The series limit.
+    /// The series limit per common label set.
     pub fn max_series(&self) -> usize {
         self.max_series
+    }
+
+    /// The limit on common label sets.
+    pub fn max_label_sets(&self) -> usize {
+        self.max_label_sets
     }
 }
 
@@ -83,22 +114,63 @@ impl Default for SeriesSpec {
 
 /// A value a [`Family`](crate::Family) stores per label set, and the handle `resolve` returns.
 ///
-/// Implemented for prometheus-client's `Counter` and `Gauge` (every value type), this crate's
-/// [`Histogram`], and the axis containers [`ByLabel`](crate::ByLabel),
+/// Implemented for prometheus-client's `Counter` and `Gauge` (every value type, under any
+/// path or type alias), this crate's [`Histogram`], and the axis containers
+/// [`ByLabel`](crate::ByLabel), [`ByLabels`](crate::ByLabels),
 /// [`ByPosition`](crate::ByPosition) and [`Dynamic`](crate::Dynamic). Cloning must be cheap and
 /// yield a handle to the same series.
+///
+/// The derive reads [`FamilyMember::KIND`] and [`FamilyMember::AXIS`], never the spelling of
+/// the type, so an alias such as `type U64Counter = Counter<u64, AtomicU64>` or a member type of
+/// your own works like the built-in ones. A member of your own is one or more series that
+/// encode under the labels they are given:
+///
+/// ```
+/// use std::fmt;
+/// use metric_handles::prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
+/// use metric_handles::{AxisShape, Counter, FamilyMember, MetricKind, SeriesSpec};
+///
+/// /// A counter that also remembers the largest single increment.
+/// #[derive(Clone, Debug, Default)]
+/// pub struct PeakCounter {
+///     total: Counter,
+///     peak: std::sync::Arc<std::sync::atomic::AtomicU64>,
+/// }
+///
+/// impl PeakCounter {
+///     pub fn inc_by(&self, v: u64) {
+///         self.total.inc_by(v);
+///         self.peak.fetch_max(v, std::sync::atomic::Ordering::Relaxed);
+///     }
+/// }
+///
+/// impl FamilyMember for PeakCounter {
+///     const KIND: MetricKind = MetricKind::Counter;
+///     const AXIS: AxisShape = AxisShape::None;
+///     fn build(_spec: &SeriesSpec) -> Self {
+///         Self::default()
+///     }
+///     fn encode_member<L: EncodeLabelSet>(
+///         &self,
+///         labels: &L,
+///         encoder: &mut MetricEncoder<'_>,
+///     ) -> Result<(), fmt::Error> {
+///         self.total.encode(encoder.encode_family(labels)?)
+///     }
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a metric family member",
     label = "not a family member",
-    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), or `ByLabel<E, _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them"
+    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), or `ByLabel<E, _>`, `ByLabels<(E1, E2), _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them, or implement `FamilyMember` for your own type"
 )]
 pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
     /// The Prometheus type of every series in the member.
     const KIND: MetricKind;
 
-    /// The label values of the member's enum axis: every variant's value for
-    /// [`ByLabel`](crate::ByLabel), empty for everything else. Feeds the descriptor table.
-    const AXIS_VALUES: &'static [&'static str] = &[];
+    /// The label axis the member adds to the common labels. The derive checks the field's
+    /// `label = ...` and `positions = ...` against it, and builds the descriptor from it.
+    const AXIS: AxisShape;
 
     /// Creates the member for a new label set.
     fn build(spec: &SeriesSpec) -> Self;
@@ -128,6 +200,7 @@ macro_rules! impl_family_member_for_atomic_metric {
             $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
         {
             const KIND: MetricKind = MetricKind::$kind;
+            const AXIS: AxisShape = AxisShape::None;
 
             fn build(_spec: &SeriesSpec) -> Self {
                 Self::default()
@@ -146,8 +219,80 @@ macro_rules! impl_family_member_for_atomic_metric {
 
 impl_family_member_for_atomic_metric!(Counter => Counter, Gauge => Gauge);
 
+/// The label axis a [`FamilyMember`] adds on top of the common labels, as its type declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AxisShape {
+    /// One series per label set (`Counter`, `Gauge`, `Histogram`).
+    None,
+    /// One series per value of an enum, in declaration order ([`ByLabel`](crate::ByLabel)).
+    Enum(&'static [&'static str]),
+    /// One series per position ([`ByPosition`](crate::ByPosition)).
+    Position,
+    /// One series per combination of several fixed axes ([`ByLabels`](crate::ByLabels)): per
+    /// axis, the enum's values, or `None` for a position axis.
+    Grid(&'static [Option<&'static [&'static str]>]),
+    /// Labels known at record time: the keys of the dynamic label set
+    /// ([`Dynamic`](crate::Dynamic)).
+    Dynamic(&'static [&'static str]),
+}
+
+impl AxisShape {
+    /// How many label keys `#[metric(label = ...)]` must name for this axis.
+    pub const fn label_keys(self) -> usize {
+        match self {
+            AxisShape::None | AxisShape::Dynamic(_) => 0,
+            AxisShape::Enum(_) | AxisShape::Position => 1,
+            AxisShape::Grid(axes) => axes.len(),
+        }
+    }
+
+    /// Whether one of the axes is a position axis (then `positions = N` applies).
+    pub const fn has_position(self) -> bool {
+        match self {
+            AxisShape::Position => true,
+            AxisShape::Grid(axes) => {
+                let mut i = 0;
+                while i < axes.len() {
+                    if axes[i].is_none() {
+                        return true;
+                    }
+                    i += 1;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// How many series one label set pre-resolves with `positions` positions: 1 without an
+    /// axis, the number of values, or the product over a grid's axes (saturating). A
+    /// `Dynamic` axis pre-resolves none.
+    pub const fn preresolved(self, positions: usize) -> usize {
+        match self {
+            AxisShape::None => 1,
+            AxisShape::Enum(values) => values.len(),
+            AxisShape::Position => positions,
+            AxisShape::Dynamic(_) => 0,
+            AxisShape::Grid(axes) => {
+                let mut product: usize = 1;
+                let mut i = 0;
+                while i < axes.len() {
+                    let n = match axes[i] {
+                        Some(values) => values.len(),
+                        None => positions,
+                    };
+                    product = product.saturating_mul(n);
+                    i += 1;
+                }
+                product
+            }
+        }
+    }
+}
+
 impl FamilyMember for Histogram {
     const KIND: MetricKind = MetricKind::Histogram;
+    const AXIS: AxisShape = AxisShape::None;
 
     fn build(spec: &SeriesSpec) -> Self {
         Histogram::new(spec.buckets.iter().copied())

@@ -15,7 +15,7 @@ use crate::descriptor::{Alias, MetricDescriptor};
 ///     .buckets("vllm:request_prompt_tokens", metric_handles::buckets::one_two_five(4096.0))
 ///     .expect("valid buckets")
 ///     .positions("vllm:spec_decode_num_accepted_tokens_per_pos", 3)
-///     .max_series("vllm:num_requests_running", 64)
+///     .max_label_sets("vllm:num_requests_running", 64)
 ///     .show_hidden_metrics_for_version("0.10");
 /// # let _ = options;
 /// ```
@@ -24,6 +24,7 @@ pub struct RegisterOptions {
     buckets: HashMap<String, Vec<f64>>,
     positions: HashMap<String, usize>,
     max_series: HashMap<String, usize>,
+    max_label_sets: HashMap<String, usize>,
     show_hidden_for: Option<String>,
 }
 
@@ -45,16 +46,26 @@ impl RegisterOptions {
         Ok(self)
     }
 
-    /// Sets how many positions the position axis of `metric` pre-resolves.
+    /// Sets how many positions the position axis of `metric` pre-resolves. On a `ByLabels`
+    /// grid the count is lowered, if needed, until the product of the axes fits the field's
+    /// `max_series`.
     pub fn positions(mut self, metric: impl Into<String>, count: usize) -> Self {
         self.positions.insert(metric.into(), count);
         self
     }
 
-    /// Sets how many label sets `metric` may hold before records go to its overflow series.
-    /// A limit of 0 is raised to 1: a family always has room for one label set.
+    /// Sets, per common label set, how many series the run-time axis of `metric` (`Dynamic`
+    /// label sets, positions beyond the pre-resolved ones) may hold before records go to that
+    /// label set's overflow series. A limit of 0 is raised to 1.
     pub fn max_series(mut self, metric: impl Into<String>, limit: usize) -> Self {
         self.max_series.insert(metric.into(), limit.max(1));
+        self
+    }
+
+    /// Sets how many common label sets `metric` may hold before `resolve` returns its
+    /// overflow series. A limit of 0 is raised to 1: a family always has room for one.
+    pub fn max_label_sets(mut self, metric: impl Into<String>, limit: usize) -> Self {
+        self.max_label_sets.insert(metric.into(), limit.max(1));
         self
     }
 
@@ -101,6 +112,15 @@ impl RegisterOptions {
             .get(descriptor.name)
             .copied()
             .unwrap_or(descriptor.max_series)
+            .max(1)
+    }
+
+    /// The limit on common label sets for `descriptor`.
+    pub fn label_set_limit(&self, descriptor: &MetricDescriptor) -> usize {
+        self.max_label_sets
+            .get(descriptor.name)
+            .copied()
+            .unwrap_or(descriptor.max_label_sets)
             .max(1)
     }
 

@@ -120,7 +120,7 @@ fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
 #[test]
 fn a_family_past_its_limit_routes_new_label_sets_to_the_overflow_series() {
     let mut registry = Registry::default();
-    let family: Family<UserLabel, Counter> = Family::new(SeriesSpec::new().with_max_series(2));
+    let family: Family<UserLabel, Counter> = Family::new(SeriesSpec::new().with_max_label_sets(2));
     registry.register("logins", "Logins", family.clone());
     for user in ["a", "b", "c", "d"] {
         family

@@ -152,6 +152,7 @@ impl DemoMetrics {
             axis: ::metric_handles::__private::std::option::Option::None,
             buckets: ::metric_handles::__private::std::option::Option::None,
             max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
     #[doc(hidden)]
@@ -167,6 +168,7 @@ impl DemoMetrics {
             axis: None,
             buckets: None,
             max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
     #[doc(hidden)]
@@ -182,6 +184,7 @@ impl DemoMetrics {
             axis: None,
             buckets: Some(::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0])),
             max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
     #[doc(hidden)]
@@ -196,11 +199,11 @@ impl DemoMetrics {
             common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
             axis: Some(::metric_handles::LabelAxis::Enum {
                 key: "finished_reason",
-                values:
-                    <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS_VALUES,
+                values: <FinishReason as ::metric_handles::LabelEnum>::VALUES,
             }),
             buckets: None,
             max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
     #[doc(hidden)]
@@ -219,6 +222,7 @@ impl DemoMetrics {
             }),
             buckets: None,
             max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
     #[doc(hidden)]
@@ -236,6 +240,7 @@ impl DemoMetrics {
             }),
             buckets: None,
             max_series: 2,
+            max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
         };
 

@@ -4,6 +4,9 @@ use metric_handles::{Buckets, Family, Histogram, MetricHandles, NoLabels};
 
 const LATENCY: &[f64] = &[0.005, 0.05, 0.5];
 
+/// An array, as vLLM's Rust code declares its buckets.
+const ITL: [f64; 4] = [0.01, 0.025, 0.05, 0.075];
+
 pub mod consts {
     pub const TOKENS: &[f64] = &[1.0, 8.0, 64.0];
 }
@@ -28,6 +31,9 @@ pub struct Metrics {
     /// One-two-five, vLLM's token buckets
     #[metric(name = "b:ott", buckets = one_two_five(max = 131072))]
     pub ott: Family<NoLabels, Histogram>,
+    /// An array constant
+    #[metric(name = "b:array", buckets = ITL)]
+    pub array: Family<NoLabels, Histogram>,
 }
 
 fn main() {
@@ -38,6 +44,7 @@ fn main() {
     assert_eq!(d[3].buckets.map(|b| b.bounds()), Some(vec![1.0, 2.0, 4.0, 8.0]));
     assert_eq!(d[4].buckets.map(|b| b.bounds()), Some(vec![0.0, 0.25, 0.5]));
     assert_eq!(d[5].buckets, Some(Buckets::OneTwoFive { max: 131072.0 }));
+    assert_eq!(d[6].buckets, Some(Buckets::Explicit(&ITL)));
     let mut registry = Registry::default();
     let handles = Metrics::register(&mut registry).resolve(&NoLabels);
     handles.inline.observe(0.1);

@@ -11,7 +11,7 @@ pub struct Generic<L: LabelSet> {
     #[metric(name = "gen:things")]
     pub things: Family<L, Counter>,
     /// Current level
-    #[metric(name = "gen:level", max_series = 8)]
+    #[metric(name = "gen:level", max_label_sets = 8)]
     pub level: Family<L, Gauge>,
 }
 
@@ -44,7 +44,7 @@ fn main() {
     let h: GenericHandles<NoLabels> = plain.resolve(&NoLabels);
     h.things.inc();
     h.level.set(-1);
-    assert_eq!(Generic::<NoLabels>::DESCRIPTORS[1].max_series, 8);
+    assert_eq!(Generic::<NoLabels>::DESCRIPTORS[1].max_label_sets, 8);
     assert_eq!(Generic::<Shard>::DESCRIPTORS[0].common_labels, ["shard"]);
 
     let mut registry = Registry::default();

@@ -395,9 +395,16 @@ fn write_entry(out: &mut String, d: &MetricDescriptor) {
         d.exposed_name()
     );
     let _ = writeln!(out, "* **Labels:** {}", labels(d));
-    if let Some(LabelAxis::Enum { key, values }) = &d.axis {
-        let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
-        let _ = writeln!(out, "* **`{key}` values:** {}", values.join(", "));
+    let enum_axes: &[LabelAxis] = match &d.axis {
+        Some(LabelAxis::Grid { axes }) => axes,
+        Some(axis) => std::slice::from_ref(axis),
+        None => &[],
+    };
+    for axis in enum_axes {
+        if let LabelAxis::Enum { key, values } = axis {
+            let values: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+            let _ = writeln!(out, "* **`{key}` values:** {}", values.join(", "));
+        }
     }
     if let Some(buckets) = &d.buckets {
         let bounds: Vec<String> = buckets.bounds().iter().map(|b| format!("{b}")).collect();

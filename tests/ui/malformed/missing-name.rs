@@ -11,7 +11,7 @@ pub struct EngineLabels {
 #[metric_handles(labels = EngineLabels)]
 pub struct Metrics {
     /// Requests running
-    #[metric(max_series = 10)]
+    #[metric(max_label_sets = 10)]
     running: Family<EngineLabels, Gauge>,
 }
 

@@ -1,5 +1,6 @@
 #![allow(unused_imports)]
 use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {
@@ -9,17 +10,22 @@ pub struct EngineLabels {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 #[label(rename_all = "lowercase")]
-pub enum FinishReason {
-    Stop,
-    Length,
+pub enum Device {
+    Gpu,
+    Cpu,
 }
 
 #[derive(MetricHandles)]
 #[metric_handles(labels = EngineLabels)]
 pub struct Metrics {
     /// Accepted tokens
-    #[metric(name = "vllm:accepted", label = "position")]
-    accepted: Family<EngineLabels, ByPosition<ByLabel<FinishReason, Counter>>>,
+    #[metric(name = "app:accepted", label = "position")]
+    field: Family<EngineLabels, ByPosition<ByLabel<Device, Counter>>>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let h = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    let _ = &h.field;
+}

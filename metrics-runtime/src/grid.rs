@@ -1,0 +1,316 @@
+//! [`ByLabels`]: several fixed label axes on one member, pre-resolved as a dense array over
+//! their product (`method` x `status`, `operation` x `status`, an enum beside a position).
+//!
+//! Every combination exists, and is exported at 0, from the moment the label set is resolved;
+//! recording computes a row-major index from the axes' dense indices and touches one element.
+//! There is no hashing, no lock and no allocation unless a position lies beyond the
+//! pre-resolved ones.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use prometheus_client::encoding::{
+    EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, MetricEncoder,
+};
+
+use crate::axis::{encode_overflow, PositionSeries};
+use crate::bounded::BoundedSeries;
+use crate::descriptor::{LabelAxis, MetricKind};
+use crate::labels::LabelEnum;
+use crate::member::{AxisShape, FamilyMember, SeriesSpec};
+
+/// The most axes one [`ByLabels`] member may combine.
+pub const MAX_GRID_AXES: usize = 4;
+
+/// The position axis of a [`ByLabels`] grid: one series per position `0..N`, with `N` from
+/// `#[metric(positions = N)]` (adjustable at registration). Recorded with a `usize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position;
+
+/// One axis of a [`ByLabels`] grid: any [`LabelEnum`], or [`Position`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a fixed label axis",
+    label = "not a label enum or `Position`",
+    note = "each axis of `ByLabels<(A, B), _>` is a `#[derive(LabelEnum)]` enum or `metric_handles::Position`; for values only known at run time use `Dynamic<Labels, _>`"
+)]
+pub trait GridAxis: 'static {
+    /// What a record names on this axis: the enum itself, or a `usize` position.
+    type Value: Copy;
+    /// Every label value of an enum axis, in declaration order; `None` for a position axis.
+    const VALUES: Option<&'static [&'static str]>;
+    /// The value's dense index on the axis.
+    fn index(value: Self::Value) -> usize;
+}
+
+impl<E: LabelEnum> GridAxis for E {
+    type Value = E;
+    const VALUES: Option<&'static [&'static str]> = Some(E::VALUES);
+
+    #[inline]
+    fn index(value: E) -> usize {
+        value.index()
+    }
+}
+
+impl GridAxis for Position {
+    type Value = usize;
+    const VALUES: Option<&'static [&'static str]> = None;
+
+    #[inline]
+    fn index(value: usize) -> usize {
+        value
+    }
+}
+
+/// The axes of a [`ByLabels`] grid: a tuple of two to four [`GridAxis`] types.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tuple of fixed label axes",
+    label = "expected a tuple such as `(Method, Status)`",
+    note = "`ByLabels` takes a tuple of two to four axes, each a `#[derive(LabelEnum)]` enum or `Position`; for one axis use `ByLabel<E, _>` or `ByPosition<_>`"
+)]
+pub trait GridAxes: 'static {
+    /// What a record names: one value per axis, as a tuple.
+    type Values: Copy;
+    /// Per axis, its label values (`None` for a position axis).
+    const AXES: &'static [Option<&'static [&'static str]>];
+    /// The dense index of every axis value; entries past `AXES.len()` are 0.
+    fn indices(values: Self::Values) -> [usize; MAX_GRID_AXES];
+}
+
+macro_rules! impl_grid_axes {
+    ($($axis:ident $value:ident),+) => {
+        impl<$($axis: GridAxis),+> GridAxes for ($($axis,)+) {
+            type Values = ($($axis::Value,)+);
+            const AXES: &'static [Option<&'static [&'static str]>] = &[$($axis::VALUES),+];
+
+            #[inline]
+            fn indices(($($value,)+): Self::Values) -> [usize; MAX_GRID_AXES] {
+                let mut out = [0; MAX_GRID_AXES];
+                let mut i = 0;
+                $(
+                    out[i] = $axis::index($value);
+                    i += 1;
+                )+
+                let _ = i;
+                out
+            }
+        }
+    };
+}
+
+impl_grid_axes!(A a, B b);
+impl_grid_axes!(A a, B b, C c);
+impl_grid_axes!(A a, B b, C c, D d);
+
+/// One series per combination of the axes `A` (a tuple such as `(Method, Status)`), resolved up
+/// front into a dense row-major array: `get((Method::Get, Status::Ok))` is index arithmetic and
+/// one array access.
+///
+/// Declared as `Family<L, ByLabels<(Method, Status), Counter>>` with
+/// `#[metric(label = ["method", "status"])]`; a [`Position`] axis takes its count from
+/// `positions = N`. Series come out with the first axis varying slowest, enum values in
+/// declaration order and positions numerically. A position beyond the pre-resolved ones is
+/// looked up in a map bounded by the field's `max_series` (never a panic, never a lost record).
+pub struct ByLabels<A, M> {
+    cells: Arc<[M]>,
+    positions: usize,
+    inner: Arc<GridInner<M>>,
+    _axes: PhantomData<fn(A)>,
+}
+
+struct GridInner<M> {
+    keys: [&'static str; MAX_GRID_AXES],
+    spec: SeriesSpec,
+    beyond: BoundedSeries<[usize; MAX_GRID_AXES], M>,
+}
+
+impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
+    /// The series of one combination: no hashing, no lock, an index computation (a position
+    /// past the pre-resolved ones is looked up instead).
+    #[inline]
+    pub fn get(&self, values: A::Values) -> PositionSeries<'_, M> {
+        let indices = A::indices(values);
+        match self.flat_index(&indices) {
+            Some(series) => PositionSeries::Cached(series),
+            None => PositionSeries::LookedUp(self.lookup_beyond(indices)),
+        }
+    }
+
+    #[inline]
+    fn flat_index(&self, indices: &[usize; MAX_GRID_AXES]) -> Option<&M> {
+        let mut flat = 0usize;
+        let mut i = 0;
+        while i < A::AXES.len() {
+            let dim = axis_len(A::AXES[i], self.positions);
+            if indices[i] >= dim {
+                return None;
+            }
+            flat = flat * dim + indices[i];
+            i += 1;
+        }
+        self.cells.get(flat)
+    }
+
+    #[cold]
+    fn lookup_beyond(&self, indices: [usize; MAX_GRID_AXES]) -> M {
+        let inner = &*self.inner;
+        inner.beyond.resolve(&indices, || M::build(&inner.spec))
+    }
+
+    /// How many combinations are pre-resolved (the product of the axes' lengths).
+    pub fn preresolved(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The label keys, one per axis.
+    pub fn keys(&self) -> &[&'static str] {
+        &self.inner.keys[..A::AXES.len()]
+    }
+
+    /// How many positions a position axis pre-resolves.
+    pub fn positions(&self) -> usize {
+        self.positions
+    }
+}
+
+fn axis_len(axis: Option<&'static [&'static str]>, positions: usize) -> usize {
+    match axis {
+        Some(values) => values.len(),
+        None => positions,
+    }
+}
+
+impl<A, M> Clone for ByLabels<A, M> {
+    fn clone(&self) -> Self {
+        ByLabels {
+            cells: Arc::clone(&self.cells),
+            positions: self.positions,
+            inner: Arc::clone(&self.inner),
+            _axes: PhantomData,
+        }
+    }
+}
+
+impl<A: GridAxes, M: fmt::Debug> fmt::Debug for ByLabels<A, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ByLabels")
+            .field("keys", &&self.inner.keys[..A::AXES.len()])
+            .field("cells", &self.cells)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
+    const KIND: MetricKind = M::KIND;
+    const AXIS: AxisShape = AxisShape::Grid(A::AXES);
+
+    fn build(spec: &SeriesSpec) -> Self {
+        let mut keys = [""; MAX_GRID_AXES];
+        for (i, key) in keys.iter_mut().enumerate().take(A::AXES.len()) {
+            *key = match spec.grid().get(i) {
+                Some(LabelAxis::Enum { key, .. } | LabelAxis::Position { key, .. }) => key,
+                _ => "",
+            };
+        }
+        let fixed = AxisShape::Grid(A::AXES).preresolved(1);
+        // The product stays within the series limit: a position count raised at registration
+        // is lowered until it fits (the derive checks the declared count at compile time).
+        let positions = if AxisShape::Grid(A::AXES).has_position() {
+            spec.positions().min(spec.max_series() / fixed.max(1))
+        } else {
+            0
+        };
+        let product = AxisShape::Grid(A::AXES).preresolved(positions);
+        ByLabels {
+            cells: (0..product).map(|_| M::build(spec)).collect(),
+            positions,
+            inner: Arc::new(GridInner {
+                keys,
+                spec: spec.clone(),
+                beyond: BoundedSeries::new(spec.max_series().saturating_sub(product).max(1)),
+            }),
+            _axes: PhantomData,
+        }
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        let axes = A::AXES;
+        let mut indices = [0usize; MAX_GRID_AXES];
+        for cell in self.cells.iter() {
+            cell.encode_member(&self.labels(labels, &indices), encoder)?;
+            // Odometer: the last axis varies fastest.
+            for i in (0..axes.len()).rev() {
+                indices[i] += 1;
+                if indices[i] < axis_len(axes[i], self.positions) {
+                    break;
+                }
+                indices[i] = 0;
+            }
+        }
+        let (beyond, overflow) = self.inner.beyond.sorted();
+        for (key, child) in &beyond {
+            child.encode_member(&self.labels(labels, key), encoder)?;
+        }
+        match overflow {
+            Some(child) => encode_overflow(&child, labels, encoder),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<A: GridAxes, M> ByLabels<A, M> {
+    fn labels<'a, L: EncodeLabelSet>(
+        &'a self,
+        base: &'a L,
+        indices: &[usize; MAX_GRID_AXES],
+    ) -> GridLabels<'a, L> {
+        let mut values = [GridValue::Position(0); MAX_GRID_AXES];
+        for (i, axis) in A::AXES.iter().enumerate() {
+            values[i] = match axis {
+                Some(names) => GridValue::Name(names.get(indices[i]).copied().unwrap_or("")),
+                None => GridValue::Position(indices[i]),
+            };
+        }
+        GridLabels {
+            base,
+            keys: &self.inner.keys[..A::AXES.len()],
+            values,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum GridValue {
+    Name(&'static str),
+    Position(usize),
+}
+
+/// The common labels followed by one label per grid axis.
+struct GridLabels<'a, B> {
+    base: &'a B,
+    keys: &'a [&'static str],
+    values: [GridValue; MAX_GRID_AXES],
+}
+
+impl<B: EncodeLabelSet> EncodeLabelSet for GridLabels<'_, B> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        self.base.encode(encoder)?;
+        for (key, value) in self.keys.iter().zip(self.values.iter()) {
+            let mut label = encoder.encode_label();
+            let mut key_encoder = label.encode_label_key()?;
+            fmt::Write::write_str(&mut key_encoder, key)?;
+            let mut value_encoder = key_encoder.encode_label_value()?;
+            match value {
+                GridValue::Name(name) => name.encode(&mut value_encoder)?,
+                GridValue::Position(position) => position.encode(&mut value_encoder)?,
+            }
+            value_encoder.finish()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,31 @@
+#![allow(unused_imports)]
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum Device {
+    Gpu,
+    Cpu,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Latency
+    #[metric(name = "app:latency", buckets = exponential(start = 0.001, factor = 2.0, count = 16.0))]
+    field: Family<EngineLabels, Histogram>,
+}
+
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let h = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    let _ = &h.field;
+}

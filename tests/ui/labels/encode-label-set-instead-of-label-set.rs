@@ -1,0 +1,36 @@
+#![allow(unused_imports)]
+use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum Device {
+    Gpu,
+    Cpu,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, metric_handles::prometheus_client::encoding::EncodeLabelSet)]
+pub struct PcLabels {
+    pub service: String,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = PcLabels)]
+pub struct Metrics {
+    /// Requests
+    #[metric(name = "app:requests")]
+    field: Family<PcLabels, Counter>,
+}
+
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let h = metrics.resolve(&PcLabels { service: "s".into() });
+    let _ = &h.field;
+}

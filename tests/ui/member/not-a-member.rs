@@ -1,0 +1,45 @@
+#![allow(unused_imports)]
+use metric_handles::{ByLabel, ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels, Position};
+use metric_handles::prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum Method {
+    Get,
+    Post,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Error,
+}
+
+type U64Counter = Counter<u64, std::sync::atomic::AtomicU64>;
+type Latency = Histogram;
+type ByMethod = ByLabel<Method, Counter>;
+
+#[derive(Clone, Debug)]
+pub struct Summary;
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Latency summary
+    #[metric(name = "app:latency")]
+    field: Family<EngineLabels, Summary>,
+}
+
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let h = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    let _ = &h.field;
+}
