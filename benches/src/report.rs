@@ -75,6 +75,11 @@ pub fn groups(threads: usize) -> Vec<Group> {
             format!("Histogram observe (ITL buckets), {threads} threads, same series"),
         ),
         group(
+            "axes_1t".into(),
+            "grid_2",
+            "Counter increment on fixed label axes, 1 thread".into(),
+        ),
+        group(
             "request_lifecycle".into(),
             "ours",
             "Request lifecycle (128 outputs)".into(),
@@ -165,6 +170,13 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "cached_handle",
             Bound::AtLeast(15.0),
             "cached counter inc >= 15x faster than get_or_create",
+        ),
+        target(
+            "axes_1t".into(),
+            "grid_2",
+            "cached_handle",
+            Bound::AtMost(1.2),
+            "2-axis grid record <= 1.2x a single cached counter",
         ),
         target(
             "histogram_1t".into(),
