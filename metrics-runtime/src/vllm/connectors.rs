@@ -56,6 +56,7 @@ pub(crate) const fn descriptor(
             None => None,
         },
         max_series: crate::DEFAULT_MAX_SERIES,
+        max_label_sets: crate::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     }
 }

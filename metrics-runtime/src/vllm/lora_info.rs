@@ -28,7 +28,7 @@ pub struct LoraInfoLabels {
 #[metric_handles(handles = LoraInfoHandles, labels = LoraInfoLabels)]
 pub struct LoraInfoMetrics {
     /// Running stats on lora requests
-    #[metric(name = "vllm:lora_requests_info", max_series = 4)]
+    #[metric(name = "vllm:lora_requests_info", max_label_sets = 4)]
     pub lora_requests_info: Family<LoraInfoLabels, Gauge<f64, AtomicU64>>,
 }
 
