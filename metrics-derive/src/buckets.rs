@@ -27,6 +27,19 @@ pub enum BucketSpec {
     OneTwoFive {
         max: f64,
     },
+    /// A generator with at least one argument given as a constant's path: its arguments and
+    /// bounds are checked at compile time by a generated `const` assertion.
+    WithConstants {
+        generator: Symbol,
+        args: Vec<(Symbol, GeneratorArg)>,
+    },
+}
+
+/// One generator argument: a literal (checked here) or a constant's path.
+#[derive(Clone, Debug)]
+pub enum GeneratorArg {
+    Literal(f64),
+    Const(Path),
 }
 
 const GENERATORS: &[Symbol] = &[EXPONENTIAL, LINEAR, ONE_TWO_FIVE];
@@ -123,6 +136,7 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
     };
     let expected_names: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
     let mut values: Vec<(Symbol, Ident, f64)> = Vec::new();
+    let mut constants: Vec<(Symbol, Path)> = Vec::new();
     let mut ok = true;
     for arg in &call.args {
         let Expr::Assign(assign) = strip(arg) else {
@@ -159,16 +173,24 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             ok = false;
             continue;
         };
-        if values.iter().any(|(s, _, _)| *s == symbol) {
+        if values.iter().any(|(s, _, _)| *s == symbol)
+            || constants.iter().any(|(s, _)| *s == symbol)
+        {
             cx.error_spanned_by(&key, format!("duplicate argument `{key}` of `{func}(...)`"));
             ok = false;
             continue;
+        }
+        if let Expr::Path(path) = strip(&assign.right) {
+            if path.qself.is_none() {
+                constants.push((symbol, path.path.clone()));
+                continue;
+            }
         }
         if symbol == COUNT && !is_int_literal(&assign.right) {
             cx.error_spanned_by(
                 &assign.right,
                 format!(
-                    "`count` is how many bounds `{func}(...)` makes: an integer literal such as `16`, not `{}`",
+                    "`count` is how many bounds `{func}(...)` makes: an integer literal such as `16` or an integer constant, not `{}`",
                     quote::ToTokens::to_token_stream(&assign.right)
                 ),
             );
@@ -181,7 +203,9 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         }
     }
     for symbol in expected {
-        if !values.iter().any(|(s, _, _)| s == symbol) && ok {
+        let given = values.iter().any(|(s, _, _)| s == symbol)
+            || constants.iter().any(|(s, _)| s == symbol);
+        if !given && ok {
             cx.error_spanned_by(
                 call,
                 format!(
@@ -211,6 +235,33 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         }
     };
     let count = |value: f64| value.fract() == 0.0 && (1.0..=f64::from(u16::MAX)).contains(&value);
+    if !constants.is_empty() {
+        // The literal arguments are checked here; the constants, and the bounds they make, by
+        // the generated assertion.
+        let rule = |symbol: Symbol| -> (fn(f64) -> bool, &'static str) {
+            match symbol.as_str() {
+                "start" if generator == EXPONENTIAL => {
+                    (|v| v.is_finite() && v > 0.0, "greater than 0")
+                }
+                "factor" => (|v| v.is_finite() && v > 1.0, "greater than 1"),
+                "width" => (|v| v.is_finite() && v > 0.0, "greater than 0"),
+                "max" => (|v| v.is_finite() && v >= 1.0, "at least 1"),
+                "count" => (count, "an integer from 1 to 65535"),
+                _ => (f64::is_finite, "finite"),
+            }
+        };
+        let mut args = Vec::new();
+        for (symbol, _, _) in &values {
+            let (valid, text) = rule(*symbol);
+            args.push((*symbol, GeneratorArg::Literal(check(*symbol, valid, text)?)));
+        }
+        args.extend(
+            constants
+                .into_iter()
+                .map(|(symbol, path)| (symbol, GeneratorArg::Const(path))),
+        );
+        return Some(BucketSpec::WithConstants { generator, args });
+    }
     let spec = if generator == EXPONENTIAL {
         let start = check(START, |v| v.is_finite() && v > 0.0, "greater than 0");
         let factor = check(FACTOR, |v| v.is_finite() && v > 1.0, "greater than 1");
@@ -273,7 +324,7 @@ fn bounds_of(spec: &BucketSpec) -> Vec<f64> {
         } => (0..count).map(|i| start + width * f64::from(i)).collect(),
         BucketSpec::OneTwoFive { max } => vec![max],
         BucketSpec::Explicit(ref bounds) => bounds.clone(),
-        BucketSpec::Const(_) => Vec::new(),
+        BucketSpec::Const(_) | BucketSpec::WithConstants { .. } => Vec::new(),
     }
 }
 

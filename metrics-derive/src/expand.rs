@@ -8,11 +8,11 @@ use syn::spanned::Spanned;
 use syn::{DeriveInput, GenericParam, Ident};
 
 use crate::ast::Input;
-use crate::buckets::BucketSpec;
+use crate::buckets::{BucketSpec, GeneratorArg};
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::respan::respan;
-use crate::symbol::DOC;
+use crate::symbol::{COUNT, DOC, EXPONENTIAL, LINEAR};
 use crate::ty;
 use crate::valid::{self, MetricPlan};
 
@@ -430,6 +430,20 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
             #krate::__private::dynamic_keys(#shape),
         )
     }));
+    if let Some(spec @ BucketSpec::WithConstants { args, .. }) = &plan.buckets {
+        let value = buckets(spec, krate, const_ident);
+        let span = args
+            .iter()
+            .find_map(|(_, arg)| match arg {
+                GeneratorArg::Const(path) => Some(path.span()),
+                GeneratorArg::Literal(_) => None,
+            })
+            .unwrap_or_else(Span::call_site);
+        checks.push(respan(
+            quote!(#krate::__private::assert_valid_generator(#value)),
+            span,
+        ));
+    }
     if let Some(BucketSpec::Const(path)) = &plan.buckets {
         let name = quote!(#path).to_string().replace(' ', "");
         let bounds_const = format_ident!("{}_BOUNDS", const_ident);
@@ -542,6 +556,33 @@ fn buckets(spec: &BucketSpec, krate: &TokenStream, const_ident: &Ident) -> Token
         BucketSpec::OneTwoFive { max } => {
             let max = float(*max);
             quote!(#krate::Buckets::OneTwoFive { max: #max })
+        }
+        BucketSpec::WithConstants { generator, args } => {
+            let fields = args.iter().map(|(symbol, arg)| {
+                let name = format_ident!("{}", symbol.as_str());
+                let value = match arg {
+                    GeneratorArg::Literal(value) if *symbol == COUNT => {
+                        // Checked to be an integer from 1 to 65535.
+                        let literal = Literal::u16_unsuffixed(*value as u16);
+                        quote!(#literal)
+                    }
+                    GeneratorArg::Literal(value) => float(*value),
+                    GeneratorArg::Const(path) if *symbol == COUNT => respan(
+                        quote!(#krate::__private::bucket_count(#path as u128)),
+                        path.span(),
+                    ),
+                    GeneratorArg::Const(path) => quote!(#path),
+                };
+                quote!(#name: #value)
+            });
+            let variant = if *generator == EXPONENTIAL {
+                quote!(Exponential)
+            } else if *generator == LINEAR {
+                quote!(Linear)
+            } else {
+                quote!(OneTwoFive)
+            };
+            quote!(#krate::Buckets::#variant { #(#fields),* })
         }
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use syn::{Ident, Path};
 
 /// An attribute name or key.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Symbol(pub &'static str);
 
 /// `#[metric_handles(...)]`, the container attribute of `MetricHandles`.

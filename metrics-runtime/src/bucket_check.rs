@@ -146,6 +146,79 @@ pub const fn assert_valid_buckets(name: &str, bounds: &[f64]) {
     }
 }
 
+/// A generator's `count` given as a constant, as the `u16` the descriptor holds; fails
+/// compilation outside 1..=65535 (a negative constant wraps far above).
+pub const fn bucket_count(count: u128) -> u16 {
+    if count == 0 || count > u16::MAX as u128 {
+        panic!("bucket generator: `count` must be an integer from 1 to 65535");
+    }
+    count as u16
+}
+
+/// Fails compilation when a generator with constant arguments is invalid: the same rules the
+/// derive applies to literal arguments, and every bound finite.
+pub const fn assert_valid_generator(buckets: crate::Buckets) {
+    use crate::Buckets;
+    let start = Message::new().push_str("bucket generator ");
+    match buckets {
+        Buckets::Exponential {
+            start: first,
+            factor,
+            count,
+        } => {
+            let name = start.push_str("`exponential(...)`: ");
+            if !(first.is_finite() && first > 0.0) {
+                name.push_str("`start` must be greater than 0, got ")
+                    .push_f64(first)
+                    .fail();
+            }
+            if !(factor.is_finite() && factor > 1.0) {
+                name.push_str("`factor` must be greater than 1, got ")
+                    .push_f64(factor)
+                    .fail();
+            }
+            let mut bound = first;
+            let mut i = 1;
+            while i < count {
+                bound *= factor;
+                i += 1;
+            }
+            if !bound.is_finite() {
+                name.push_str("its bounds overflow `f64`: use fewer buckets")
+                    .fail();
+            }
+        }
+        Buckets::Linear {
+            start: first,
+            width,
+            count,
+        } => {
+            let name = start.push_str("`linear(...)`: ");
+            if !first.is_finite() {
+                name.push_str("`start` must be finite").fail();
+            }
+            if !(width.is_finite() && width > 0.0) {
+                name.push_str("`width` must be greater than 0, got ")
+                    .push_f64(width)
+                    .fail();
+            }
+            if !(first + width * (count as f64 - 1.0)).is_finite() {
+                name.push_str("its bounds overflow `f64`: use fewer buckets")
+                    .fail();
+            }
+        }
+        Buckets::OneTwoFive { max } => {
+            if !(max.is_finite() && max >= 1.0) {
+                start
+                    .push_str("`one_two_five(...)`: `max` must be at least 1, got ")
+                    .push_f64(max)
+                    .fail();
+            }
+        }
+        Buckets::Explicit(bounds) => assert_valid_buckets("", bounds),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Message;

@@ -114,7 +114,7 @@ pub mod __private {
         }
     }
 
-    pub use crate::bucket_check::assert_valid_buckets;
+    pub use crate::bucket_check::{assert_valid_buckets, assert_valid_generator, bucket_count};
 
     use crate::{AxisShape, LabelAxis};
 

@@ -4,6 +4,10 @@ use metric_handles::{Buckets, Family, Histogram, MetricHandles, NoLabels};
 
 const LATENCY: &[f64] = &[0.005, 0.05, 0.5];
 
+/// Generator arguments may be constants.
+const START: f64 = 0.001;
+const COUNT: usize = 5;
+
 /// An array, as vLLM's Rust code declares its buckets.
 const ITL: [f64; 4] = [0.01, 0.025, 0.05, 0.075];
 
@@ -34,6 +38,9 @@ pub struct Metrics {
     /// An array constant
     #[metric(name = "b:array", buckets = ITL)]
     pub array: Family<NoLabels, Histogram>,
+    /// A generator with constant arguments
+    #[metric(name = "b:exp_const", buckets = exponential(start = START, factor = 10.0, count = COUNT))]
+    pub exp_const: Family<NoLabels, Histogram>,
 }
 
 fn main() {
@@ -45,6 +52,10 @@ fn main() {
     assert_eq!(d[4].buckets.map(|b| b.bounds()), Some(vec![0.0, 0.25, 0.5]));
     assert_eq!(d[5].buckets, Some(Buckets::OneTwoFive { max: 131072.0 }));
     assert_eq!(d[6].buckets, Some(Buckets::Explicit(&ITL)));
+    assert_eq!(
+        d[7].buckets,
+        Some(Buckets::Exponential { start: 0.001, factor: 10.0, count: 5 })
+    );
     let mut registry = Registry::default();
     let handles = Metrics::register(&mut registry).resolve(&NoLabels);
     handles.inline.observe(0.1);

@@ -1,0 +1,19 @@
+#![allow(unused_imports)]
+use metric_handles::{Family, Histogram, LabelSet, MetricHandles};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub engine: u32,
+}
+
+const FACTOR: f64 = 0.5;
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels)]
+pub struct Metrics {
+    /// Time to first token
+    #[metric(name = "vllm:time_to_first_token_seconds", buckets = exponential(start = 0.001, factor = FACTOR, count = 16))]
+    ttft: Family<EngineLabels, Histogram>,
+}
+
+fn main() {}
