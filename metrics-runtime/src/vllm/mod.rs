@@ -1,11 +1,18 @@
-//! vLLM's complete metric set, recorded at atomic-add cost (`shared/spec/vllm-metrics.md`).
+//! vLLM's complete metric set, recorded at atomic-add cost: the families of vLLM's Rust
+//! frontend `/metrics` (`docs/metrics.md` lists them, with the vLLM files and commits matched).
 //!
 //! * [`VllmMetrics::register`] registers every scheduler and request metric, declared with
-//!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`].
-//! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`]; an engine is resolved
-//!   on first sight (the only slow path) and cached in a lock-free table.
+//!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`], the sleep-mode
+//!   and LoRA families ([`SleepModeMetrics`], [`LoraInfoMetrics`]), and vLLM's NIXL,
+//!   Mooncake-store and engine sleep-state families as plug-in families
+//!   ([`VllmMetrics::plugin_families`], where a third-party connector adds its own).
+//! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`] (with its connector
+//!   telemetry and sleep snapshot); an engine is resolved on first sight (the only slow path)
+//!   and cached in a lock-free table.
 //! * [`RequestMetricsRecorder::track`] creates one [`RequestMetricsTracker`] per request, which
-//!   records every output and the finish (spec section 4, every edge case).
+//!   records every output and the finish (every edge case of vLLM's output processor).
+//! * [`SleepModeRecorder`] times sleep-mode operations; [`LoraInfoRecorder`] exports the LoRA
+//!   adapters in use. The HTTP families are declared in [`crate::http`].
 //! * [`StatsLogger`] computes vLLM's periodic log line.
 //!
 //! ```

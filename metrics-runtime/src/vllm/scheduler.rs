@@ -10,7 +10,7 @@ use super::types::{RequestOutput, SchedulerStats};
 use super::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
 use super::Core;
 
-/// Records scheduler stats per engine (spec section 3). Obtained from
+/// Records scheduler stats per engine. Obtained from
 /// [`VllmMetrics::scheduler`](super::VllmMetrics::scheduler); cheap to clone.
 #[derive(Clone)]
 pub struct SchedulerStatsRecorder {
@@ -40,9 +40,15 @@ impl SchedulerStatsRecorder {
     ///   `u64::MAX` instead of wrapping;
     /// * connector, spec-decode stats are recorded only when present; perf stats only when
     ///   present and any of the three is non-zero;
-    /// * eviction durations: a negative value (including -Inf) records 0; NaN and +Inf are
-    ///   counted in the `+Inf` bucket and kept out of `_sum` (the histogram's rule, which also
-    ///   saturates `_sum` at `f64::MAX`);
+    /// * `sleep_state`, when present, sets the engine's sleep-state gauges (resolved with its
+    ///   first snapshot); a `sleep_state_only` update records nothing else;
+    /// * local prefix-cache hits count as `device` in `vllm:prompt_tokens_cached_by_source`,
+    ///   connector hits by their `hits_by_source`;
+    /// * `kv_connector_stats`: every NIXL child records into the NIXL families; a Mooncake
+    ///   operation x status pair resolves its series on its first record, then is cached;
+    /// * eviction, NIXL and Mooncake durations: a negative value (including -Inf) records 0;
+    ///   NaN and +Inf are counted in the `+Inf` bucket and kept out of `_sum` (the histogram's
+    ///   rule, which also saturates `_sum` at `f64::MAX`);
     /// * per-position spec-decode values beyond `num_speculative_tokens` get their own series up
     ///   to [`DEFAULT_MAX_SERIES`](crate::DEFAULT_MAX_SERIES) extra positions, then add to one
     ///   series labelled `otel_metric_overflow="true"`: never dropped;
@@ -191,7 +197,7 @@ impl SchedulerStatsRecorder {
     }
 
     /// Returns what `engine`'s log-stats accumulator gathered since the last drain, and resets
-    /// it (spec section 3). An engine never seen drains empty (and is not created).
+    /// it. An engine never seen drains empty (and is not created).
     pub fn drain_log_stats(&self, engine: u32) -> LogStatsInterval {
         self.core
             .engines

@@ -106,7 +106,7 @@ struct ParentState {
     max_generation_tokens: AtomicU64,
 }
 
-/// Records one request's metrics as its outputs arrive (spec section 4).
+/// Records one request's metrics as its outputs arrive.
 ///
 /// Every method records through the cached handles of the request's engine: atomic operations
 /// only, no hashing, lock or allocation (except the `tracing::warn!` for an ignored output).
