@@ -21,7 +21,7 @@ cargo build --quiet --release --manifest-path "$manifest" --benches --bin bench-
 echo "== running (short measurement; log in benches/target/bench-quick.log)" >&2
 start=$(date +%s)
 {
-  cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes -- "${flags[@]}"
+  cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes --bench plugin -- "${flags[@]}"
   # The vLLM recorders, without the (slower) encoding benchmarks.
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'

@@ -55,6 +55,16 @@ pub fn groups(threads: usize) -> Vec<Group> {
     let group = |name: String, ours, title: String| Group { name, ours, title };
     vec![
         group(
+            "plugin_counter_1t".into(),
+            "runtime_family",
+            "Counter increment through a run-time (plug-in) family's handle, 1 thread".into(),
+        ),
+        group(
+            "plugin_histogram_1t".into(),
+            "runtime_family",
+            "Histogram observe through a run-time (plug-in) family's handle, 1 thread".into(),
+        ),
+        group(
             "counter_1t".into(),
             "cached_handle",
             "Counter increment, 1 thread".into(),
@@ -157,6 +167,20 @@ pub fn targets(threads: usize) -> Vec<Target> {
         label,
     };
     vec![
+        target(
+            "plugin_counter_1t".into(),
+            "runtime_family",
+            "derived",
+            Bound::AtMost(1.25),
+            "run-time family counter inc <= 1.25x a derived one's",
+        ),
+        target(
+            "plugin_histogram_1t".into(),
+            "runtime_family",
+            "derived",
+            Bound::AtMost(1.25),
+            "run-time family histogram observe <= 1.25x a derived one's",
+        ),
         target(
             "counter_1t".into(),
             "cached_handle",
