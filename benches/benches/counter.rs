@@ -7,12 +7,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::{Counter, Family, SeriesSpec};
 use metric_handles_benches::contended::threads;
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::recorder;
 use metric_handles_benches::runner::{Contended, Runner, SingleThread};
-use metric_handles::{Counter, Family, SeriesSpec};
 
 const METRIC: &str = "vllm:generation_tokens";
 

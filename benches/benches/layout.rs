@@ -11,13 +11,13 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::{Counter, Family, SeriesSpec};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::{
     observations, observations_for, ITL_BUCKETS, OBSERVATIONS, VLLM_BUCKET_LISTS,
 };
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::search;
-use metric_handles::{Counter, Family, SeriesSpec};
 
 const MASK: usize = OBSERVATIONS - 1;
 

@@ -6,12 +6,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
 use metric_handles_benches::baseline::{LookupMetrics, LookupTracker};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
-use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
 
 fn config() -> VllmMetricsConfig {
     VllmMetricsConfig {
