@@ -31,6 +31,8 @@ mod ty;
 mod valid;
 
 #[cfg(test)]
+mod expand_snapshots;
+#[cfg(test)]
 mod fuzz;
 
 /// Generates cached-handle registration and resolution for a struct of metric families.

@@ -1,0 +1,72 @@
+///Cached handles of [`Generic`] for one label set.
+///
+#[derive(Clone, Debug)]
+pub(crate) struct GenericHandles<L>
+where
+    L: Clone,
+{
+    /// Things seen
+    pub(crate) things: Counter,
+    #[doc(hidden)]
+    __metric_handles_marker: ::rt::__private::std::marker::PhantomData<fn() -> (L,)>,
+}
+impl<L> Generic<L>
+where
+    L: Clone,
+{
+    #[doc(hidden)]
+    const __METRIC_HANDLES_THINGS: ::rt::MetricDescriptor = ::rt::MetricDescriptor {
+        name: "gen:things",
+        field: "things",
+        kind: <Counter as ::rt::FamilyMember>::KIND,
+        value_type: "Counter",
+        help: "Things seen",
+        unit: ::rt::__private::std::option::Option::None,
+        common_labels: <L as ::rt::LabelSet>::KEYS,
+        axis: ::rt::__private::std::option::Option::None,
+        buckets: ::rt::__private::std::option::Option::None,
+        max_series: ::rt::DEFAULT_MAX_SERIES,
+        aliases: &[],
+    };
+    /// Every metric this struct registers, in field order: names, kinds, help, labels
+    /// and buckets, for documentation and tests.
+    pub const DESCRIPTORS: &'static [::rt::MetricDescriptor] = &[
+        Self::__METRIC_HANDLES_THINGS,
+    ];
+    /**Registers every metric of [`Generic`] in `registry`, as declared.
+
+Each field's family is registered under its `name` (and unit), with its help text.*/
+    pub fn register(registry: &mut ::rt::__private::Registry) -> Self {
+        Self::register_with(registry, &::rt::RegisterOptions::new())
+    }
+    /// Registers every metric in `registry`, with run-time `options` (bucket, position
+    /// and series-limit overrides, deprecated names to show).
+    pub fn register_with(
+        registry: &mut ::rt::__private::Registry,
+        options: &::rt::RegisterOptions,
+    ) -> Self {
+        Self {
+            things: ::rt::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_THINGS,
+                options,
+            ),
+        }
+    }
+    /**Resolves every metric's series for `labels` once, into [`GenericHandles`].
+
+This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
+    pub fn resolve(&self, labels: &L) -> GenericHandles<L> {
+        GenericHandles {
+            things: self.things.resolve(::rt::__private::same_labels::<L, _>(labels)),
+            __metric_handles_marker: ::rt::__private::std::marker::PhantomData,
+        }
+    }
+    /// Removes every series of `labels` from the exposition (an engine that left).
+    /// Handles resolved earlier keep working but are no longer exported.
+    pub fn remove(&self, labels: &L) {
+        {
+            let _ = self.things.remove(::rt::__private::same_labels::<L, _>(labels));
+        }
+    }
+}

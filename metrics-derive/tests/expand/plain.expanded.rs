@@ -1,0 +1,142 @@
+///Cached handles of [`EngineMetrics`] for one label set.
+///
+#[derive(Clone, Debug)]
+pub struct EngineHandles {
+    /// Number of requests in model execution batches
+    pub running: Gauge,
+    /// Number of generation tokens processed
+    pub generation_tokens: Counter,
+    /// Time to first token
+    pub ttft: Histogram,
+}
+impl EngineMetrics {
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "demo:num_requests_running",
+        field: "running",
+        kind: <Gauge as ::metric_handles::FamilyMember>::KIND,
+        value_type: "Gauge",
+        help: "Number of requests in model execution batches",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+        axis: ::metric_handles::__private::std::option::Option::None,
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "demo:generation_tokens",
+        field: "generation_tokens",
+        kind: <Counter as ::metric_handles::FamilyMember>::KIND,
+        value_type: "Counter",
+        help: "Number of generation tokens processed",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+        axis: ::metric_handles::__private::std::option::Option::None,
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "demo:time_to_first_token",
+        field: "ttft",
+        kind: <Histogram as ::metric_handles::FamilyMember>::KIND,
+        value_type: "Histogram",
+        help: "Time to first token",
+        unit: ::metric_handles::__private::std::option::Option::Some("seconds"),
+        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
+        axis: ::metric_handles::__private::std::option::Option::None,
+        buckets: ::metric_handles::__private::std::option::Option::Some(
+            ::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0]),
+        ),
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        aliases: &[],
+    };
+    /// Every metric this struct registers, in field order: names, kinds, help, labels
+    /// and buckets, for documentation and tests.
+    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+        Self::__METRIC_HANDLES_RUNNING,
+        Self::__METRIC_HANDLES_GENERATION_TOKENS,
+        Self::__METRIC_HANDLES_TTFT,
+    ];
+    /**Registers every metric of [`EngineMetrics`] in `registry`, as declared.
+
+Each field's family is registered under its `name` (and unit), with its help text.*/
+    pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
+        Self::register_with(registry, &::metric_handles::RegisterOptions::new())
+    }
+    /// Registers every metric in `registry`, with run-time `options` (bucket, position
+    /// and series-limit overrides, deprecated names to show).
+    pub fn register_with(
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
+    ) -> Self {
+        Self {
+            running: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_RUNNING,
+                options,
+            ),
+            generation_tokens: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_GENERATION_TOKENS,
+                options,
+            ),
+            ttft: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_TTFT,
+                options,
+            ),
+            started: ::metric_handles::__private::std::default::Default::default(),
+        }
+    }
+    /**Resolves every metric's series for `labels` once, into [`EngineHandles`].
+
+This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
+    pub fn resolve(&self, labels: &EngineLabels) -> EngineHandles {
+        EngineHandles {
+            running: self
+                .running
+                .resolve(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                ),
+            generation_tokens: self
+                .generation_tokens
+                .resolve(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                ),
+            ttft: self
+                .ttft
+                .resolve(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                ),
+        }
+    }
+    /// Removes every series of `labels` from the exposition (an engine that left).
+    /// Handles resolved earlier keep working but are no longer exported.
+    pub fn remove(&self, labels: &EngineLabels) {
+        {
+            let _ = self
+                .running
+                .remove(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                );
+        }
+        {
+            let _ = self
+                .generation_tokens
+                .remove(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                );
+        }
+        {
+            let _ = self
+                .ttft
+                .remove(
+                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
+                );
+        }
+    }
+}

@@ -1,0 +1,16 @@
+// A struct with a common label set and one member of each leaf kind: counter, gauge, histogram.
+#[derive(MetricHandles)]
+#[metric_handles(handles = EngineHandles, labels = EngineLabels)]
+pub struct EngineMetrics {
+    /// Number of requests in model execution batches
+    #[metric(name = "demo:num_requests_running")]
+    pub running: Family<EngineLabels, Gauge>,
+    /// Number of generation tokens processed
+    #[metric(name = "demo:generation_tokens")]
+    pub generation_tokens: Family<EngineLabels, Counter>,
+    /// Time to first token
+    #[metric(name = "demo:time_to_first_token", unit = "seconds", buckets = [0.01, 0.1, 1.0])]
+    pub ttft: Family<EngineLabels, Histogram>,
+    #[metric(skip)]
+    pub started: u64,
+}
