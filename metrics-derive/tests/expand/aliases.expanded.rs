@@ -4,8 +4,16 @@
 pub struct MetricsHandles {
     ///Cumulative number of preemptions
     pub preemptions: Counter,
+    /// Tokens generated (a type alias of a counter)
+    pub tokens: U64Counter,
+    /// Requests running (prometheus-client's gauge by its own path)
+    pub running: prometheus_client::metrics::gauge::Gauge,
 }
 impl Metrics {
+    #[doc(hidden)]
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <::metric_handles::NoLabels as ::metric_handles::LabelSet>::KEYS;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_PREEMPTIONS_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_PREEMPTIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:num_preemptions",
@@ -14,10 +22,16 @@ impl Metrics {
         value_type: "Counter",
         help: "Cumulative number of preemptions",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <::metric_handles::NoLabels as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_PREEMPTIONS_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[
             ::metric_handles::Alias {
                 name: "vllm:num_preemptions_old",
@@ -25,10 +39,117 @@ impl Metrics {
             },
         ],
     };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_GRID: &'static [::metric_handles::LabelAxis] = &[];
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "vllm:generation_tokens",
+        field: "tokens",
+        kind: <U64Counter as ::metric_handles::FamilyMember>::KIND,
+        value_type: "U64Counter",
+        help: "Tokens generated (a type alias of a counter)",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <U64Counter as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_TOKENS_GRID,
+            0,
+        ),
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_GRID: &'static [::metric_handles::LabelAxis] = &[];
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "vllm:num_requests_running",
+        field: "running",
+        kind: <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::KIND,
+        value_type: "prometheus_client::metrics::gauge::Gauge",
+        help: "Requests running (prometheus-client's gauge by its own path)",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_RUNNING_GRID,
+            0,
+        ),
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_PREEMPTIONS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <Counter as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_PREEMPTIONS_CHECK_1: () = if <Counter as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `preemptions`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <U64Counter as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_CHECK_1: () = if ::metric_handles::__private::is_histogram(
+        <U64Counter as ::metric_handles::FamilyMember>::KIND,
+    ) {
+        ::core::panic!(
+            "field `tokens`: `U64Counter` is a histogram and needs buckets: add e.g. `buckets = [0.1, 0.5, 1.0]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_CHECK_2: () = if <U64Counter as ::metric_handles::FamilyMember>::AXIS
+        .label_keys() != 0usize
+    {
+        ::core::panic!(
+            "field `tokens`: `U64Counter` has a fixed label axis: name its key with `#[metric(label = \"...\")]`, one key per axis (`label = [\"a\", \"b\"]`)"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_CHECK_3: () = if <U64Counter as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `tokens`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `running`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_PREEMPTIONS,
+        Self::__METRIC_HANDLES_TOKENS,
+        Self::__METRIC_HANDLES_RUNNING,
     ];
     /**Registers every metric of [`Metrics`] in `registry`, as declared.
 
@@ -42,10 +163,28 @@ Each field's family is registered under its `name` (and unit), with its help tex
         registry: &mut ::metric_handles::__private::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
+        let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_1;
+        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_1;
+        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_2;
+        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_3;
+        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
+        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
         Self {
             preemptions: ::metric_handles::Family::register(
                 registry,
                 &Self::__METRIC_HANDLES_PREEMPTIONS,
+                options,
+            ),
+            tokens: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_TOKENS,
+                options,
+            ),
+            running: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_RUNNING,
                 options,
             ),
         }
@@ -57,6 +196,16 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         MetricsHandles {
             preemptions: self
                 .preemptions
+                .resolve(
+                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
+                ),
+            tokens: self
+                .tokens
+                .resolve(
+                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
+                ),
+            running: self
+                .running
                 .resolve(::metric_handles::__private::same_labels::<NoLabels, _>(labels)),
         }
     }
@@ -68,5 +217,23 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
                 .preemptions
                 .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
         }
+        {
+            let _ = self
+                .tokens
+                .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
+        }
+        {
+            let _ = self
+                .running
+                .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
+        }
     }
 }
+const _: () = Metrics::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;
+const _: () = Metrics::__METRIC_HANDLES_PREEMPTIONS_CHECK_1;
+const _: () = Metrics::__METRIC_HANDLES_TOKENS_CHECK_0;
+const _: () = Metrics::__METRIC_HANDLES_TOKENS_CHECK_1;
+const _: () = Metrics::__METRIC_HANDLES_TOKENS_CHECK_2;
+const _: () = Metrics::__METRIC_HANDLES_TOKENS_CHECK_3;
+const _: () = Metrics::__METRIC_HANDLES_RUNNING_CHECK_0;
+const _: () = Metrics::__METRIC_HANDLES_RUNNING_CHECK_1;

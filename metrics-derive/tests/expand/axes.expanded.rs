@@ -11,6 +11,17 @@ pub struct AxesHandles {
 }
 impl Axes {
     #[doc(hidden)]
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <Engine as ::metric_handles::LabelSet>::KEYS;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_SUCCESS_GRID: &'static [::metric_handles::LabelAxis] = &[
+        ::metric_handles::__private::grid_axis(
+            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+            0usize,
+            "finished_reason",
+            0,
+        ),
+    ];
+    #[doc(hidden)]
     const __METRIC_HANDLES_SUCCESS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:request_success",
         field: "success",
@@ -18,18 +29,27 @@ impl Axes {
         value_type: "ByLabel<FinishReason, Counter>",
         help: "Finished requests by reason",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <Engine as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::Some(::metric_handles::LabelAxis::Enum {
-            key: "finished_reason",
-            values: <ByLabel<
-                FinishReason,
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS_VALUES,
-        }),
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+            &["finished_reason"],
+            Self::__METRIC_HANDLES_SUCCESS_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
+        ::metric_handles::__private::grid_axis(
+            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+            0usize,
+            "position",
+            3,
+        ),
+    ];
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:accepted",
@@ -38,15 +58,20 @@ impl Axes {
         value_type: "ByPosition<Counter>",
         help: "Accepted draft tokens by position",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <Engine as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::Some(::metric_handles::LabelAxis::Position {
-            key: "position",
-            count: 3,
-        }),
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+            &["position"],
+            Self::__METRIC_HANDLES_ACCEPTED_GRID,
+            3,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_LORA_LATENCY_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_LORA_LATENCY: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:lora_latency",
@@ -55,33 +80,85 @@ impl Axes {
         value_type: "Dynamic<Adapter, Histogram>",
         help: "Latency by adapter",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <Engine as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::Some(::metric_handles::LabelAxis::Dynamic {
-            keys: <Adapter as ::metric_handles::LabelSet>::KEYS,
-        }),
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_LORA_LATENCY_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::Some(::metric_handles::Buckets::Exponential {
             start: 0.5,
             factor: 2.0,
             count: 4,
         }),
         max_series: 16,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
     const __METRIC_HANDLES_SUCCESS_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
-        <Engine as ::metric_handles::LabelSet>::KEYS,
+        Self::__METRIC_HANDLES_COMMON_LABELS,
         "finished_reason",
     );
     #[doc(hidden)]
+    const __METRIC_HANDLES_SUCCESS_CHECK_1: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_SUCCESS_CHECK_2: () = if <ByLabel<
+        FinishReason,
+        Counter,
+    > as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `success`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
-        <Engine as ::metric_handles::LabelSet>::KEYS,
+        Self::__METRIC_HANDLES_COMMON_LABELS,
         "position",
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
-        <Engine as ::metric_handles::LabelSet>::KEYS,
-        <Adapter as ::metric_handles::LabelSet>::KEYS,
+    const __METRIC_HANDLES_ACCEPTED_CHECK_1: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+        ),
     );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = if <ByPosition<
+        Counter,
+    > as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(3) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `accepted`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_1: () = if <Dynamic<
+        Adapter,
+        Histogram,
+    > as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > 16
+    {
+        ::core::panic!(
+            "field `lora_latency`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
@@ -102,8 +179,13 @@ Each field's family is registered under its `name` (and unit), with its help tex
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
         let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_1;
+        let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_2;
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_0;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_1;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
+        let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
         Self {
             success: ::metric_handles::Family::register(
                 registry,
@@ -159,5 +241,253 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     }
 }
 const _: () = Axes::__METRIC_HANDLES_SUCCESS_CHECK_0;
+const _: () = Axes::__METRIC_HANDLES_SUCCESS_CHECK_1;
+const _: () = Axes::__METRIC_HANDLES_SUCCESS_CHECK_2;
 const _: () = Axes::__METRIC_HANDLES_ACCEPTED_CHECK_0;
+const _: () = Axes::__METRIC_HANDLES_ACCEPTED_CHECK_1;
+const _: () = Axes::__METRIC_HANDLES_ACCEPTED_CHECK_2;
 const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
+const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
+///Cached handles of [`Grids`] for one label set.
+///
+#[derive(Clone, Debug)]
+pub struct GridsHandles {
+    /// Store operations by operation and status
+    pub operations: ByLabels<(Operation, Outcome), Counter>,
+    /// Accepted tokens by method and draft position
+    pub accepted: ByLabels<(Method, Position), Counter>,
+}
+impl Grids {
+    #[doc(hidden)]
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <Store as ::metric_handles::LabelSet>::KEYS;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_GRID: &'static [::metric_handles::LabelAxis] = &[
+        ::metric_handles::__private::grid_axis(
+            <ByLabels<
+                (Operation, Outcome),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            0usize,
+            "operation",
+            0,
+        ),
+        ::metric_handles::__private::grid_axis(
+            <ByLabels<
+                (Operation, Outcome),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            1usize,
+            "status",
+            0,
+        ),
+    ];
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "kv:operation",
+        field: "operations",
+        kind: <ByLabels<
+            (Operation, Outcome),
+            Counter,
+        > as ::metric_handles::FamilyMember>::KIND,
+        value_type: "ByLabels<(Operation, Outcome), Counter>",
+        help: "Store operations by operation and status",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <ByLabels<
+                (Operation, Outcome),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            &["operation", "status"],
+            Self::__METRIC_HANDLES_OPERATIONS_GRID,
+            0,
+        ),
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
+        ::metric_handles::__private::grid_axis(
+            <ByLabels<
+                (Method, Position),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            0usize,
+            "method",
+            2,
+        ),
+        ::metric_handles::__private::grid_axis(
+            <ByLabels<
+                (Method, Position),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            1usize,
+            "position",
+            2,
+        ),
+    ];
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "kv:accepted",
+        field: "accepted",
+        kind: <ByLabels<
+            (Method, Position),
+            Counter,
+        > as ::metric_handles::FamilyMember>::KIND,
+        value_type: "ByLabels<(Method, Position), Counter>",
+        help: "Accepted tokens by method and draft position",
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <ByLabels<
+                (Method, Position),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+            &["method", "position"],
+            Self::__METRIC_HANDLES_ACCEPTED_GRID,
+            2,
+        ),
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        "operation",
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_CHECK_1: () = ::metric_handles::__private::assert_axis_key_is_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        "status",
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_CHECK_2: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <ByLabels<
+                (Operation, Outcome),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_CHECK_3: () = if <ByLabels<
+        (Operation, Outcome),
+        Counter,
+    > as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `operations`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        "method",
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_CHECK_1: () = ::metric_handles::__private::assert_axis_key_is_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        "position",
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <ByLabels<
+                (Method, Position),
+                Counter,
+            > as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_CHECK_3: () = if <ByLabels<
+        (Method, Position),
+        Counter,
+    > as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(2) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `accepted`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    /// Every metric this struct registers, in field order: names, kinds, help, labels
+    /// and buckets, for documentation and tests.
+    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+        Self::__METRIC_HANDLES_OPERATIONS,
+        Self::__METRIC_HANDLES_ACCEPTED,
+    ];
+    /**Registers every metric of [`Grids`] in `registry`, as declared.
+
+Each field's family is registered under its `name` (and unit), with its help text.*/
+    pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
+        Self::register_with(registry, &::metric_handles::RegisterOptions::new())
+    }
+    /// Registers every metric in `registry`, with run-time `options` (bucket, position
+    /// and series-limit overrides, deprecated names to show).
+    pub fn register_with(
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
+    ) -> Self {
+        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_1;
+        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_2;
+        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_3;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_0;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_1;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
+        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_3;
+        Self {
+            operations: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_OPERATIONS,
+                options,
+            ),
+            accepted: ::metric_handles::Family::register(
+                registry,
+                &Self::__METRIC_HANDLES_ACCEPTED,
+                options,
+            ),
+        }
+    }
+    /**Resolves every metric's series for `labels` once, into [`GridsHandles`].
+
+This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
+    pub fn resolve(&self, labels: &Store) -> GridsHandles {
+        GridsHandles {
+            operations: self
+                .operations
+                .resolve(::metric_handles::__private::same_labels::<Store, _>(labels)),
+            accepted: self
+                .accepted
+                .resolve(::metric_handles::__private::same_labels::<Store, _>(labels)),
+        }
+    }
+    /// Removes every series of `labels` from the exposition (an engine that left).
+    /// Handles resolved earlier keep working but are no longer exported.
+    pub fn remove(&self, labels: &Store) {
+        {
+            let _ = self
+                .operations
+                .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
+        }
+        {
+            let _ = self
+                .accepted
+                .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
+        }
+    }
+}
+const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_0;
+const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_1;
+const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_2;
+const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_3;
+const _: () = Grids::__METRIC_HANDLES_ACCEPTED_CHECK_0;
+const _: () = Grids::__METRIC_HANDLES_ACCEPTED_CHECK_1;
+const _: () = Grids::__METRIC_HANDLES_ACCEPTED_CHECK_2;
+const _: () = Grids::__METRIC_HANDLES_ACCEPTED_CHECK_3;

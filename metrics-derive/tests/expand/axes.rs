@@ -12,3 +12,15 @@ pub struct Axes {
     #[metric(name = "ax:lora_latency", buckets = exponential(start = 0.5, factor = 2.0, count = 4), max_series = 16)]
     pub lora_latency: Family<Engine, Dynamic<Adapter, Histogram>>,
 }
+
+// Every axis kind: a grid of two fixed axes, an enum and a position.
+#[derive(MetricHandles)]
+#[metric_handles(labels = Store)]
+pub struct Grids {
+    /// Store operations by operation and status
+    #[metric(name = "kv:operation", label = ["operation", "status"])]
+    pub operations: Family<Store, ByLabels<(Operation, Outcome), Counter>>,
+    /// Accepted tokens by method and draft position
+    #[metric(name = "kv:accepted", label = ["method", "position"], positions = 2)]
+    pub accepted: Family<Store, ByLabels<(Method, Position), Counter>>,
+}

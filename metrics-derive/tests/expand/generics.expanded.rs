@@ -15,6 +15,10 @@ where
     L: Clone,
 {
     #[doc(hidden)]
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <L as ::rt::LabelSet>::KEYS;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_THINGS_GRID: &'static [::rt::LabelAxis] = &[];
+    #[doc(hidden)]
     const __METRIC_HANDLES_THINGS: ::rt::MetricDescriptor = ::rt::MetricDescriptor {
         name: "gen:things",
         field: "things",
@@ -22,11 +26,30 @@ where
         value_type: "Counter",
         help: "Things seen",
         unit: ::rt::__private::std::option::Option::None,
-        common_labels: <L as ::rt::LabelSet>::KEYS,
-        axis: ::rt::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::rt::__private::describe_axis(
+            <Counter as ::rt::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_THINGS_GRID,
+            0,
+        ),
         buckets: ::rt::__private::std::option::Option::None,
         max_series: ::rt::DEFAULT_MAX_SERIES,
+        max_label_sets: ::rt::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_THINGS_CHECK_0: () = ::rt::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::rt::__private::dynamic_keys(<Counter as ::rt::FamilyMember>::AXIS),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_THINGS_CHECK_1: () = if <Counter as ::rt::FamilyMember>::AXIS
+        .preresolved(0) > ::rt::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `things`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
     };
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
@@ -45,6 +68,8 @@ Each field's family is registered under its `name` (and unit), with its help tex
         registry: &mut ::rt::__private::Registry,
         options: &::rt::RegisterOptions,
     ) -> Self {
+        let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
         Self {
             things: ::rt::Family::register(
                 registry,

@@ -11,6 +11,10 @@ pub struct EngineHandles {
 }
 impl EngineMetrics {
     #[doc(hidden)]
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <EngineLabels as ::metric_handles::LabelSet>::KEYS;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_GRID: &'static [::metric_handles::LabelAxis] = &[];
+    #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:num_requests_running",
         field: "running",
@@ -18,12 +22,20 @@ impl EngineMetrics {
         value_type: "Gauge",
         help: "Number of requests in model execution batches",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <Gauge as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_RUNNING_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_GENERATION_TOKENS_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:generation_tokens",
@@ -32,12 +44,20 @@ impl EngineMetrics {
         value_type: "Counter",
         help: "Number of generation tokens processed",
         unit: ::metric_handles::__private::std::option::Option::None,
-        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_GENERATION_TOKENS_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TTFT_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:time_to_first_token",
@@ -46,13 +66,64 @@ impl EngineMetrics {
         value_type: "Histogram",
         help: "Time to first token",
         unit: ::metric_handles::__private::std::option::Option::Some("seconds"),
-        common_labels: <EngineLabels as ::metric_handles::LabelSet>::KEYS,
-        axis: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            <Histogram as ::metric_handles::FamilyMember>::AXIS,
+            &[],
+            Self::__METRIC_HANDLES_TTFT_GRID,
+            0,
+        ),
         buckets: ::metric_handles::__private::std::option::Option::Some(
             ::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0]),
         ),
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <Gauge as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if <Gauge as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `running`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <Counter as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_1: () = if <Counter as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `generation_tokens`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
+    };
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TTFT_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(
+            <Histogram as ::metric_handles::FamilyMember>::AXIS,
+        ),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TTFT_CHECK_1: () = if <Histogram as ::metric_handles::FamilyMember>::AXIS
+        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
+    {
+        ::core::panic!(
+            "field `ttft`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
+        )
     };
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
@@ -73,6 +144,12 @@ Each field's family is registered under its `name` (and unit), with its help tex
         registry: &mut ::metric_handles::__private::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
+        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
+        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
+        let () = Self::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_1;
+        let () = Self::__METRIC_HANDLES_TTFT_CHECK_0;
+        let () = Self::__METRIC_HANDLES_TTFT_CHECK_1;
         Self {
             running: ::metric_handles::Family::register(
                 registry,
@@ -140,3 +217,9 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         }
     }
 }
+const _: () = EngineMetrics::__METRIC_HANDLES_RUNNING_CHECK_0;
+const _: () = EngineMetrics::__METRIC_HANDLES_RUNNING_CHECK_1;
+const _: () = EngineMetrics::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_0;
+const _: () = EngineMetrics::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_1;
+const _: () = EngineMetrics::__METRIC_HANDLES_TTFT_CHECK_0;
+const _: () = EngineMetrics::__METRIC_HANDLES_TTFT_CHECK_1;
