@@ -75,8 +75,8 @@ fn derived_code_encodes_exactly_like_the_hand_expansion() {
     h.generation_tokens.inc_by(5);
     h.ttft.observe(0.05);
     h.request_success.get(FinishReason::Length).inc();
-    h.accepted_per_pos.get(1).inc_by(3);
-    h.accepted_per_pos.get(4).inc();
+    h.accepted_per_pos.get_or_create(1).inc_by(3);
+    h.accepted_per_pos.get_or_create(4).inc();
     for lora in ["a", "b", "c"] {
         h.lora_requests
             .get_or_create(&LoraLabels {
@@ -84,7 +84,9 @@ fn derived_code_encodes_exactly_like_the_hand_expansion() {
             })
             .inc();
     }
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     let expected = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m",engine="0"} 2
@@ -118,7 +120,9 @@ demo:lora_requests_total{model_name="m",engine="0",otel_metric_overflow="true"} 
     assert_eq!(text, expected);
 
     metrics.remove(&labels);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(!text.contains("model_name=\"m\""), "{text}");
 }
 
@@ -237,11 +241,19 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
         .iter()
         .for_each(|v| request_tokens.get_or_create(&labels).observe(*v));
 
-    let ours_text = metric_handles::encode_prometheus_text(&ours).unwrap();
-    let theirs_text = metric_handles::encode_prometheus_text(&theirs).unwrap();
+    let ours_text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&ours)
+        .unwrap();
+    let theirs_text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&theirs)
+        .unwrap();
     assert_eq!(ours_text, theirs_text);
-    let ours_om = metric_handles::encode_openmetrics(&ours).unwrap();
-    let theirs_om = metric_handles::encode_openmetrics(&theirs).unwrap();
+    let ours_om = metric_handles::ExpositionFormat::OpenMetrics
+        .encode(&ours)
+        .unwrap();
+    let theirs_om = metric_handles::ExpositionFormat::OpenMetrics
+        .encode(&theirs)
+        .unwrap();
     assert_eq!(ours_om, theirs_om);
     // Not vacuous: every metric is there with its value.
     assert!(ours_text.contains(r#"cmp:step_seconds_count{model_name="m",engine="3"} 6"#));
@@ -288,14 +300,20 @@ macro_rules! serve {
 fn adding_a_field_adds_one_metric_and_changes_nothing_else() {
     let (before, _, _) = serve!(Before);
     let (after, _, handles) = serve!(After);
-    let before = metric_handles::encode_prometheus_text(&before).unwrap();
-    let after_text = metric_handles::encode_prometheus_text(&after).unwrap();
+    let before = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&before)
+        .unwrap();
+    let after_text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&after)
+        .unwrap();
     let added = "# HELP app:rejected_total Requests rejected.\n\
                  # TYPE app:rejected_total counter\n\
                  app:rejected_total 0\n";
     assert_eq!(after_text, format!("{before}{added}"));
     handles.rejected.inc();
-    let after_text = metric_handles::encode_prometheus_text(&after).unwrap();
+    let after_text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&after)
+        .unwrap();
     assert!(
         after_text.ends_with("app:rejected_total 1\n"),
         "{after_text}"
@@ -315,12 +333,16 @@ fn remove_drops_one_label_set_and_keeps_the_others() {
     h0.generation_tokens.inc();
     h1.generation_tokens.inc_by(2);
     metrics.remove(&engine(0));
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(!text.contains(r#"engine="0""#), "{text}");
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="1"} 2"#));
     // Resolving again after removal starts a fresh series.
     metrics.resolve(&engine(0)).generation_tokens.inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="0"} 1"#));
 }
 
@@ -341,7 +363,9 @@ fn max_label_sets_routes_extra_label_sets_to_the_overflow_series() {
     }
     assert_eq!(metrics.requests.len(), 2);
     assert_eq!(metrics.requests.overflowed_lookups(), 2);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(
         text.contains(r#"lim:requests_total{model_name="m",engine="1"} 1"#),
         "{text}"
@@ -375,7 +399,9 @@ fn aliases_are_exposed_only_for_their_version() {
     let mut registry = Registry::default();
     let hidden = Renamed::register(&mut registry);
     hidden.resolve(&metric_handles::NoLabels).preemptions.inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(text.contains("vllm:num_preemptions_total 1"), "{text}");
     assert!(!text.contains("num_preemptions_old"), "{text}");
 
@@ -387,7 +413,9 @@ fn aliases_are_exposed_only_for_their_version() {
             .resolve(&metric_handles::NoLabels)
             .preemptions
             .inc_by(3);
-        let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+        let text = metric_handles::ExpositionFormat::PrometheusText
+            .encode(&registry)
+            .unwrap();
         assert!(text.contains("vllm:num_preemptions_total 3"), "{text}");
         assert_eq!(
             text.contains("vllm:num_preemptions_old_total 3"),
@@ -412,8 +440,10 @@ fn positions_default_from_the_attribute_and_are_overridable() {
     let metrics = DemoMetrics::register_with(&mut registry, &options);
     let h = metrics.resolve(&engine(0));
     assert_eq!(h.accepted_per_pos.preresolved(), 5);
-    h.accepted_per_pos.get(4).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    h.accepted_per_pos.get_or_create(4).inc();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(text.contains(
         r#"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="4"} 1"#
     ));
@@ -439,7 +469,9 @@ fn cfg_fields_are_absent_everywhere_and_skipped_fields_are_defaulted() {
     let metrics = WithCfg::register(&mut registry);
     assert_eq!(metrics.note, "");
     metrics.resolve(&metric_handles::NoLabels).present.inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(text.contains("cfg:present_total 1"));
     assert!(!text.contains("cfg:absent"));
 }

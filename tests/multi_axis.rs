@@ -100,7 +100,9 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     let h = metrics.resolve(&service("api"));
     h.requests.get((Method::Post, Status::ServerError)).inc();
     h.requests.get((Method::Get, Status::Success)).inc_by(3);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert_eq!(
         samples(&text, "gw:requests_total"),
         [
@@ -115,7 +117,9 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     h.latency
         .get((Method::Get, Status::ClientError))
         .observe(0.5);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(
         text.contains(
             r#"gw:latency_seconds_bucket{service="api",method="GET",status="4xx",le="1"} 1"#
@@ -139,7 +143,9 @@ fn three_axes_and_a_position_axis() {
     // Beyond the pre-resolved positions: looked up, never lost, sorted numerically.
     h.retries.get((Operation::Put, 9)).inc();
     h.retries.get((Operation::Put, 4)).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     let cube = samples(&text, "gw:cube_total");
     assert_eq!(cube.len(), 12);
     assert_eq!(
@@ -215,7 +221,9 @@ fn aliases_and_paths_record_like_the_spelled_types() {
     h.bytes.inc_by(10);
     h.load.set(0.25);
     h.pc.inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(text.contains("# TYPE gw:bytes_total counter"), "{text}");
     assert!(
         text.contains(r#"gw:bytes_total{service="api"} 10"#),
@@ -234,9 +242,11 @@ fn positions_come_out_numerically() {
     let metrics = Gateway::register(&mut registry);
     let h = metrics.resolve(&service("api"));
     for position in [4, 3, 7, 2] {
-        h.positions.get(position).inc();
+        h.positions.get_or_create(position).inc();
     }
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     let positions: Vec<String> = samples(&text, "gw:positions_total")
         .iter()
         .map(|l| {
@@ -271,7 +281,9 @@ fn the_dynamic_limit_applies_per_label_set_and_keeps_the_common_labels() {
             tenant: "t1".into(),
         })
         .inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert_eq!(
         samples(&text, "gw:tenant_requests_total"),
         [
@@ -303,7 +315,9 @@ fn raising_positions_at_registration_stays_within_max_series() {
     let h = metrics.resolve(&NoLabels);
     assert_eq!(h.retries.positions(), 4, "8 series / 2 operations");
     h.retries.get((Operation::Get, 50)).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(
         text.contains(r#"s:retries_total{operation="get",attempt="50"} 1"#),
         "{text}"

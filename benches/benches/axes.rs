@@ -12,8 +12,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::{
-    ByLabel, ByLabels, Counter, Family, LabelAxis, LabelEnum, NoLabels, Position, SeriesSpec,
+    ByLabel, ByLabels, Counter, Family, LabelAxis, LabelEnum, NoLabels, Position,
 };
 use metric_handles_benches::runner::{Runner, SingleThread};
 
@@ -82,13 +83,13 @@ struct Axes {
 
 impl Axes {
     fn new() -> Self {
-        let plain: Family<NoLabels, Counter> = Family::new(SeriesSpec::new());
+        let plain: Family<NoLabels, Counter> = new_family(SeriesSpec::new());
         let by_label: Family<NoLabels, ByLabel<Method, Counter>> =
-            Family::new(SeriesSpec::new().with_axis_key("method"));
+            new_family(SeriesSpec::new().with_axis_key("method"));
         let grid_2: Family<NoLabels, ByLabels<(Method, Status), Counter>> =
-            Family::new(SeriesSpec::new().with_grid(GRID_2));
+            new_family(SeriesSpec::new().with_grid(GRID_2));
         let grid_3: Family<NoLabels, ByLabels<(Method, Status, Position), Counter>> =
-            Family::new(SeriesSpec::new().with_grid(GRID_3).with_positions(4));
+            new_family(SeriesSpec::new().with_grid(GRID_3).with_positions(4));
         let pc_family = prometheus_client::metrics::family::Family::default();
         for method in METHODS {
             for status in STATUSES {
@@ -96,10 +97,10 @@ impl Axes {
             }
         }
         Axes {
-            cached: plain.resolve(&NoLabels),
-            by_label: by_label.resolve(&NoLabels),
-            grid_2: grid_2.resolve(&NoLabels),
-            grid_3: grid_3.resolve(&NoLabels),
+            cached: plain.get_or_create(&NoLabels),
+            by_label: by_label.get_or_create(&NoLabels),
+            grid_2: grid_2.get_or_create(&NoLabels),
+            grid_3: grid_3.get_or_create(&NoLabels),
             pc_family,
         }
     }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::__private::new_family;
 use metric_handles::{Counter, Family, SeriesSpec};
 use metric_handles_benches::contended::threads;
 use metric_handles_benches::fixtures::MODEL_NAME;
@@ -33,8 +34,8 @@ impl Counters {
     fn new() -> Self {
         let labels = EngineLabels::engine(0);
         // Ours: the family a derived struct holds, resolved once.
-        let family: Family<EngineLabels, Counter> = Family::new(SeriesSpec::new());
-        let cached = family.resolve(&labels);
+        let family: Family<EngineLabels, Counter> = new_family(SeriesSpec::new());
+        let cached = family.get_or_create(&labels);
         let pc_family = prometheus_client::metrics::family::Family::default();
         // Created up front: the benchmark measures the lookup, not the first insert.
         drop(pc_family.get_or_create(&labels));

@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles::__private::new_family;
 use metric_handles::{Counter, Family, SeriesSpec};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::{
@@ -63,9 +64,9 @@ fn separate_counters(c: &mut Criterion) {
     let threads = threads();
     let adjacent: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let padded: Vec<Padded> = (0..threads).map(|_| Padded::default()).collect();
-    let family: Family<EngineLabels, Counter> = Family::new(SeriesSpec::new());
+    let family: Family<EngineLabels, Counter> = new_family(SeriesSpec::new());
     let cached: Vec<Counter> = (0..threads as u32)
-        .map(|engine| family.resolve(&EngineLabels::engine(engine)))
+        .map(|engine| family.get_or_create(&EngineLabels::engine(engine)))
         .collect();
     let mut group = c.benchmark_group(format!("separate_counters_{threads}t"));
     macro_rules! candidate {

@@ -136,7 +136,7 @@ fn encode(c: &mut Criterion) {
         }
         let mut group = c.benchmark_group(format!("encode_{engines}_engines"));
         group.bench_function("ours", |b| {
-            b.iter(|| metric_handles::encode_openmetrics(&ours_registry))
+            b.iter(|| metric_handles::ExpositionFormat::OpenMetrics.encode(&ours_registry))
         });
         group.bench_function("pc_families", |b| {
             b.iter(|| {

@@ -16,8 +16,8 @@ use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 
 use metric_handles::vllm::{
-    tokens_buckets, FinishReason, FinishRecord, OutputRecord, PromptSource, RequestLifecycle,
-    RequestOutput, RequestParams, SchedulerStats, WaitingReason, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
+    FinishReason, FinishRecord, OutputRecord, PromptSource, RequestLifecycle, RequestOutput,
+    RequestParams, SchedulerStats, WaitingReason, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
     PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 
@@ -70,7 +70,9 @@ fn latency() -> Histogram {
     histogram(REQUEST_LATENCY_BUCKETS)
 }
 fn tokens() -> Histogram {
-    Histogram::new(tokens_buckets(TOKENS_BUCKETS_DEFAULT_MAX))
+    Histogram::new(metric_handles::buckets::one_two_five(f64::from(
+        TOKENS_BUCKETS_DEFAULT_MAX,
+    )))
 }
 fn params_n() -> Histogram {
     histogram(PARAMS_N_BUCKETS)
@@ -226,8 +228,9 @@ impl LookupMetrics {
         }
     }
 
-    /// Records one `SchedulerStats` of `engine` with a lookup per metric (spec section 3,
-    /// without the log-stats accumulator the real recorder also feeds).
+    /// Records one `SchedulerStats` of `engine` with a lookup per metric (the same
+    /// arithmetic as `SchedulerStatsRecorder::record`, without the log-stats accumulator the
+    /// real recorder also feeds).
     pub fn record_scheduler_stats(&self, engine: u32, stats: &SchedulerStats) {
         let l = self.labels(engine);
         let gauge = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
@@ -478,7 +481,9 @@ mod tests {
         assert!(tracker.is_finished());
 
         // Both in OpenMetrics, prometheus-client's `text::encode` format.
-        let ours_text = metric_handles::encode_openmetrics(&ours_registry).expect("encode");
+        let ours_text = metric_handles::ExpositionFormat::OpenMetrics
+            .encode(&ours_registry)
+            .expect("encode");
         let mut baseline_text = String::new();
         prometheus_client::encoding::text::encode(&mut baseline_text, &baseline_registry)
             .expect("encode");

@@ -1,6 +1,6 @@
 //! Inputs shared by every implementation under comparison, so that they do the same work.
 
-/// vLLM's inter-token-latency bucket bounds (19 finite bounds; spec section 2). ITL is the
+/// vLLM's inter-token-latency bucket bounds (19 finite bounds). ITL is the
 /// histogram observed most often: once per output batch of every running request.
 pub const ITL_BUCKETS: [f64; 19] = [
     0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
@@ -31,7 +31,7 @@ pub fn observations() -> Vec<f64> {
         .collect()
 }
 
-/// vLLM's bucket lists of different lengths (spec section 2), for the bucket-search
+/// vLLM's bucket lists of different lengths, for the bucket-search
 /// comparison: PARAMS_N (5), ITERATION_TOKENS (13), ITL (19), TTFT (22).
 pub const VLLM_BUCKET_LISTS: [&[f64]; 4] = [
     &[1.0, 2.0, 5.0, 10.0, 20.0],

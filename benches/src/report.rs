@@ -17,7 +17,7 @@ pub struct Group {
     pub title: String,
 }
 
-/// A target of issue 5, as a bound on `subject / reference` in one group.
+/// A performance target, as a bound on `subject / reference` in one group.
 pub struct Target {
     /// The group both ids belong to.
     pub group: String,
@@ -157,7 +157,7 @@ pub fn groups(threads: usize) -> Vec<Group> {
     ]
 }
 
-/// The targets of issue 5.
+/// The performance targets the library is held to (`docs/benchmarks.md`).
 pub fn targets(threads: usize) -> Vec<Target> {
     let target = |group: String, subject, reference, bound, label| Target {
         group,

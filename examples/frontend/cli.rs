@@ -109,7 +109,8 @@ pub struct Args {
     #[arg(long, default_value_t = 131072, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_model_len: u32,
 
-    /// Also expose metrics vLLM deprecated in this version (e.g. 0.11)
+    /// Also expose the metrics vLLM hid after this version, under their deprecated names (e.g.
+    /// 0.10, which restores all four)
     #[arg(long, value_name = "VERSION")]
     pub show_hidden_metrics_for_version: Option<String>,
 

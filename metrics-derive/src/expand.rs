@@ -150,7 +150,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         // The calls are located at the member type, where a type that is not a family member
         // is reported.
         let register = respan(
-            quote!(#krate::Family::register(registry, &Self::#const_ident, options)),
+            quote!(#krate::__private::register_family(registry, &Self::#const_ident, options)),
             member.span(),
         );
         inits.push(quote! {
@@ -164,7 +164,11 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             quote!(#krate::__private::same_labels::<#field_labels, _>(labels)),
             field_labels.span(),
         );
-        let resolve = call_at(quote!(self.#field.resolve), &same_labels, member.span());
+        let resolve = call_at(
+            quote!(self.#field.get_or_create),
+            &same_labels,
+            member.span(),
+        );
         let remove = call_at(quote!(self.#field.remove), &same_labels, member.span());
         resolves.push(quote! {
             #(#cfgs)*

@@ -8,6 +8,7 @@
 //! `expand.rs` generates code, and `fallback.rs` emits stubs when there are errors, so the
 //! user only sees the errors the derive reported.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
 

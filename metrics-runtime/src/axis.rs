@@ -3,6 +3,9 @@
 //! * [`ByLabel`]: one series per variant of a [`LabelEnum`], pre-resolved into an array.
 //! * [`ByPosition`]: one series per position `0..N`, pre-resolved, with a bounded lookup beyond.
 //! * [`Dynamic`]: labels only known at record time, in a bounded map with an overflow series.
+//!
+//! Lookup verbs are the same on every container: `get` never creates a series, `get_or_create`
+//! does (and says so).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -113,7 +116,7 @@ struct ByPositionInner<M> {
 pub enum PositionSeries<'a, M> {
     /// A pre-resolved position: no lookup happened.
     Cached(&'a M),
-    /// A position beyond the pre-resolved range: found (or created) in the bounded map.
+    /// A position beyond the pre-resolved range, from the bounded map.
     LookedUp(M),
 }
 
@@ -130,17 +133,31 @@ impl<M> Deref for PositionSeries<'_, M> {
 
 impl<M: FamilyMember> ByPosition<M> {
     /// The series of `position`: an array index below the pre-resolved count, a bounded map
-    /// lookup beyond it (never a panic, never a lost record).
+    /// lookup beyond it that creates the position's series on first sight (or returns the
+    /// overflow series once the map is full). Never a panic, never a lost record.
     #[inline]
-    pub fn get(&self, position: usize) -> PositionSeries<'_, M> {
+    pub fn get_or_create(&self, position: usize) -> PositionSeries<'_, M> {
         match self.inner.cached.get(position) {
             Some(series) => PositionSeries::Cached(series),
-            None => PositionSeries::LookedUp(self.lookup_beyond(position)),
+            None => PositionSeries::LookedUp(self.get_or_create_beyond(position)),
+        }
+    }
+
+    /// The series of `position` if it exists: always for a pre-resolved position, and beyond
+    /// them only once [`get_or_create`](ByPosition::get_or_create) created it. Never creates.
+    pub fn get(&self, position: usize) -> Option<PositionSeries<'_, M>> {
+        match self.inner.cached.get(position) {
+            Some(series) => Some(PositionSeries::Cached(series)),
+            None => self
+                .inner
+                .beyond
+                .get(&position)
+                .map(PositionSeries::LookedUp),
         }
     }
 
     #[cold]
-    fn lookup_beyond(&self, position: usize) -> M {
+    fn get_or_create_beyond(&self, position: usize) -> M {
         let inner = &*self.inner;
         inner.beyond.resolve(&position, || M::build(&inner.spec))
     }
@@ -257,6 +274,11 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
     pub fn get_or_create(&self, labels: &D) -> M {
         let inner = &*self.inner;
         inner.series.resolve(labels, || M::build(&inner.spec))
+    }
+
+    /// The series for `labels` if it exists; never creates one.
+    pub fn get(&self, labels: &D) -> Option<M> {
+        self.inner.series.get(labels)
     }
 
     /// Removes the series of `labels`; returns whether it existed.

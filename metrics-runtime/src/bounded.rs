@@ -12,7 +12,7 @@ use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
 /// OpenTelemetry's Prometheus exporter gives its overflow attribute.
-pub const OVERFLOW_LABEL: &str = "otel_metric_overflow";
+pub(crate) const OVERFLOW_LABEL: &str = "otel_metric_overflow";
 
 pub(crate) struct BoundedSeries<K, M> {
     max_series: usize,

@@ -146,7 +146,8 @@ pub fn one_two_five(max: f64) -> Vec<f64> {
 /// Whether `bounds` is a valid explicit bucket list: non-empty, finite and strictly increasing.
 ///
 /// A `const fn`, so the derive can check a bucket constant named by path at compile time.
-pub const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
+#[cfg(test)]
+pub(crate) const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
     if bounds.is_empty() {
         return false;
     }
@@ -163,7 +164,7 @@ pub const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
     true
 }
 
-/// Why a bucket list was rejected (see [`validate`]).
+/// Why a bucket list was rejected by [`RegisterOptions::buckets`](crate::RegisterOptions::buckets).
 #[derive(Clone, Debug, PartialEq)]
 pub enum BucketError {
     /// The list has no bounds.
@@ -200,7 +201,7 @@ impl std::error::Error for BucketError {}
 /// Checks a run-time bucket list (for example one given in [`RegisterOptions`]).
 ///
 /// [`RegisterOptions`]: crate::RegisterOptions
-pub fn validate(bounds: &[f64]) -> Result<(), BucketError> {
+pub(crate) fn validate(bounds: &[f64]) -> Result<(), BucketError> {
     if bounds.is_empty() {
         return Err(BucketError::Empty);
     }

@@ -1,8 +1,12 @@
 //! Rendering a registry for `/metrics`, in the format the scraper asked for.
 //!
+//! [`ExpositionFormat`] is the one entry point: [`negotiate`](ExpositionFormat::negotiate) picks
+//! the format from the scraper's `Accept` header, [`encode`](ExpositionFormat::encode) renders a
+//! registry in it, and [`content_type`](ExpositionFormat::content_type) is the header to answer
+//! with.
+//!
 //! vLLM serves OpenMetrics text unconditionally, which breaks consumers that only read the
-//! classic Prometheus text format 0.0.4. [`ExpositionFormat::negotiate`] reads the `Accept`
-//! header instead and picks the format the client prefers among the two.
+//! classic Prometheus text format 0.0.4; negotiating avoids that.
 
 use std::fmt;
 
@@ -20,11 +24,10 @@ pub enum ExpositionFormat {
 }
 
 /// `Content-Type` of OpenMetrics text 1.0.0.
-pub const OPENMETRICS_CONTENT_TYPE: &str =
-    "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const OPENMETRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// `Content-Type` of the Prometheus text format 0.0.4.
-pub const PROMETHEUS_TEXT_CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
+const PROMETHEUS_TEXT_CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
 
 impl ExpositionFormat {
     /// Picks a format from an HTTP `Accept` header.
@@ -89,6 +92,15 @@ impl ExpositionFormat {
     }
 
     /// Encodes `registry` in this format.
+    ///
+    /// ```
+    /// use metric_handles::prometheus_client::registry::Registry;
+    /// use metric_handles::ExpositionFormat;
+    ///
+    /// let registry = Registry::default();
+    /// let text = ExpositionFormat::OpenMetrics.encode(&registry).unwrap();
+    /// assert_eq!(text, "# EOF\n");
+    /// ```
     pub fn encode(self, registry: &Registry) -> Result<String, fmt::Error> {
         let mut out = String::new();
         match self {
@@ -97,16 +109,6 @@ impl ExpositionFormat {
         }
         Ok(out)
     }
-}
-
-/// Encodes `registry` as OpenMetrics text (ending in `# EOF`).
-pub fn encode_openmetrics(registry: &Registry) -> Result<String, fmt::Error> {
-    ExpositionFormat::OpenMetrics.encode(registry)
-}
-
-/// Encodes `registry` in the Prometheus text format 0.0.4.
-pub fn encode_prometheus_text(registry: &Registry) -> Result<String, fmt::Error> {
-    ExpositionFormat::PrometheusText.encode(registry)
 }
 
 #[cfg(test)]

@@ -15,11 +15,15 @@ use crate::options::RegisterOptions;
 
 /// The series of one metric, one member `M` per common label set `L`.
 ///
-/// This is the field type of a `#[derive(MetricHandles)]` struct. Resolving a label set is the
+/// This is the field type of a `#[derive(MetricHandles)]` struct. Looking up a label set is the
 /// slow path (hash, lock, maybe allocate) and happens once; the returned `M` is a cheap clone
-/// that records with atomics only. Past the field's `max_label_sets` label sets, `resolve`
-/// returns one shared overflow member (labelled `otel_metric_overflow="true"`) rather than
-/// growing. Label sets come out in the order they were first resolved.
+/// that records with atomics only. Past the field's `max_label_sets` label sets,
+/// [`get_or_create`](Family::get_or_create) returns one shared overflow member (labelled
+/// `otel_metric_overflow="true"`) rather than growing. Label sets come out in the order they
+/// were first looked up.
+///
+/// Lookups follow one convention across [`Family`], [`ByPosition`](crate::ByPosition) and
+/// [`Dynamic`](crate::Dynamic): `get` never creates a series, `get_or_create` does.
 pub struct Family<L, M> {
     inner: Arc<FamilyInner<L, M>>,
 }
@@ -38,7 +42,7 @@ where
     M: FamilyMember,
 {
     /// An unregistered family whose members are built from `spec`.
-    pub fn new(spec: SeriesSpec) -> Self {
+    pub(crate) fn new(spec: SeriesSpec) -> Self {
         Family {
             inner: Arc::new(FamilyInner {
                 series: BoundedSeries::new(spec.max_label_sets),
@@ -47,63 +51,8 @@ where
         }
     }
 
-    /// Creates the family `descriptor` describes and registers it (and any alias `options`
-    /// switches on) in `registry`. This is what generated `register_with` calls per field.
-    pub fn register(
-        registry: &mut Registry,
-        descriptor: &MetricDescriptor,
-        options: &RegisterOptions,
-    ) -> Self {
-        let declared_positions = match descriptor.axis {
-            Some(LabelAxis::Position { count, .. }) => count,
-            _ => 0,
-        };
-        let (axis_key, grid): (&'static str, &'static [LabelAxis]) = match descriptor.axis {
-            Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => (key, &[]),
-            Some(LabelAxis::Grid { axes }) => ("", axes),
-            _ => ("", &[]),
-        };
-        let declared_positions = match descriptor.axis {
-            Some(LabelAxis::Grid { axes }) => axes
-                .iter()
-                .find_map(|axis| match axis {
-                    LabelAxis::Position { count, .. } => Some(*count),
-                    _ => None,
-                })
-                .unwrap_or(0),
-            _ => declared_positions,
-        };
-        let spec = SeriesSpec::new()
-            .with_buckets(options.bucket_bounds(descriptor))
-            .with_axis_key(axis_key)
-            .with_grid(grid)
-            .with_positions(options.position_count(descriptor, declared_positions))
-            .with_max_series(options.series_limit(descriptor))
-            .with_max_label_sets(options.label_set_limit(descriptor));
-        let family = Family::new(spec);
-        let names = std::iter::once(descriptor.name).chain(
-            descriptor
-                .aliases
-                .iter()
-                .filter(|alias| options.shows(alias))
-                .map(|alias| alias.name),
-        );
-        for name in names {
-            match descriptor.unit {
-                Some(unit) => registry.register_with_unit(
-                    name,
-                    descriptor.help,
-                    unit_from_str(unit),
-                    family.clone(),
-                ),
-                None => registry.register(name, descriptor.help, family.clone()),
-            }
-        }
-        family
-    }
-
     /// The member for `labels`: found, created on first sight, or the overflow series.
-    pub fn resolve(&self, labels: &L) -> M {
+    pub fn get_or_create(&self, labels: &L) -> M {
         let inner = &*self.inner;
         inner.series.resolve(labels, || M::build(&inner.spec))
     }
@@ -124,15 +73,74 @@ where
         self.inner.series.len()
     }
 
-    /// Whether no label set has been resolved yet.
+    /// Whether no label set has a series yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// How many resolves were routed to the overflow series.
+    /// How many `get_or_create` calls were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
         self.inner.series.overflowed_lookups()
     }
+}
+
+/// Creates the family `descriptor` describes and registers it (and any alias `options`
+/// switches on) in `registry`. Generated `register_with` calls this once per field.
+pub fn register_family<L, M>(
+    registry: &mut Registry,
+    descriptor: &MetricDescriptor,
+    options: &RegisterOptions,
+) -> Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
+    let declared_positions = match descriptor.axis {
+        Some(LabelAxis::Position { count, .. }) => count,
+        _ => 0,
+    };
+    let (axis_key, grid): (&'static str, &'static [LabelAxis]) = match descriptor.axis {
+        Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => (key, &[]),
+        Some(LabelAxis::Grid { axes }) => ("", axes),
+        _ => ("", &[]),
+    };
+    let declared_positions = match descriptor.axis {
+        Some(LabelAxis::Grid { axes }) => axes
+            .iter()
+            .find_map(|axis| match axis {
+                LabelAxis::Position { count, .. } => Some(*count),
+                _ => None,
+            })
+            .unwrap_or(0),
+        _ => declared_positions,
+    };
+    let spec = SeriesSpec::new()
+        .with_buckets(options.bucket_bounds(descriptor))
+        .with_axis_key(axis_key)
+        .with_grid(grid)
+        .with_positions(options.position_count(descriptor, declared_positions))
+        .with_max_series(options.series_limit(descriptor))
+        .with_max_label_sets(options.label_set_limit(descriptor));
+    let family = Family::new(spec);
+    let names = std::iter::once(descriptor.name).chain(
+        descriptor
+            .aliases
+            .iter()
+            .filter(|alias| options.shows(alias))
+            .map(|alias| alias.name),
+    );
+    for name in names {
+        match descriptor.unit {
+            Some(unit) => registry.register_with_unit(
+                name,
+                descriptor.help,
+                unit_from_str(unit),
+                family.clone(),
+            ),
+            None => registry.register(name, descriptor.help, family.clone()),
+        }
+    }
+    family
 }
 
 pub(crate) fn unit_from_str(unit: &str) -> Unit {

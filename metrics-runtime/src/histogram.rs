@@ -12,7 +12,7 @@
 //! update different cache lines instead of bouncing one line between cores, and no two
 //! histograms ever share a line. A scrape adds the shards up.
 //!
-//! Rules (DESIGN section 4):
+//! Rules (what a scraper may rely on, whatever is observed and whenever it scrapes):
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket, even while observations race with a scrape.
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf

@@ -29,7 +29,7 @@
 //!     handler: "/v1/completions".into(),
 //! });
 //! requests.inc();
-//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+//! let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
 //! assert!(text.contains(
 //!     r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#
 //! ));
@@ -217,14 +217,17 @@ impl HttpMetrics {
     /// Registers the three families with `options` (bucket overrides and series limits, keyed
     /// by the names above).
     pub fn register_with(registry: &mut Registry, options: &RegisterOptions) -> Self {
-        let requests = Family::register(registry, &Self::REQUESTS, options);
-        let duration = Family::register(registry, &Self::DURATION, options);
-        let duration_highr =
-            Family::<NoLabels, Histogram>::register(registry, &Self::DURATION_HIGHR, options);
+        let requests = crate::family::register_family(registry, &Self::REQUESTS, options);
+        let duration = crate::family::register_family(registry, &Self::DURATION, options);
+        let duration_highr = crate::family::register_family::<NoLabels, Histogram>(
+            registry,
+            &Self::DURATION_HIGHR,
+            options,
+        );
         HttpMetrics {
             requests,
             duration,
-            duration_highr: duration_highr.resolve(&NoLabels),
+            duration_highr: duration_highr.get_or_create(&NoLabels),
         }
     }
 }
@@ -267,7 +270,7 @@ mod tests {
         let mut registry = Registry::default();
         let http = HttpMetrics::register(&mut registry);
         http.requests
-            .resolve(&HttpRequestLabels {
+            .get_or_create(&HttpRequestLabels {
                 method: "GET".into(),
                 status: StatusClass::from_code(404),
                 handler: UNMATCHED_HANDLER.into(),
@@ -277,9 +280,11 @@ mod tests {
             method: "POST".into(),
             handler: "/v1/completions".into(),
         };
-        http.duration.resolve(&handler).observe(0.3);
+        http.duration.get_or_create(&handler).observe(0.3);
         http.duration_highr.observe(0.3);
-        let text = crate::encode_prometheus_text(&registry).expect("encodes");
+        let text = crate::ExpositionFormat::PrometheusText
+            .encode(&registry)
+            .expect("encodes");
         for line in [
             "# HELP http_requests_total Total number of HTTP requests by method, status, and handler.",
             "# TYPE http_requests_total counter",

@@ -49,11 +49,12 @@ use http::{Method, Request, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::bounded::OVERFLOW_LABEL;
 use crate::http::{
     HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
     UNMATCHED_HANDLER,
 };
-use crate::{Counter, Histogram, OVERFLOW_LABEL};
+use crate::{Counter, Histogram};
 
 /// Route templates that get their own series unless [`HttpMetricsLayer::with_max_routes`] says
 /// otherwise. A server's route table is far smaller; the bound only matters when routes are
@@ -168,7 +169,7 @@ impl Shared {
         let handles = &route.methods[method];
         handles.requests[status_slot(status)]
             .get_or_init(|| {
-                self.metrics.requests.resolve(&HttpRequestLabels {
+                self.metrics.requests.get_or_create(&HttpRequestLabels {
                     method: method_label(method).into(),
                     status,
                     handler: route.handler.to_string(),
@@ -178,7 +179,7 @@ impl Shared {
         handles
             .duration
             .get_or_init(|| {
-                self.metrics.duration.resolve(&HttpHandlerLabels {
+                self.metrics.duration.get_or_create(&HttpHandlerLabels {
                     method: method_label(method).into(),
                     handler: route.handler.to_string(),
                 })
@@ -402,7 +403,9 @@ mod tests {
     }
 
     fn exposition(registry: &Registry) -> String {
-        crate::encode_prometheus_text(registry).expect("encodes")
+        crate::ExpositionFormat::PrometheusText
+            .encode(registry)
+            .expect("encodes")
     }
 
     fn setup(configure: impl FnOnce(HttpMetricsLayer) -> HttpMetricsLayer) -> (Registry, Router) {

@@ -87,7 +87,7 @@ impl RegisterOptions {
     }
 
     /// The bucket bounds for `descriptor`: the override if any, else the declared ones.
-    pub fn bucket_bounds(&self, descriptor: &MetricDescriptor) -> Vec<f64> {
+    pub(crate) fn bucket_bounds(&self, descriptor: &MetricDescriptor) -> Vec<f64> {
         match self.buckets.get(descriptor.name) {
             Some(bounds) => bounds.clone(),
             None => descriptor
@@ -99,7 +99,7 @@ impl RegisterOptions {
     }
 
     /// The pre-resolved position count for `descriptor`, or `declared` when not overridden.
-    pub fn position_count(&self, descriptor: &MetricDescriptor, declared: usize) -> usize {
+    pub(crate) fn position_count(&self, descriptor: &MetricDescriptor, declared: usize) -> usize {
         self.positions
             .get(descriptor.name)
             .copied()
@@ -107,7 +107,7 @@ impl RegisterOptions {
     }
 
     /// The series limit for `descriptor`.
-    pub fn series_limit(&self, descriptor: &MetricDescriptor) -> usize {
+    pub(crate) fn series_limit(&self, descriptor: &MetricDescriptor) -> usize {
         self.max_series
             .get(descriptor.name)
             .copied()
@@ -125,7 +125,7 @@ impl RegisterOptions {
     }
 
     /// Whether `alias` is to be exposed under these options.
-    pub fn shows(&self, alias: &Alias) -> bool {
+    pub(crate) fn shows(&self, alias: &Alias) -> bool {
         let Some(requested) = self.show_hidden_for.as_deref() else {
             return false;
         };

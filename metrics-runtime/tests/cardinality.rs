@@ -8,10 +8,11 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
-    encode_prometheus_text, Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels, SeriesSpec,
+    Counter, Dynamic, ExpositionFormat, Family, FamilyMember, LabelSet, NoLabels,
 };
 
 struct CountingAllocator;
@@ -62,9 +63,9 @@ const LIMIT: usize = 100;
 fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
     let mut registry = Registry::default();
     let family: Family<NoLabels, Dynamic<UserLabel, Counter>> =
-        Family::new(SeriesSpec::new().with_max_series(LIMIT));
+        new_family(SeriesSpec::new().with_max_series(LIMIT));
     registry.register("requests_by_user", "Requests by user", family.clone());
-    let by_user = family.resolve(&NoLabels);
+    let by_user = family.get_or_create(&NoLabels);
 
     let feed = |from: usize, to: usize| {
         for i in from..to {
@@ -99,7 +100,9 @@ fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
          +101k distinct {after_101k} B"
     );
 
-    let text = encode_prometheus_text(&registry).expect("encodes");
+    let text = ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     let per_user = text
         .lines()
         .filter(|l| l.starts_with("requests_by_user_total{user=\"user-"))
@@ -120,25 +123,27 @@ fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
 #[test]
 fn a_family_past_its_limit_routes_new_label_sets_to_the_overflow_series() {
     let mut registry = Registry::default();
-    let family: Family<UserLabel, Counter> = Family::new(SeriesSpec::new().with_max_label_sets(2));
+    let family: Family<UserLabel, Counter> = new_family(SeriesSpec::new().with_max_label_sets(2));
     registry.register("logins", "Logins", family.clone());
     for user in ["a", "b", "c", "d"] {
         family
-            .resolve(&UserLabel {
+            .get_or_create(&UserLabel {
                 user: user.to_owned(),
             })
             .inc();
     }
     assert_eq!(family.len(), 2);
     assert_eq!(family.overflowed_lookups(), 2);
-    let text = encode_prometheus_text(&registry).expect("encodes");
+    let text = ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     let expected = "# HELP logins_total Logins.\n# TYPE logins_total counter\n\
                     logins_total{user=\"a\"} 1\nlogins_total{user=\"b\"} 1\n\
                     logins_total{otel_metric_overflow=\"true\"} 2\n";
     assert_eq!(text, expected);
     // Removing a label set frees a slot for a new one.
     assert!(family.remove(&UserLabel { user: "a".into() }));
-    family.resolve(&UserLabel { user: "e".into() }).inc();
+    family.get_or_create(&UserLabel { user: "e".into() }).inc();
     assert_eq!(family.len(), 2);
     assert_eq!(<Counter as FamilyMember>::KIND.as_str(), "counter");
 }

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::{encode_prometheus_text, Counter, Family, Histogram, LabelSet, SeriesSpec};
+use metric_handles::{Counter, ExpositionFormat, Family, Histogram, LabelSet};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Worker {
@@ -46,9 +47,9 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let mut registry = Registry::default();
-    let tokens: Family<Worker, Counter> = Family::new(SeriesSpec::new());
+    let tokens: Family<Worker, Counter> = new_family(SeriesSpec::new());
     let latency: Family<Worker, Histogram> =
-        Family::new(SeriesSpec::new().with_buckets(vec![0.5, 1.0, 2.0]));
+        new_family(SeriesSpec::new().with_buckets(vec![0.5, 1.0, 2.0]));
     registry.register("stress_tokens", "Tokens", tokens.clone());
     registry.register("stress_latency_seconds", "Latency", latency.clone());
     Fixture {
@@ -96,8 +97,8 @@ fn record(fixture: &Fixture, workers: usize, ops: u64) -> f64 {
     let start = Instant::now();
     std::thread::scope(|s| {
         for id in 0..workers {
-            let tokens = fixture.tokens.resolve(&Worker { id: id as u32 });
-            let latency = fixture.latency.resolve(&Worker { id: id as u32 });
+            let tokens = fixture.tokens.get_or_create(&Worker { id: id as u32 });
+            let latency = fixture.latency.get_or_create(&Worker { id: id as u32 });
             s.spawn(move || {
                 for i in 0..ops {
                     tokens.inc();
@@ -122,7 +123,9 @@ fn totals_are_exact_under_concurrent_scrapes_and_label_set_churn() {
             let mut previous = HashMap::new();
             // At least a few scrapes even if the recorders finish first.
             while !done.load(Ordering::Relaxed) || scrapes.load(Ordering::Relaxed) < 10 {
-                let text = encode_prometheus_text(&fixture.registry).expect("encodes");
+                let text = ExpositionFormat::PrometheusText
+                    .encode(&fixture.registry)
+                    .expect("encodes");
                 check_scrape(&text, &mut previous, workers);
                 scrapes.fetch_add(1, Ordering::Relaxed);
             }
@@ -133,8 +136,8 @@ fn totals_are_exact_under_concurrent_scrapes_and_label_set_churn() {
             let mut id = 1_000;
             while !done.load(Ordering::Relaxed) || churned.load(Ordering::Relaxed) < 10 {
                 let labels = Worker { id };
-                fixture.tokens.resolve(&labels).inc();
-                fixture.latency.resolve(&labels).observe(1.0);
+                fixture.tokens.get_or_create(&labels).inc();
+                fixture.latency.get_or_create(&labels).observe(1.0);
                 assert!(fixture.tokens.remove(&labels));
                 assert!(fixture.latency.remove(&labels));
                 churned.fetch_add(1, Ordering::Relaxed);
@@ -145,7 +148,9 @@ fn totals_are_exact_under_concurrent_scrapes_and_label_set_churn() {
         done.store(true, Ordering::Relaxed);
     });
 
-    let text = encode_prometheus_text(&fixture.registry).expect("encodes");
+    let text = ExpositionFormat::PrometheusText
+        .encode(&fixture.registry)
+        .expect("encodes");
     let samples = samples(&text);
     for worker in 0..workers {
         let tokens = samples[&format!("stress_tokens_total{{worker=\"{worker}\"}}")];
@@ -188,7 +193,9 @@ fn recording_throughput_with_and_without_a_concurrent_scraper() {
         let scraper = s.spawn(|| {
             let mut n = 0u64;
             while !done.load(Ordering::Relaxed) {
-                encode_prometheus_text(&busy.registry).expect("encodes");
+                ExpositionFormat::PrometheusText
+                    .encode(&busy.registry)
+                    .expect("encodes");
                 n += 1;
                 std::thread::sleep(Duration::from_micros(50));
             }
@@ -200,7 +207,9 @@ fn recording_throughput_with_and_without_a_concurrent_scraper() {
         rate
     });
     for f in [&quiet, &busy] {
-        let text = encode_prometheus_text(&f.registry).expect("encodes");
+        let text = ExpositionFormat::PrometheusText
+            .encode(&f.registry)
+            .expect("encodes");
         let samples = samples(&text);
         for worker in 0..workers {
             assert_eq!(

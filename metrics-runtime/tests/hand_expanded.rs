@@ -265,32 +265,32 @@ impl DemoMetrics {
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
         DemoMetrics {
-            running: ::metric_handles::Family::register(
+            running: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_RUNNING,
                 options,
             ),
-            generation_tokens: ::metric_handles::Family::register(
+            generation_tokens: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_GENERATION_TOKENS,
                 options,
             ),
-            ttft: ::metric_handles::Family::register(
+            ttft: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_TTFT,
                 options,
             ),
-            request_success: ::metric_handles::Family::register(
+            request_success: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_REQUEST_SUCCESS,
                 options,
             ),
-            accepted_per_pos: ::metric_handles::Family::register(
+            accepted_per_pos: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_ACCEPTED_PER_POS,
                 options,
             ),
-            lora_requests: ::metric_handles::Family::register(
+            lora_requests: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_LORA_REQUESTS,
                 options,
@@ -301,12 +301,12 @@ impl DemoMetrics {
     /// Resolves every metric's series for `labels` once, into cached handles.
     pub fn resolve(&self, labels: &EngineLabels) -> DemoHandles {
         DemoHandles {
-            running: self.running.resolve(labels),
-            generation_tokens: self.generation_tokens.resolve(labels),
-            ttft: self.ttft.resolve(labels),
-            request_success: self.request_success.resolve(labels),
-            accepted_per_pos: self.accepted_per_pos.resolve(labels),
-            lora_requests: self.lora_requests.resolve(labels),
+            running: self.running.get_or_create(labels),
+            generation_tokens: self.generation_tokens.get_or_create(labels),
+            ttft: self.ttft.get_or_create(labels),
+            request_success: self.request_success.get_or_create(labels),
+            accepted_per_pos: self.accepted_per_pos.get_or_create(labels),
+            lora_requests: self.lora_requests.get_or_create(labels),
         }
     }
 
@@ -344,8 +344,8 @@ fn hand_expanded_code_registers_resolves_records_and_encodes() {
     h.generation_tokens.inc_by(5);
     h.ttft.observe(0.05);
     h.request_success.get(FinishReason::Length).inc();
-    h.accepted_per_pos.get(1).inc_by(3);
-    h.accepted_per_pos.get(4).inc(); // beyond the pre-resolved 2: looked up, not lost
+    h.accepted_per_pos.get_or_create(1).inc_by(3);
+    h.accepted_per_pos.get_or_create(4).inc(); // beyond the pre-resolved 2: looked up, not lost
     for lora in ["a", "b", "c"] {
         h.lora_requests
             .get_or_create(&LoraLabels {
@@ -353,7 +353,9 @@ fn hand_expanded_code_registers_resolves_records_and_encodes() {
             })
             .inc();
     }
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     let expected = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m",engine="0"} 2
@@ -387,6 +389,8 @@ demo:lora_requests_total{model_name="m",engine="0",otel_metric_overflow="true"} 
     assert_eq!(text, expected);
 
     metrics.remove(&labels);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     assert!(!text.contains("model_name=\"m\""), "{text}");
 }

@@ -1,11 +1,12 @@
 //! Our lock-free histogram encodes byte-for-byte like prometheus-client's `Histogram` for
 //! finite observations, in both text formats, alone and inside a labelled family.
 
+use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{prometheus_text, text};
 use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
 use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::{Family, Histogram, NoLabels, SeriesSpec};
+use metric_handles::{Family, Histogram, NoLabels};
 use proptest::prelude::*;
 
 fn both_formats(registry: &Registry) -> (String, String) {
@@ -60,10 +61,10 @@ proptest! {
 fn a_labelled_family_encodes_like_prometheus_clients_family() {
     const BOUNDS: [f64; 6] = [0.001, 0.01, 0.1, 1.0, 2.5, 10.0];
     let ours: Family<NoLabels, Histogram> =
-        Family::new(SeriesSpec::new().with_buckets(BOUNDS.to_vec()));
+        new_family(SeriesSpec::new().with_buckets(BOUNDS.to_vec()));
     let theirs: PcFamily<Vec<(String, String)>, PcHistogram> =
         PcFamily::new_with_constructor(|| PcHistogram::new(BOUNDS));
-    let ours_handle = ours.resolve(&NoLabels);
+    let ours_handle = ours.get_or_create(&NoLabels);
     let theirs_handle = theirs.get_or_create(&Vec::new()).clone();
     for v in [0.0005, 0.02, 0.02, 3.0, 99.0, 1.0] {
         ours_handle.observe(v);

@@ -1,13 +1,15 @@
 //! One test per row of `docs/reliability.md`'s bad-input table: each feeds the recorders one
 //! kind of bad input and asserts the exact outcome a scraper sees (and the diagnostic counter,
 //! where the input is ignored). The log records are asserted in `vllm_tracing.rs`.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 
 use metric_handles::vllm::{
     EventType::{Preempted, Queued, Scheduled},
     FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats, RequestParams,
-    SchedulerStats, SpecDecodingStats, VllmMetricsConfig, ENGINE_SLOTS, MAX_MODEL_NAME_LEN,
+    SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_MODEL_NAME_LEN,
 };
 use vllm_support::*;
 
@@ -163,7 +165,7 @@ fn stats_for_an_engine_never_seen_join_it_and_nothing_else_creates_one() {
         ..SchedulerStats::default()
     };
     // A slot engine, one past the lock-free slots, and the largest index.
-    let beyond = u32::try_from(ENGINE_SLOTS).expect("fits");
+    let beyond = u32::try_from(metric_handles::__private::ENGINE_SLOTS).expect("fits");
     for engine in [7, beyond, u32::MAX] {
         metrics.scheduler().record(engine, &stats);
     }

@@ -1,5 +1,7 @@
 //! One test per bad-input row of `docs/reliability.md` for the connector, sleep, LoRA and
 //! plug-in families: each feeds one kind of bad input and asserts what a scraper sees.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

@@ -2,6 +2,8 @@
 //! while a third engine leaves and re-joins: the figures show scraping does not block recording
 //! (printed, never asserted), and both runs end with exact totals.
 //! `METRIC_HANDLES_STRESS=long` records 25x more.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod reliability_support;
 mod vllm_support;
@@ -81,7 +83,9 @@ fn recorder_throughput_with_and_without_a_scraper_and_engine_churn() {
         let scraper = s.spawn(|| {
             let mut n = 0u64;
             while !done.load(Ordering::Relaxed) {
-                metric_handles::encode_prometheus_text(&registry).expect("encodes");
+                metric_handles::ExpositionFormat::PrometheusText
+                    .encode(&registry)
+                    .expect("encodes");
                 n += 1;
             }
             n

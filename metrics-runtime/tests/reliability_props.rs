@@ -13,6 +13,8 @@
 //!
 //! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
 //! the other tests. `METRIC_HANDLES_STRESS=long` runs 20x the cases.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
@@ -507,7 +509,9 @@ fn check_histograms(samples: &[Sample]) {
 }
 
 fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
-    let text = metric_handles::encode_prometheus_text(registry).expect("encodes");
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(registry)
+        .expect("encodes");
     let samples = parse(&text);
     check_histograms(&samples);
 

@@ -1,5 +1,7 @@
 //! Recording from several threads while another scrapes and an engine joins and leaves: every
 //! total of the stable engines is exact at the end, and nothing panics or deadlocks.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 
@@ -61,7 +63,9 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
         let scraper = s.spawn(|| {
             let mut n = 0u32;
             loop {
-                let text = metric_handles::encode_openmetrics(&registry).expect("encodes");
+                let text = metric_handles::ExpositionFormat::OpenMetrics
+                    .encode(&registry)
+                    .expect("encodes");
                 assert!(text.ends_with("# EOF\n"));
                 n += 1;
                 if done.load(Ordering::Relaxed) {

@@ -1,9 +1,12 @@
 //! Both exposition formats of a registry holding every vLLM metric, recorded, parse with
 //! Python's real `prometheus_client` parsers (`scripts/check_exposition.py`).
 //!
-//! Without Python's `prometheus_client` the test prints a SKIPPED line and passes, unless
+//! Without Python's `prometheus_client` the test prints a `SKIPPED:` line and passes, unless
 //! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`), where it fails.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
+mod external_tool;
 mod vllm_support;
 
 use std::path::{Path, PathBuf};
@@ -16,14 +19,6 @@ use metric_handles::vllm::{
 };
 use metric_handles::{ExpositionFormat, MetricKind};
 use vllm_support::*;
-
-fn python_prometheus_client_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import prometheus_client"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
 
 fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {
@@ -147,13 +142,13 @@ fn script() -> PathBuf {
 
 #[test]
 fn both_formats_parse_with_pythons_prometheus_client() {
-    if !python_prometheus_client_available() {
-        let message = "SKIPPED vllm_exposition_parsers: python3 with prometheus_client not found \
-                       (pip install prometheus_client)";
-        if std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").as_deref() == Ok("1") {
-            panic!("{message}, and METRIC_HANDLES_REQUIRE_TOOLS=1 requires it");
-        }
-        println!("{message}");
+    let available = external_tool::runs("python3", &["-c", "import prometheus_client"]);
+    if !external_tool::available_or_skip(
+        available,
+        "both_formats_parse_with_pythons_prometheus_client",
+        "python3 with prometheus_client",
+        "PyPI package prometheus_client",
+    ) {
         return;
     }
     let dir = unique_temp_dir();

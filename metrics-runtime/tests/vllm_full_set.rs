@@ -2,6 +2,9 @@
 //! by source, preemptions per request, NIXL and Mooncake connectors, sleep state and sleep-mode
 //! operations, LoRA adapters, the HTTP declarations, and the whole set exported at once.
 
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
+
 mod vllm_support;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use metric_handles::http::HttpMetrics;
 use metric_handles::plugin::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
-    catalogue_sections, iteration_tokens, CachedTokensBySource, EngineLabels, EngineSleepState,
-    EventType, FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
-    MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats,
-    RequestOutput, RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
+    catalogue, iteration_tokens, CachedTokensBySource, EngineLabels, EngineSleepState, EventType,
+    FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation, MooncakeRecord,
+    MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats, RequestOutput,
+    RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
 };
 use metric_handles::{Counter, MetricKind};
 use vllm_support::*;
@@ -451,7 +454,7 @@ fn a_third_party_connector_registers_its_families_beside_vllms() {
         model_name: "model".into(),
         engine: 2,
     };
-    hits.resolve(&labels, &["disk"])
+    hits.get_or_create(&labels, &["disk"])
         .expect("one value")
         .inc_by(5);
     let s = scrape(&registry);
@@ -491,14 +494,14 @@ fn every_catalogued_family_is_exported_with_its_type_and_samples() {
     let (mut registry, metrics) = setup_default();
     let http = HttpMetrics::register(&mut registry);
     http.requests
-        .resolve(&metric_handles::http::HttpRequestLabels {
+        .get_or_create(&metric_handles::http::HttpRequestLabels {
             method: "POST".into(),
             status: metric_handles::http::StatusClass::from_code(200),
             handler: "/v1/completions".into(),
         })
         .inc();
     http.duration
-        .resolve(&metric_handles::http::HttpHandlerLabels {
+        .get_or_create(&metric_handles::http::HttpHandlerLabels {
             method: "POST".into(),
             handler: "/v1/completions".into(),
         })
@@ -533,28 +536,27 @@ fn every_catalogued_family_is_exported_with_its_type_and_samples() {
     metrics.requests().track(0, params()).abort(101.0);
     let s = scrape(&registry);
     let mut families = 0;
-    for (_, descriptors) in catalogue_sections() {
-        for d in descriptors {
-            families += 1;
-            let exposed = d.exposed_name();
-            let type_line = format!("# TYPE {exposed} {}", d.kind.as_str());
-            assert!(s.text.contains(&type_line), "missing {type_line:?}");
-            let sample = match d.kind {
-                MetricKind::Histogram => format!("{exposed}_count"),
-                _ => exposed.clone(),
-            };
-            assert!(s.has(&sample, &[]), "no sample of {sample}");
-            if let Some(buckets) = &d.buckets {
-                let bounds = buckets.bounds();
-                let le = s
-                    .find(&format!("{exposed}_bucket"), &[])
-                    .iter()
-                    .filter(|(labels, _)| labels.iter().any(|(k, v)| k == "le" && v == "+Inf"))
-                    .count();
-                assert!(le > 0, "{exposed}: no +Inf bucket");
-                let series_buckets = s.find(&format!("{exposed}_bucket"), &[]).len() / le;
-                assert_eq!(series_buckets, bounds.len() + 1, "{exposed}: bucket count");
-            }
+    let catalogue = catalogue();
+    for d in catalogue.descriptors() {
+        families += 1;
+        let exposed = d.exposed_name();
+        let type_line = format!("# TYPE {exposed} {}", d.kind.as_str());
+        assert!(s.text.contains(&type_line), "missing {type_line:?}");
+        let sample = match d.kind {
+            MetricKind::Histogram => format!("{exposed}_count"),
+            _ => exposed.clone(),
+        };
+        assert!(s.has(&sample, &[]), "no sample of {sample}");
+        if let Some(buckets) = &d.buckets {
+            let bounds = buckets.bounds();
+            let le = s
+                .find(&format!("{exposed}_bucket"), &[])
+                .iter()
+                .filter(|(labels, _)| labels.iter().any(|(k, v)| k == "le" && v == "+Inf"))
+                .count();
+            assert!(le > 0, "{exposed}: no +Inf bucket");
+            let series_buckets = s.find(&format!("{exposed}_bucket"), &[]).len() / le;
+            assert_eq!(series_buckets, bounds.len() + 1, "{exposed}: bucket count");
         }
     }
     assert_eq!(families, 61, "vLLM's Rust frontend registers 61 families");

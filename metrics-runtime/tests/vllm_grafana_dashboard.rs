@@ -2,6 +2,8 @@
 //! in the vLLM repository) works unchanged: every series its panels query exists, with the
 //! `model_name` label its `$model_name` variable filters on, once deprecated names are switched
 //! on with one setting.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

@@ -1,5 +1,7 @@
-//! Request-metric scenarios (spec section 4): whole lifecycles driven through the tracker, every
+//! Request-metric scenarios: whole lifecycles driven through the tracker, every
 //! affected sample asserted in the encoded exposition, one test per edge case.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

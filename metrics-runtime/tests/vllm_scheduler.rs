@@ -1,5 +1,7 @@
-//! Scheduler-metric scenarios (spec section 3), engines joining and leaving, the log-stats
-//! accumulator, the periodic log line (spec section 6) and the deprecated aliases.
+//! Scheduler-metric scenarios: engines joining and leaving, the log-stats
+//! accumulator, the periodic log line and the deprecated aliases.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

@@ -1,6 +1,8 @@
 //! The exported metric set against vLLM's list, written here as data independently of the
 //! declarations: exact names, types, label keys, enum label values and bucket bounds, and
 //! nothing else exported.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 
@@ -200,7 +202,9 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
         ..VllmMetricsConfig::default()
     });
     metrics.scheduler().add_engine(0);
-    let openmetrics = metric_handles::encode_openmetrics(&registry).expect("encodes");
+    let openmetrics = metric_handles::ExpositionFormat::OpenMetrics
+        .encode(&registry)
+        .expect("encodes");
     let s = scrape(&registry);
 
     let spec: Vec<Expected> = scheduler_spec().into_iter().chain(request_spec()).collect();

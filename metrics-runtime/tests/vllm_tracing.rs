@@ -1,5 +1,7 @@
 //! The periodic log line and the records of ignored or adjusted input (outputs and finishes
 //! after the finish, an empty or truncated model name) are emitted through `tracing`.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

@@ -1,6 +1,8 @@
 //! The record paths allocate nothing once an engine is known, shown with a
 //! counting global allocator. Counts are per thread, so tests running in parallel do not see
 //! each other's allocations.
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
 
 mod vllm_support;
 

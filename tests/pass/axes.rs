@@ -54,9 +54,9 @@ fn main() {
     h.latency.get(Device::Gpu).observe(0.5);
     assert_eq!(h.accepted.preresolved(), DRAFT);
     assert_eq!(h.drafted.preresolved(), 0);
-    h.drafted.get(7).inc_by(0.5);
+    h.drafted.get_or_create(7).inc_by(0.5);
     h.lora_latency.get_or_create(&Adapter { lora_name: "x".into() }).observe(0.5);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains(r#"ax:usage{engine="0",device="CPU_OFFLOAD"} 0.5"#), "{text}");
     assert!(text.contains(r#"ax:drafted_total{engine="0",position="7"} 0.5"#), "{text}");
 }

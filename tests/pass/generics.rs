@@ -51,6 +51,6 @@ fn main() {
     let by_enum = ByEnum::<Shard, Kind>::register(&mut registry);
     let h: ByEnumHandles<Shard, Kind> = by_enum.resolve(&Shard { shard: 1 });
     h.events.get(Kind::B).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains(r#"gen:events_total{shard="1",kind="B"} 1"#), "{text}");
 }

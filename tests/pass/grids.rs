@@ -54,7 +54,7 @@ fn main() {
     h.operation_time.get((Operation::Put, Outcome::Success)).observe(0.005);
     h.retries.get((Operation::Put, 1)).inc();
     h.keys.get((Operation::Get, Outcome::Success, Tier::Disk)).inc_by(4);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     let ops: Vec<&str> = text.lines().filter(|l| l.starts_with("kv:operation_total")).collect();
     assert_eq!(
         ops,

@@ -66,7 +66,7 @@ fn main() {
     engine0.request_success.get(FinishReason::Stop).inc();
 
     // 4. Encode for a scrape.
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains(
         r#"demo:request_success_total{model_name="llama",engine="0",finished_reason="stop"} 1"#
     ));

@@ -105,7 +105,7 @@ fn main() {
     assert_eq!(d[2].kind, MetricKind::Histogram);
     assert_eq!(d[3].label_keys(), ["engine", "phase"]);
     assert_eq!(d[5].kind, MetricKind::Gauge);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     for sample in [
         r#"t:requests_total{engine="0"} 1"#,
         r#"t:cache_usage{engine="0"} 0.5"#,

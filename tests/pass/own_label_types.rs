@@ -35,6 +35,6 @@ fn main() {
     let labels = ServiceLabels { name: "api".into(), shard: 3, canary: false };
     let handles: ServiceHandles = metrics.resolve(&labels);
     handles.responses.get(Outcome::ServerError).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains(r#"svc:responses_total{service="api",shard="3",canary="false",outcome="5xx"} 1"#), "{text}");
 }

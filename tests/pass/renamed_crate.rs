@@ -35,7 +35,7 @@ fn main() {
     let handles: MetricsHandles = metrics.resolve(&Labels { engine: 1 });
     handles.tokens.get(Phase::Decode).inc();
     handles.step.observe(0.005);
-    let text = rt::encode_prometheus_text(&registry).unwrap();
+    let text = rt::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains(r#"demo:tokens_total{engine="1",phase="decode"} 1"#), "{text}");
     assert!(text.contains("demo:step_latency_seconds_count"), "{text}");
 }

@@ -27,6 +27,6 @@ fn main() {
     handles.crate_visible.inc();
     handles.public.set(1);
     inner::bump_private(&handles);
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert!(text.contains("vis:private_total 1"), "{text}");
 }

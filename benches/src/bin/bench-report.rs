@@ -34,7 +34,7 @@ fn main() {
     } else {
         print!("{}", report::lines(&dir, threads));
     }
-    println!("\ntargets (issue 5):");
+    println!("\ntargets:");
     print!("{}", report::target_lines(&dir, threads));
 }
 

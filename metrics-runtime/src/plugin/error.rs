@@ -6,7 +6,7 @@ use crate::buckets::BucketError;
 use crate::descriptor::MetricKind;
 
 /// Why [`RuntimeFamilies::register`](super::RuntimeFamilies::register) or
-/// [`RuntimeFamily::resolve`](super::RuntimeFamily::resolve) refused its input: one variant per
+/// [`RuntimeFamily::get_or_create`](super::RuntimeFamily::get_or_create) refused its input: one variant per
 /// rule, the same rules `#[derive(MetricHandles)]` enforces at compile time. Nothing is
 /// registered or created when an error is returned.
 #[derive(Clone, Debug, PartialEq)]

@@ -25,7 +25,7 @@ use crate::member::SeriesSpec;
 /// exposition after the registry's own metrics, in registration order.
 ///
 /// Registering and scraping take a lock on the list of families; recording never does: it
-/// goes through the handles [`RuntimeFamily::resolve`] returns.
+/// goes through the handles [`RuntimeFamily::get_or_create`] returns.
 ///
 /// Cloning is cheap; clones share the set.
 pub struct RuntimeFamilies<L> {
@@ -97,6 +97,8 @@ impl<L: LabelSet> RuntimeFamilies<L> {
 
     /// Registers a family this crate declares (and tests against the rules), skipping the
     /// checks that cannot fail for it: its spec is a constant and the set is fresh.
+    // Used by the vLLM families only.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn register_declared<M: RuntimeMember>(
         &self,
         descriptor: &crate::MetricDescriptor,

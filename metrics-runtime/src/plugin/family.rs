@@ -37,10 +37,10 @@ type SeriesKey<L> = (L, Box<[String]>);
 /// The series of a family registered with
 /// [`RuntimeFamilies::register`](super::RuntimeFamilies::register).
 ///
-/// [`resolve`](Self::resolve) is the slow path (validates, hashes, locks, maybe allocates) and
+/// [`get_or_create`](Self::get_or_create) is the slow path (validates, hashes, locks, maybe allocates) and
 /// returns the handle (`Counter`, `Gauge`, `Histogram`): cache it, and every record through it
 /// is the same atomic operation as through a derived field's handle. Past the spec's series
-/// limit, `resolve` returns the shared overflow series (`otel_metric_overflow="true"`).
+/// limit, `get_or_create` returns the shared overflow series (`otel_metric_overflow="true"`).
 /// Cloning is cheap; clones share the series.
 pub struct RuntimeFamily<L, M> {
     inner: Arc<Inner<L, M>>,
@@ -81,7 +81,7 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     /// The handle of the series `common` + `extra` (one value per extra label key, in order):
     /// found, created on first sight, or the overflow series. Fails only when `extra` has the
     /// wrong length.
-    pub fn resolve(&self, common: &L, extra: &[&str]) -> Result<M, FamilyError> {
+    pub fn get_or_create(&self, common: &L, extra: &[&str]) -> Result<M, FamilyError> {
         let inner = &*self.inner;
         if extra.len() != inner.extra_keys.len() {
             return Err(FamilyError::LabelValueCount {
@@ -98,6 +98,8 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     }
 
     /// The handle of a family this crate declares, with `extra` known to match its keys.
+    // Used by the vLLM families only.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn resolve_declared(&self, common: &L, extra: &[&str]) -> M {
         let inner = &*self.inner;
         let key = (
@@ -108,6 +110,8 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     }
 
     /// The handle of a family this crate declares without extra label keys.
+    // Used by the vLLM families only.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn resolve_common(&self, common: &L) -> M {
         self.resolve_declared(common, &[])
     }
@@ -147,7 +151,7 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         self.len() == 0
     }
 
-    /// How many resolves were routed to the overflow series.
+    /// How many `get_or_create` calls were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
         self.inner.series.overflowed_lookups()
     }

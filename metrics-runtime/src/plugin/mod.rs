@@ -5,7 +5,7 @@
 //! when it starts, a configuration file lists business counters. [`RuntimeFamilies`] takes a
 //! [`FamilySpec`] (name, kind, help, unit, buckets, extra label keys), validates it with the
 //! derive's rules ([`FamilyError`], never a panic) and registers it into the same
-//! prometheus-client `Registry`. [`RuntimeFamily::resolve`] returns the same handle types the
+//! prometheus-client `Registry`. [`RuntimeFamily::get_or_create`] returns the same handle types the
 //! derive hands out (`Counter`, `Gauge`, this crate's `Histogram`): resolve once per label
 //! values, keep the handle, and every record is an atomic operation, as with a derived field.
 //!
@@ -39,10 +39,10 @@
 //!
 //! // Resolve once per label values (the slow path), then record with atomics only.
 //! let engine0 = EngineLabels { model_name: "m".into(), engine: 0 };
-//! let host_fetches = fetches.resolve(&engine0, &["host"]).expect("one value per extra key");
+//! let host_fetches = fetches.get_or_create(&engine0, &["host"]).expect("one value per extra key");
 //! host_fetches.inc_by(3);
 //!
-//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+//! let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
 //! assert!(text.contains(r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 3"#));
 //! ```
 

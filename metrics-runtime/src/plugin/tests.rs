@@ -205,8 +205,13 @@ fn a_duplicate_or_reserved_name_is_rejected_and_the_first_family_survives() {
             name: "vllm:num_requests_running".into()
         })
     );
-    first.resolve(&engine(0), &[]).expect("no extras").inc();
-    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    first
+        .get_or_create(&engine(0), &[])
+        .expect("no extras")
+        .inc();
+    let text = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     assert_eq!(text.matches("# TYPE x").count(), 1, "{text}");
     assert!(text.contains("# HELP x_total first."), "{text}");
     assert_eq!(families.len(), 1);
@@ -239,7 +244,7 @@ fn resolve_rejects_the_wrong_number_of_label_values() {
         .expect("valid");
     for values in [&[][..], &["save"][..], &["save", "ok", "extra"][..]] {
         assert_eq!(
-            family.resolve(&engine(0), values).map(|_| ()),
+            family.get_or_create(&engine(0), values).map(|_| ()),
             Err(FamilyError::LabelValueCount {
                 name: "x".into(),
                 expected: 2,
@@ -272,21 +277,29 @@ fn every_kind_records_through_the_resolved_handle_and_encodes_like_a_derived_fam
         )
         .expect("valid");
     let e0 = engine(0);
-    let handle = ops.resolve(&e0, &["save", "ok"]).expect("two values");
+    let handle = ops.get_or_create(&e0, &["save", "ok"]).expect("two values");
     handle.inc();
     handle.inc_by(2);
-    ops.resolve(&e0, &["save", "ok"])
+    ops.get_or_create(&e0, &["save", "ok"])
         .expect("same series")
         .inc();
-    ops.resolve(&engine(1), &["load", "error"])
+    ops.get_or_create(&engine(1), &["load", "error"])
         .expect("two values")
         .inc();
-    bytes.resolve(&e0, &[]).expect("no extras").inc_by(1.5);
-    level.resolve(&e0, &[]).expect("no extras").set(-4);
-    latency.resolve(&e0, &[]).expect("no extras").observe(0.5);
+    bytes
+        .get_or_create(&e0, &[])
+        .expect("no extras")
+        .inc_by(1.5);
+    level.get_or_create(&e0, &[]).expect("no extras").set(-4);
+    latency
+        .get_or_create(&e0, &[])
+        .expect("no extras")
+        .observe(0.5);
     assert_eq!(ops.len(), 2);
 
-    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    let text = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     for line in [
         "# HELP store_ops_total Store operations.",
         "# TYPE store_ops_total counter",
@@ -307,13 +320,19 @@ fn every_kind_records_through_the_resolved_handle_and_encodes_like_a_derived_fam
 fn families_registered_after_the_registry_is_shared_are_exported() {
     let (registry, families) = families();
     let registry = std::sync::Arc::new(registry);
-    let before = crate::encode_prometheus_text(&registry).expect("encodes");
+    let before = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     assert!(!before.contains("late"), "{before}");
     let late = families
         .register::<Gauge>(&FamilySpec::gauge("late", "Registered after sharing"))
         .expect("valid");
-    late.resolve(&engine(3), &[]).expect("no extras").set(7);
-    let after = crate::encode_prometheus_text(&registry).expect("encodes");
+    late.get_or_create(&engine(3), &[])
+        .expect("no extras")
+        .set(7);
+    let after = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     assert!(
         after.contains(r#"late{model_name="m",engine="3"} 7"#),
         "{after}"
@@ -330,12 +349,14 @@ fn removing_a_common_label_set_drops_its_series_in_every_family_and_nothing_else
         .register::<Gauge>(&FamilySpec::gauge("b", "help"))
         .expect("valid");
     for e in [0, 1] {
-        a.resolve(&engine(e), &["x"]).expect("ok").inc();
-        a.resolve(&engine(e), &["y"]).expect("ok").inc();
-        b.resolve(&engine(e), &[]).expect("ok").set(1);
+        a.get_or_create(&engine(e), &["x"]).expect("ok").inc();
+        a.get_or_create(&engine(e), &["y"]).expect("ok").inc();
+        b.get_or_create(&engine(e), &[]).expect("ok").set(1);
     }
     assert_eq!(families.remove_common(&engine(0)), 3);
-    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    let text = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     assert!(!text.contains(r#"engine="0""#), "{text}");
     assert_eq!(text.matches(r#"engine="1""#).count(), 3, "{text}");
     assert!(a.remove(&engine(1), &["x"]));
@@ -353,11 +374,16 @@ fn a_full_family_sends_new_label_values_to_the_overflow_series() {
         )
         .expect("valid");
     for value in ["a", "b", "c", "d"] {
-        family.resolve(&engine(0), &[value]).expect("ok").inc();
+        family
+            .get_or_create(&engine(0), &[value])
+            .expect("ok")
+            .inc();
     }
     assert_eq!(family.len(), 2);
     assert_eq!(family.overflowed_lookups(), 2);
-    let text = crate::encode_prometheus_text(&registry).expect("encodes");
+    let text = crate::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
     assert!(
         text.contains(r#"c_total{otel_metric_overflow="true"} 2"#),
         "{text}"

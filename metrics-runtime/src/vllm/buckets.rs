@@ -1,4 +1,5 @@
-//! vLLM's histogram bucket bounds, exact.
+//! vLLM's histogram bucket bounds, exact (as defined in `rust/src/metrics/src/scheduler.rs`
+//! and `rust/src/metrics/src/request.rs` of the vllm-project/vllm repository).
 //!
 //! The token-count histograms use the 1-2-5 series up to the model's context length
 //! ([`one_two_five`](crate::buckets::one_two_five)); their default, for a 131072-token context,
@@ -91,7 +92,7 @@ pub const TOKENS_BUCKETS_DEFAULT_MAX: u32 = 131_072;
 /// The token-count buckets for a model whose context holds `max_model_len` tokens: the 1-2-5
 /// series ending in `max_model_len` (a `max_model_len` of 0 is treated as 1, so the list is
 /// never empty).
-pub fn tokens_buckets(max_model_len: u32) -> Vec<f64> {
+pub(crate) fn tokens_buckets(max_model_len: u32) -> Vec<f64> {
     crate::buckets::one_two_five(f64::from(max_model_len.max(1)))
 }
 

@@ -1,7 +1,7 @@
 //! The engine → entry table: read without a lock, written on join and leave.
 //!
 //! Engines join at run time (data-parallel scale-up) and leave. Every record looks its engine
-//! up here, so the lookup must be free of hashing, locks and allocation (DESIGN section 4). Engine
+//! up here, so the lookup must be free of hashing, locks and allocation: it is on every record's path. Engine
 //! indices below [`ENGINE_SLOTS`] index an array of `ArcSwapOption`s: a lookup is an array index
 //! plus an `arc-swap` load (a few atomic operations, no lock, no allocation), and an engine that
 //! leaves can be replaced safely while other threads still read its old entry. Indices at or
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use arc_swap::{ArcSwapOption, Guard};
 
 /// Engine indices with a lock-free slot.
-pub const ENGINE_SLOTS: usize = 256;
+pub(crate) const ENGINE_SLOTS: usize = 256;
 
 pub(crate) struct EngineTable<T> {
     slots: Box<[ArcSwapOption<T>]>,

@@ -1,6 +1,7 @@
 //! The request lifecycle as a pure state machine: what to record, as plain values.
 //!
-//! [`RequestLifecycle`] implements spec section 4 without touching a metric: each output yields
+//! [`RequestLifecycle`] implements vLLM's per-request metric arithmetic without touching a
+//! metric: each output yields
 //! an [`OutputRecord`], the finish a [`FinishRecord`]. The tracker
 //! ([`RequestMetricsTracker`](super::RequestMetricsTracker)) writes those into cached handles.
 //! Keeping the arithmetic here makes every edge case unit-testable on its own.

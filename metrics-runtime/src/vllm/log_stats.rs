@@ -1,5 +1,5 @@
-//! The per-engine log-stats accumulator (spec section 3, last paragraph): not exported, drained
-//! by the periodic log line.
+//! The per-engine log-stats accumulator: spec-decode and CUDA-graph figures that are not
+//! exported as metrics but summed per interval for the periodic log line, as vLLM does.
 //!
 //! [`LogStatsInterval`] is the plain-value form (sum of drafts, element-wise per-position sum,
 //! CUDA-graph key counts). [`LogStatsAccumulator`] is the concurrent form the scheduler recorder

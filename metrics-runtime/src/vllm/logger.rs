@@ -8,7 +8,7 @@ use super::log_stats::LogStatsInterval;
 use super::stats_line::{CounterTotals, GaugeReadings, StatsLine};
 use super::{EngineEntry, VllmMetrics};
 
-/// Computes vLLM's periodic log line (spec section 6) from counter deltas since the previous
+/// Computes vLLM's periodic log line (the format of vLLM's `LoggingStatLogger`) from counter deltas since the previous
 /// line, over every engine present at the time of the line (engines need not start at 0), and
 /// emits it with `tracing::info!`.
 ///

@@ -91,7 +91,7 @@ impl LoraInfoRecorder {
             } else {
                 0.0
             };
-            self.family.resolve(labels).set(value);
+            self.family.get_or_create(labels).set(value);
         }
         *current = next;
     }

@@ -1,5 +1,8 @@
 //! vLLM's complete metric set, recorded at atomic-add cost: the families of vLLM's Rust
-//! frontend `/metrics` (`docs/metrics.md` lists them, with the vLLM files and commits matched).
+//! frontend `/metrics`, with the default `vllm` feature. The names, types, labels, bucket bounds
+//! and arithmetic are vLLM's, so vLLM's Grafana dashboard, alert rules and PromQL queries work
+//! unchanged against a frontend that records through this module; [`catalogue`] lists every
+//! family with the vLLM files and commits it was matched against.
 //!
 //! * [`VllmMetrics::register`] registers every scheduler and request metric, declared with
 //!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`], the sleep-mode
@@ -34,7 +37,7 @@
 //! };
 //! tracker.observe_output(7.0, 100.25, &output);
 //! assert!(tracker.is_finished());
-//! let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+//! let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
 //! assert!(text.contains(
 //!     r#"vllm:request_success_total{model_name="model",engine="0",finished_reason="length"} 1"#
 //! ));
@@ -66,18 +69,19 @@ use std::sync::Arc;
 
 use prometheus_client::registry::Registry;
 
+use buckets::tokens_buckets;
 pub use buckets::{
-    tokens_buckets, ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
-    MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
-    NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS,
-    REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
+    ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, MOONCAKE_OPERATION_TIME_BUCKETS,
+    NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS, NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
+    PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
+    TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
-pub use catalogue::{catalogue_markdown, catalogue_sections, how_computed, VLLM_SOURCES};
+pub use catalogue::catalogue;
 pub use connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
 pub use connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
-pub use engines::ENGINE_SLOTS;
+pub(crate) use engines::ENGINE_SLOTS;
 pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
 pub use lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
@@ -93,13 +97,12 @@ pub use scheduler_metrics::{SchedulerHandles, SchedulerMetrics};
 pub use sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
 pub use sleep_mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
 pub use sleep_state::SLEEP_STATE_DESCRIPTORS;
-pub use stats_line::{CounterTotals, GaugeReadings, SpecDecodeLine, StatsLine};
+pub use stats_line::{SpecDecodeLine, StatsLine};
 pub use tracker::{RequestMetricsRecorder, RequestMetricsTracker};
 pub use types::{
     CachedTokensBySource, CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats,
     PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
 };
-pub use values::{clamp_fraction, diff_or_zero, elapsed_or_zero, gauge_value, saturating_inc_by};
 
 use connectors::{ConnectorFamilies, ConnectorHandles};
 use engines::{EngineTable, EntryRef};

@@ -104,7 +104,8 @@ impl SchedulerStatsRecorder {
             for (position, &accepted) in spec.num_accepted_tokens_per_pos.iter().enumerate() {
                 if accepted != 0 {
                     saturating_inc_by(
-                        &h.spec_decode_num_accepted_tokens_per_pos.get(position),
+                        &h.spec_decode_num_accepted_tokens_per_pos
+                            .get_or_create(position),
                         accepted,
                     );
                 }

@@ -1,4 +1,4 @@
-//! The arithmetic and text of the periodic log line (spec section 6), on plain values.
+//! The arithmetic and text of vLLM's periodic log line, on plain values.
 //!
 //! [`StatsLogger`](super::StatsLogger) reads the metrics into [`CounterTotals`] and
 //! [`GaugeReadings`]; [`StatsLine::compute`] turns two readings and the drained log stats into
@@ -10,7 +10,7 @@ use super::log_stats::LogStatsInterval;
 
 /// Cumulative counter values at one instant, summed over every engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CounterTotals {
+pub(crate) struct CounterTotals {
     /// `vllm:prompt_tokens_by_source{source="local_compute"}`.
     pub prompt_tokens_local_compute: u64,
     /// `vllm:generation_tokens`.
@@ -104,7 +104,7 @@ impl CounterTotals {
 
 /// Gauge values at one instant, over every engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct GaugeReadings {
+pub(crate) struct GaugeReadings {
     /// Σ `vllm:num_requests_running`.
     pub running: i64,
     /// Σ `vllm:num_requests_waiting`.
@@ -172,26 +172,7 @@ fn ratio(numerator: f64, denominator: f64) -> f64 {
 impl StatsLine {
     /// Computes the line from the totals at the previous and current line, the seconds between
     /// them, the current gauges and the log stats drained for the interval.
-    ///
-    /// The spec's example (previous drafts 10, draft tokens 100, accepted 40; current 14, 120,
-    /// 52; 2 s; drained 4 drafts with per-position [4, 2, 1]):
-    ///
-    /// ```
-    /// use metric_handles::vllm::{CounterTotals, GaugeReadings, LogStatsInterval, StatsLine};
-    /// let previous = CounterTotals { spec_decode_num_drafts: 10, spec_decode_num_draft_tokens: 100,
-    ///     spec_decode_num_accepted_tokens: 40, ..Default::default() };
-    /// let current = CounterTotals { spec_decode_num_drafts: 14, spec_decode_num_draft_tokens: 120,
-    ///     spec_decode_num_accepted_tokens: 52, ..Default::default() };
-    /// let drained = LogStatsInterval { num_drafts: 4, accepted_per_pos: vec![4, 2, 1], ..Default::default() };
-    /// let line = StatsLine::compute(&previous, &current, 2.0, &GaugeReadings::default(), &drained);
-    /// let spec = line.spec_decode.unwrap();
-    /// assert_eq!(spec.mean_acceptance_length, 4.0);
-    /// assert_eq!(spec.accepted_throughput, 6.0);
-    /// assert_eq!(spec.drafted_throughput, 10.0);
-    /// assert_eq!(spec.per_position_acceptance_rate, [1.0, 0.5, 0.25]);
-    /// assert_eq!(spec.draft_acceptance_rate_percent, 60.0);
-    /// ```
-    pub fn compute(
+    pub(crate) fn compute(
         previous: &CounterTotals,
         current: &CounterTotals,
         elapsed_seconds: f64,
@@ -356,7 +337,7 @@ mod tests {
     }
 
     #[test]
-    fn the_spec_example_renders_like_vllm() {
+    fn a_spec_decode_interval_renders_like_vllm() {
         let previous = CounterTotals {
             spec_decode_num_drafts: 10,
             spec_decode_num_draft_tokens: 100,
@@ -386,5 +367,11 @@ mod tests {
              Drafted throughput: 10.00 tokens/s, Accepted: 12 tokens, Drafted: 20 tokens, \
              Per-position acceptance rate: 1.000, 0.500, 0.250, Avg Draft acceptance rate: 60.0%"
         ), "{line}");
+        let spec = line.spec_decode.expect("spec-decode section");
+        assert_eq!(spec.mean_acceptance_length, 4.0);
+        assert_eq!(spec.accepted_throughput, 6.0);
+        assert_eq!(spec.drafted_throughput, 10.0);
+        assert_eq!(spec.per_position_acceptance_rate, [1.0, 0.5, 0.25]);
+        assert_eq!(spec.draft_acceptance_rate_percent, 60.0);
     }
 }

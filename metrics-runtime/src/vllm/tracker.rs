@@ -118,14 +118,12 @@ struct ParentState {
 ///   ignored output (above); [`finish`](Self::finish) or [`abort`](Self::abort) after the finish
 ///   is counted in [`RequestMetricsRecorder::ignored_finishes`] and logged with `tracing::debug!`;
 /// * durations between two clock readings that went backwards, or with a NaN or infinite
-///   reading, record 0 (the sample is still counted); request phases use [`diff_or_zero`]
-///   (`0` when either event was not seen);
+///   reading, record 0 (the sample is still counted); request phases use vLLM's rule
+///   (`end - start`, or `0` when either event was not seen, i.e. its timestamp is 0);
 /// * counters saturate at `u64::MAX`.
 ///
 /// A tracker dropped before a finish records the request as finished with reason `abort` at
 /// the current wall-clock time, exactly once.
-///
-/// [`diff_or_zero`]: super::diff_or_zero
 pub struct RequestMetricsTracker {
     entry: Arc<EngineEntry>,
     lifecycle: RequestLifecycle,

@@ -20,17 +20,8 @@ use crate::Counter;
 /// `end - start` when both are finite and `> 0` and `end >= start`, else `0`: vLLM's rule for
 /// the request phase durations, where a timestamp of 0 means "event not seen". Non-finite
 /// timestamps are treated as not seen too, so the result is always finite and `>= 0`.
-///
-/// ```
-/// use metric_handles::vllm::diff_or_zero;
-/// assert_eq!(diff_or_zero(5.0, 2.0), 3.0);
-/// assert_eq!(diff_or_zero(2.0, 5.0), 0.0); // out of order
-/// assert_eq!(diff_or_zero(5.0, 0.0), 0.0); // start never seen
-/// assert_eq!(diff_or_zero(f64::INFINITY, 2.0), 0.0);
-/// assert_eq!(diff_or_zero(f64::NAN, 2.0), 0.0);
-/// ```
 #[inline]
-pub fn diff_or_zero(end: f64, start: f64) -> f64 {
+pub(crate) fn diff_or_zero(end: f64, start: f64) -> f64 {
     if end.is_finite() && start.is_finite() && end > 0.0 && start > 0.0 && end >= start {
         end - start
     } else {
@@ -42,15 +33,8 @@ pub fn diff_or_zero(end: f64, start: f64) -> f64 {
 /// clock readings that are always present (time to first token, inter-token latency, end-to-end
 /// latency). A clock that went backwards, or a NaN/infinite reading, yields 0 rather than a
 /// negative or non-finite sample; the observation itself is still counted.
-///
-/// ```
-/// use metric_handles::vllm::elapsed_or_zero;
-/// assert_eq!(elapsed_or_zero(1.5, 1.0), 0.5);
-/// assert_eq!(elapsed_or_zero(1.0, 1.5), 0.0);
-/// assert_eq!(elapsed_or_zero(f64::NAN, 1.0), 0.0);
-/// ```
 #[inline]
-pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
+pub(crate) fn elapsed_or_zero(end: f64, start: f64) -> f64 {
     if end.is_finite() && start.is_finite() && end >= start {
         let d = end - start;
         // `f64::MAX - (-f64::MAX)` overflows to +Inf.
@@ -66,17 +50,8 @@ pub fn elapsed_or_zero(end: f64, start: f64) -> f64 {
 
 /// A fraction clamped to `0.0..=1.0`; NaN becomes 0, and so does `-0.0` (which would
 /// otherwise be exposed as `-0.0`). Used for `kv_cache_usage`.
-///
-/// ```
-/// use metric_handles::vllm::clamp_fraction;
-/// assert_eq!(clamp_fraction(0.25), 0.25);
-/// assert_eq!(clamp_fraction(1.5), 1.0);
-/// assert_eq!(clamp_fraction(-0.1), 0.0);
-/// assert_eq!(clamp_fraction(f64::NAN), 0.0);
-/// assert!(clamp_fraction(-0.0).is_sign_positive());
-/// ```
 #[inline]
-pub fn clamp_fraction(value: f64) -> f64 {
+pub(crate) fn clamp_fraction(value: f64) -> f64 {
     if value.is_nan() {
         0.0
     } else {
@@ -87,7 +62,7 @@ pub fn clamp_fraction(value: f64) -> f64 {
 
 /// A `u64` count as an `i64` gauge value, saturating at `i64::MAX`.
 #[inline]
-pub fn gauge_value(count: u64) -> i64 {
+pub(crate) fn gauge_value(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
@@ -95,7 +70,7 @@ pub fn gauge_value(count: u64) -> i64 {
 /// (which Prometheus would read as a counter reset). One compare-and-swap when uncontended; a
 /// zero `delta` touches nothing.
 #[inline]
-pub fn saturating_inc_by(counter: &Counter, delta: u64) {
+pub(crate) fn saturating_inc_by(counter: &Counter, delta: u64) {
     if delta == 0 {
         return;
     }
@@ -120,6 +95,23 @@ pub(crate) fn non_negative(seconds: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documented_examples_hold() {
+        assert_eq!(diff_or_zero(5.0, 2.0), 3.0);
+        assert_eq!(diff_or_zero(2.0, 5.0), 0.0); // out of order
+        assert_eq!(diff_or_zero(5.0, 0.0), 0.0); // start never seen
+        assert_eq!(diff_or_zero(f64::INFINITY, 2.0), 0.0);
+        assert_eq!(diff_or_zero(f64::NAN, 2.0), 0.0);
+        assert_eq!(elapsed_or_zero(1.5, 1.0), 0.5);
+        assert_eq!(elapsed_or_zero(1.0, 1.5), 0.0);
+        assert_eq!(elapsed_or_zero(f64::NAN, 1.0), 0.0);
+        assert_eq!(clamp_fraction(0.25), 0.25);
+        assert_eq!(clamp_fraction(1.5), 1.0);
+        assert_eq!(clamp_fraction(-0.1), 0.0);
+        assert_eq!(clamp_fraction(f64::NAN), 0.0);
+        assert!(clamp_fraction(-0.0).is_sign_positive());
+    }
 
     #[test]
     fn diff_or_zero_follows_vllm_and_rejects_non_finite() {

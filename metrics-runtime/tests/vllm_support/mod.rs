@@ -27,7 +27,9 @@ pub struct Scrape {
 }
 
 pub fn scrape(registry: &Registry) -> Scrape {
-    let text = metric_handles::encode_prometheus_text(registry).expect("encodes");
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(registry)
+        .expect("encodes");
     let samples = text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

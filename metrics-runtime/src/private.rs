@@ -1,0 +1,157 @@
+//! Items the derive's generated code (and this repository's tests and benchmarks) refer to, as
+//! `metric_handles::__private`. Not a stable API: anything here may change in any release.
+
+pub use crate::family::register_family;
+pub use crate::member::SeriesSpec;
+pub use prometheus_client;
+pub use prometheus_client::registry::Registry;
+pub use std;
+
+/// The number of engine indices with a lock-free slot in the vLLM recorders; higher indices
+/// go through a locked map.
+#[cfg(feature = "vllm")]
+pub const ENGINE_SLOTS: usize = crate::vllm::ENGINE_SLOTS;
+
+/// An unregistered family whose members are built from `spec` (benchmarks and tests).
+pub fn new_family<L: crate::LabelSet, M: crate::FamilyMember>(
+    spec: SeriesSpec,
+) -> crate::Family<L, M> {
+    crate::Family::new(spec)
+}
+
+/// Fails compilation (in a `const _: () = ...` item) when an axis label key repeats one of
+/// the struct's common label keys: the series would carry the same key twice.
+pub const fn assert_axis_key_is_free(common: &[&str], axis_key: &str) {
+    let mut i = 0;
+    while i < common.len() {
+        if str_eq(common[i], axis_key) {
+            panic!("an axis label key repeats a key of the struct's common label set: rename it with `label = \"...\"`");
+        }
+        i += 1;
+    }
+}
+
+pub use crate::bucket_check::{assert_valid_buckets, assert_valid_generator, bucket_count};
+
+use crate::{AxisShape, LabelAxis};
+
+/// The descriptor's axis, from the member's declared shape, the field's `label = ...` keys,
+/// the grid's axes (built by [`grid_axis`]) and the declared position count. `None` when
+/// the keys do not fit the shape: a generated check reports that, naming the field.
+pub const fn describe_axis(
+    shape: AxisShape,
+    keys: &'static [&'static str],
+    grid: &'static [LabelAxis],
+    positions: usize,
+) -> Option<LabelAxis> {
+    match (shape, keys) {
+        (AxisShape::Enum(values), [key]) => Some(LabelAxis::Enum { key, values }),
+        (AxisShape::Position, [key]) => Some(LabelAxis::Position {
+            key,
+            count: positions,
+        }),
+        (AxisShape::Dynamic(keys), _) => Some(LabelAxis::Dynamic { keys }),
+        (AxisShape::Grid(axes), _) if axes.len() == grid.len() => {
+            Some(LabelAxis::Grid { axes: grid })
+        }
+        _ => None,
+    }
+}
+
+/// Axis `index` of a grid member, labelled `key`.
+pub const fn grid_axis(
+    shape: AxisShape,
+    index: usize,
+    key: &'static str,
+    positions: usize,
+) -> LabelAxis {
+    match shape {
+        AxisShape::Grid(axes) if index < axes.len() => match axes[index] {
+            Some(values) => LabelAxis::Enum { key, values },
+            None => LabelAxis::Position {
+                key,
+                count: positions,
+            },
+        },
+        _ => LabelAxis::Position { key, count: 0 },
+    }
+}
+
+/// The keys of a `Dynamic` axis, empty for every other shape.
+pub const fn dynamic_keys(shape: AxisShape) -> &'static [&'static str] {
+    match shape {
+        AxisShape::Dynamic(keys) => keys,
+        _ => &[],
+    }
+}
+
+/// The field type of the stub handles struct the derive emits, on error, for a field whose
+/// type it could not read.
+#[derive(Clone, Copy, Debug)]
+pub struct Unresolved;
+
+/// Whether the member is a counter (for the generated `_total` check).
+pub const fn is_counter(kind: crate::MetricKind) -> bool {
+    matches!(kind, crate::MetricKind::Counter)
+}
+
+/// Whether the member is a histogram (for the generated `buckets` checks).
+pub const fn is_histogram(kind: crate::MetricKind) -> bool {
+    matches!(kind, crate::MetricKind::Histogram)
+}
+
+/// Fails compilation when a `Dynamic<D, _>` axis repeats one of the struct's common label
+/// keys (`D::KEYS` against `L::KEYS`).
+pub const fn assert_axis_keys_are_free(common: &[&str], axis_keys: &[&str]) {
+    let mut i = 0;
+    while i < axis_keys.len() {
+        let mut j = 0;
+        while j < common.len() {
+            if str_eq(common[j], axis_keys[i]) {
+                panic!("a `Dynamic` axis label key repeats a key of the struct's common label set: rename one of them with `#[label(rename = \"...\")]`");
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Implemented only for `L` itself: generated `resolve`/`remove` pass the struct's label
+/// set through [`same_labels`], so a field whose `Family<L, _>` uses another label set is
+/// reported once, at that field, with this message.
+#[diagnostic::on_unimplemented(
+    message = "this field's `Family` uses label set `{L}`, but the struct's label set is `{Self}`",
+    label = "expected `{Self}` here",
+    note = "every field of a `#[derive(MetricHandles)]` struct uses the struct's label set: declare it with `#[metric_handles(labels = ...)]` (the default is `NoLabels`) and use it in every `Family<L, _>`"
+)]
+pub trait SameLabels<L> {
+    /// `self`, as the field's label set.
+    fn as_field_labels(&self) -> &L;
+}
+
+impl<L> SameLabels<L> for L {
+    fn as_field_labels(&self) -> &L {
+        self
+    }
+}
+
+/// The struct's label set as the field's: the identity, or the error above.
+#[inline]
+pub fn same_labels<L, S: SameLabels<L>>(labels: &S) -> &L {
+    labels.as_field_labels()
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

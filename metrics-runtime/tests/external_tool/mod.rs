@@ -1,0 +1,45 @@
+//! Tests that need an external tool (a real Prometheus, promtool, Python's prometheus_client).
+//!
+//! Without the tool such a test passes with one visible line, the same for every test:
+//!
+//! ```text
+//! SKIPPED: <test>: <tool> not found (<how to install it>)
+//! ```
+//!
+//! written to the process's real stderr: the test harness captures `println!` and `eprintln!`
+//! and shows them only for failing tests, which would hide the skip. With
+//! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`) a missing tool fails the test instead.
+//!
+//! Shared by `metrics-runtime/tests` and the workspace's `tests/` (included there by path).
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Whether `program args...` runs and exits successfully.
+pub fn runs(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// `true` when the tool is `available`. Otherwise prints the SKIPPED line and returns `false`,
+/// or panics when `METRIC_HANDLES_REQUIRE_TOOLS=1`.
+pub fn available_or_skip(available: bool, test: &str, tool: &str, install: &str) -> bool {
+    if available {
+        return true;
+    }
+    let reason = format!("{tool} not found ({install})");
+    let required = std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "{test}: {reason}, and METRIC_HANDLES_REQUIRE_TOOLS=1 requires it"
+    );
+    let line = format!("\nSKIPPED: {test}: {reason}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    false
+}
