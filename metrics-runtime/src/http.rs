@@ -23,7 +23,7 @@
 //!
 //! let mut registry = Registry::default();
 //! let http = HttpMetrics::register(&mut registry);
-//! let requests = http.requests.resolve(&HttpRequestLabels {
+//! let requests = http.requests.get_or_create(&HttpRequestLabels {
 //!     method: "POST".into(),
 //!     status: StatusClass::from_code(200),
 //!     handler: "/v1/completions".into(),
