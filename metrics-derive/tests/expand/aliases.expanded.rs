@@ -172,17 +172,17 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
         let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
         Self {
-            preemptions: ::metric_handles::Family::register(
+            preemptions: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_PREEMPTIONS,
                 options,
             ),
-            tokens: ::metric_handles::Family::register(
+            tokens: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_TOKENS,
                 options,
             ),
-            running: ::metric_handles::Family::register(
+            running: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_RUNNING,
                 options,
@@ -196,17 +196,19 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         MetricsHandles {
             preemptions: self
                 .preemptions
-                .resolve(
+                .get_or_create(
                     ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
                 ),
             tokens: self
                 .tokens
-                .resolve(
+                .get_or_create(
                     ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
                 ),
             running: self
                 .running
-                .resolve(::metric_handles::__private::same_labels::<NoLabels, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
+                ),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).

@@ -187,17 +187,17 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
         Self {
-            success: ::metric_handles::Family::register(
+            success: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_SUCCESS,
                 options,
             ),
-            accepted: ::metric_handles::Family::register(
+            accepted: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_ACCEPTED,
                 options,
             ),
-            lora_latency: ::metric_handles::Family::register(
+            lora_latency: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_LORA_LATENCY,
                 options,
@@ -211,13 +211,19 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         AxesHandles {
             success: self
                 .success
-                .resolve(::metric_handles::__private::same_labels::<Engine, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
+                ),
             accepted: self
                 .accepted
-                .resolve(::metric_handles::__private::same_labels::<Engine, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
+                ),
             lora_latency: self
                 .lora_latency
-                .resolve(::metric_handles::__private::same_labels::<Engine, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
+                ),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
@@ -443,12 +449,12 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_3;
         Self {
-            operations: ::metric_handles::Family::register(
+            operations: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_OPERATIONS,
                 options,
             ),
-            accepted: ::metric_handles::Family::register(
+            accepted: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_ACCEPTED,
                 options,
@@ -462,10 +468,14 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         GridsHandles {
             operations: self
                 .operations
-                .resolve(::metric_handles::__private::same_labels::<Store, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<Store, _>(labels),
+                ),
             accepted: self
                 .accepted
-                .resolve(::metric_handles::__private::same_labels::<Store, _>(labels)),
+                .get_or_create(
+                    ::metric_handles::__private::same_labels::<Store, _>(labels),
+                ),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).

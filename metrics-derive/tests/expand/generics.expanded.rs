@@ -71,7 +71,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
         Self {
-            things: ::rt::Family::register(
+            things: ::rt::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_THINGS,
                 options,
@@ -83,7 +83,9 @@ Each field's family is registered under its `name` (and unit), with its help tex
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &L) -> GenericHandles<L> {
         GenericHandles {
-            things: self.things.resolve(::rt::__private::same_labels::<L, _>(labels)),
+            things: self
+                .things
+                .get_or_create(::rt::__private::same_labels::<L, _>(labels)),
             __metric_handles_marker: ::rt::__private::std::marker::PhantomData,
         }
     }

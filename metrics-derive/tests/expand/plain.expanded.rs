@@ -151,17 +151,17 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_TTFT_CHECK_0;
         let () = Self::__METRIC_HANDLES_TTFT_CHECK_1;
         Self {
-            running: ::metric_handles::Family::register(
+            running: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_RUNNING,
                 options,
             ),
-            generation_tokens: ::metric_handles::Family::register(
+            generation_tokens: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_GENERATION_TOKENS,
                 options,
             ),
-            ttft: ::metric_handles::Family::register(
+            ttft: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_TTFT,
                 options,
@@ -176,17 +176,17 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         EngineHandles {
             running: self
                 .running
-                .resolve(
+                .get_or_create(
                     ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
                 ),
             generation_tokens: self
                 .generation_tokens
-                .resolve(
+                .get_or_create(
                     ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
                 ),
             ttft: self
                 .ttft
-                .resolve(
+                .get_or_create(
                     ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
                 ),
         }
