@@ -67,8 +67,10 @@ impl State {
         State {
             values: observations(),
             derived,
-            runtime_counter: counter.resolve(&labels, &[]).expect("no extra keys"),
-            runtime_histogram: histogram.resolve(&labels, &[]).expect("no extra keys"),
+            runtime_counter: counter.get_or_create(&labels, &[]).expect("no extra keys"),
+            runtime_histogram: histogram
+                .get_or_create(&labels, &[])
+                .expect("no extra keys"),
             adapter_counter: Default::default(),
             adapter_histogram: prometheus_client::metrics::family::Family::new_with_constructor(
                 adapter_histogram_constructor
