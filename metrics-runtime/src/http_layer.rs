@@ -17,7 +17,7 @@
 //! Handles are resolved once per (route, method, status class) and cached: the per-request
 //! work is one lock-free map read keyed by the borrowed route string, then atomic adds. At most
 //! `max_routes` route templates get their own cache entry ([`DEFAULT_MAX_ROUTES`]); requests
-//! to further templates are recorded under [`crate::OVERFLOW_LABEL`].
+//! to further templates are recorded under the overflow label `otel_metric_overflow="true"`.
 //!
 //! Add it with `Router::layer` (not `route_layer`) so that requests no route matched are
 //! counted too:
@@ -234,7 +234,7 @@ impl HttpMetricsLayer {
     }
 
     /// The same layer with at most `max_routes` route templates recorded under their own name
-    /// (at least 1); later templates are recorded under [`OVERFLOW_LABEL`].
+    /// (at least 1); later templates are recorded under `otel_metric_overflow="true"`.
     pub fn with_max_routes(self, max_routes: usize) -> Self {
         let excluded = self.shared.excluded.clone();
         let metrics = self.shared.metrics.clone();
