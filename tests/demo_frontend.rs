@@ -246,7 +246,10 @@ fn counts_are_deterministic_per_seed_at_concurrency_1() {
         "--preemption-rate=0.05",
         "--stop-rate=0.03",
         "--error-rate=0.05",
+        // Churn and sleep cycles follow the wall clock: which engine a request lands on would
+        // depend on the machine's speed.
         "--churn-interval=0",
+        "--sleep-interval=0",
         "--speed=100",
     ];
     let with = |extra: &[&str]| {
@@ -455,5 +458,64 @@ fn a_default_workload_fills_every_family() {
         "http_requests_total",
     ] {
         assert!(samples.sum(family, &[]) > 0.0, "{family} recorded nothing");
+    }
+}
+
+/// A streaming client that disconnects mid-stream: the server aborts the request (the engine
+/// frees it, `request_success{finished_reason="abort"}` counts it) and the HTTP layer counted
+/// the request once, with the status it answered.
+#[test]
+fn a_client_that_disconnects_mid_stream_aborts_its_request() {
+    use std::io::{Read, Write};
+    let mut args = vec!["--engines=1", "--concurrency=0", "--requests=0"];
+    args.extend_from_slice(ZERO_RATES);
+    let (_guard, addr, _stdout) = serve_frontend(&args);
+    let body = r#"{"model":"meta-llama/Llama-3.1-8B-Instruct","prompt":"a b c","max_tokens":5000,"stream":true}"#;
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    write!(
+        stream,
+        "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&received).contains("\"text\":\" t") {
+        let n = stream.read(&mut chunk).expect("a first token");
+        assert!(n > 0, "the server closed the stream early");
+        received.extend_from_slice(&chunk[..n]);
+    }
+    assert!(String::from_utf8_lossy(&received).starts_with("HTTP/1.1 200"));
+    drop(stream);
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = parse_exposition(&http_get(addr, "/metrics", None).expect("scrape").body);
+        let aborted = s.sum(
+            "vllm:request_success_total",
+            &[("finished_reason", "abort")],
+        );
+        if aborted == 1.0 {
+            assert_eq!(s.sum("vllm:request_success_total", &[]), 1.0);
+            assert_eq!(
+                s.sum(
+                    "http_requests_total",
+                    &[("handler", "/v1/completions"), ("status", "2xx")]
+                ),
+                1.0
+            );
+            let generated = s.sum("vllm:generation_tokens_total", &[]);
+            assert!((1.0..5000.0).contains(&generated), "{generated} tokens");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the disconnected request was not aborted"
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
 }

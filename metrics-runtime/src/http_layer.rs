@@ -13,6 +13,8 @@
 //!   any extension method is recorded as [`OTHER_METHOD`], so a client cannot grow the label set.
 //! * An inner service that fails (rather than answering with an error status) is counted as
 //!   `5xx`: hyper answers such a request with a 500 or closes the connection.
+//! * A request whose response future is dropped before the inner service answers (the client
+//!   went away mid-handler) is not recorded, as in vLLM's Rust frontend.
 //!
 //! Handles are resolved once per (route, method, status class) and cached: the per-request
 //! work is one lock-free map read keyed by the borrowed route string, then atomic adds. At most
