@@ -24,6 +24,7 @@ pub mod http;
 #[cfg(feature = "http-layer")]
 pub mod http_layer;
 mod labels;
+mod local;
 mod member;
 mod options;
 pub mod plugin;
@@ -40,6 +41,7 @@ pub use family::Family;
 pub use grid::{ByLabels, GridAxes, GridAxis, Position, MAX_GRID_AXES};
 pub use histogram::{Histogram, HistogramSnapshot};
 pub use labels::{LabelEnum, LabelSet, NoLabels};
+pub use local::{HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use member::{AxisShape, FamilyMember, SeriesSpec};
 pub use options::RegisterOptions;
 

@@ -8,7 +8,9 @@
 //!   of its (non-cumulative) buckets, and its `_sum` is finite;
 //! * `request_success` per engine equals the trackers finished or dropped, each counted once;
 //!   `generation_tokens`, `prompt_tokens`, `num_preemptions`, `prefix_cache_queries` and the
-//!   per-position spec-decode total equal what was fed (before each request's finish);
+//!   per-position spec-decode total equal what was fed (before each request's finish), where a
+//!   request's generated tokens show once merged: every `FLUSH_INTERVAL_TOKENS` tokens and at
+//!   its finish, abort or drop;
 //! * the ignored-input counters equal the outputs and finishes sent after a finish.
 //!
 //! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
@@ -23,7 +25,7 @@ use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
     PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
-    SpecDecodingStats, VllmMetrics, VllmMetricsConfig,
+    SpecDecodingStats, VllmMetrics, VllmMetricsConfig, FLUSH_INTERVAL_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
@@ -276,6 +278,16 @@ struct Request {
     generation: u64,
     finished: bool,
     has_tokens: bool,
+    /// Generated tokens the tracker holds and has not merged yet.
+    pending_tokens: u64,
+}
+
+impl Request {
+    /// The tracker merges its pending tokens: at an interval, a finish, an abort or a drop.
+    fn merge(&mut self, model: &mut Model) {
+        let pending = std::mem::take(&mut self.pending_tokens);
+        model.totals(self.engine, self.generation).generation_tokens += pending;
+    }
 }
 
 #[derive(Default)]
@@ -349,6 +361,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 generation,
                 finished: false,
                 has_tokens: false,
+                pending_tokens: 0,
             }));
         }
         Op::Output {
@@ -369,8 +382,11 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             let first_tokens = tokens > 0 && !r.has_tokens;
             r.has_tokens |= tokens > 0;
             r.finished = output.finish_reason.is_some();
+            r.pending_tokens += tokens;
+            if r.pending_tokens >= FLUSH_INTERVAL_TOKENS || r.finished {
+                r.merge(model);
+            }
             let t = model.totals(engine, generation);
-            t.generation_tokens += tokens;
             t.preemptions += output
                 .events
                 .iter()
@@ -395,24 +411,27 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 model.ignored_finishes += 1;
             } else {
                 r.finished = true;
+                r.merge(model);
                 let (engine, generation) = (r.engine, r.generation);
                 model.finished(engine, generation, reason);
             }
         }
         Op::Abort { pick: p, received } => {
             let Some(i) = pick(requests, p) else { return };
-            let r = requests.swap_remove(i);
+            let mut r = requests.swap_remove(i);
             if r.finished {
                 model.ignored_finishes += 1;
             } else {
+                r.merge(model);
                 model.finished(r.engine, r.generation, FinishReason::Abort);
             }
             r.tracker.abort(received);
         }
         Op::Drop { pick: p } => {
             let Some(i) = pick(requests, p) else { return };
-            let r = requests.swap_remove(i);
+            let mut r = requests.swap_remove(i);
             if !r.finished {
+                r.merge(model);
                 model.finished(r.engine, r.generation, FinishReason::Abort);
             }
             drop(r.tracker);
@@ -589,8 +608,9 @@ fn run(ops: Vec<Op>) {
         }
     }
     // Every request left is dropped: each unfinished one is then counted once, as an abort.
-    for r in requests.drain(..) {
+    for mut r in requests.drain(..) {
         if !r.finished {
+            r.merge(&mut model);
             model.finished(r.engine, r.generation, FinishReason::Abort);
         }
     }

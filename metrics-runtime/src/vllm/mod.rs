@@ -53,6 +53,7 @@ mod lifecycle;
 mod log_stats;
 mod logger;
 mod lora_info;
+mod pending;
 mod request_metrics;
 mod scheduler;
 mod scheduler_metrics;
@@ -91,6 +92,7 @@ pub use logger::StatsLogger;
 pub use lora_info::{
     LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState,
 };
+pub use pending::FLUSH_INTERVAL_TOKENS;
 pub use request_metrics::{RequestHandles, RequestMetrics};
 pub use scheduler::{iteration_tokens, SchedulerStatsRecorder};
 pub use scheduler_metrics::{SchedulerHandles, SchedulerMetrics};

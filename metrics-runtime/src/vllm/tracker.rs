@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::labels::PromptSource;
 use super::lifecycle::{FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams};
+use super::pending::PendingOutputs;
 use super::request_metrics::RequestHandles;
 use super::types::{FinishReason, RequestOutput};
 use super::values::saturating_inc_by;
@@ -36,6 +37,7 @@ impl RequestMetricsRecorder {
             entry: self.core.engine_arc(engine),
             lifecycle: RequestLifecycle::new(params),
             parent: None,
+            pending: PendingOutputs::default(),
         }
     }
 
@@ -64,6 +66,7 @@ impl RequestMetricsRecorder {
                 entry: Arc::clone(&entry),
                 lifecycle: RequestLifecycle::new_child(params),
                 parent: Some(Arc::clone(&parent)),
+                pending: PendingOutputs::default(),
             })
             .collect()
     }
@@ -111,6 +114,15 @@ struct ParentState {
 /// Every method records through the cached handles of the request's engine: atomic operations
 /// only, no hashing, lock or allocation (except the `tracing::warn!` for an ignored output).
 ///
+/// The records made on every output, `vllm:generation_tokens` and
+/// `vllm:inter_token_latency_seconds`, are kept in the tracker with plain arithmetic and merged
+/// into the engine's series every [`FLUSH_INTERVAL_TOKENS`](super::FLUSH_INTERVAL_TOKENS) generated tokens (as vLLM's Rust
+/// frontend does), at the finish, on [`flush`](Self::flush), and when the tracker is dropped:
+/// a scrape during the request lags it by fewer than that many tokens and samples, and once
+/// the request has finished the exposition is the same, byte for byte, as if every output had
+/// been recorded directly. Everything else (time to first token, prompt counters, preemptions,
+/// the finish) is recorded as it happens.
+///
 /// Defined behaviour for bad input:
 /// * an output after the finish is ignored, counted in
 ///   [`RequestMetricsRecorder::ignored_outputs`] and logged with `tracing::warn!`;
@@ -128,6 +140,7 @@ pub struct RequestMetricsTracker {
     entry: Arc<EngineEntry>,
     lifecycle: RequestLifecycle,
     parent: Option<Arc<ParentState>>,
+    pending: PendingOutputs,
 }
 
 impl RequestMetricsTracker {
@@ -165,6 +178,12 @@ impl RequestMetricsTracker {
         }
     }
 
+    /// Merges the per-output records kept in the tracker into the engine's series now (they
+    /// are merged every [`FLUSH_INTERVAL_TOKENS`](super::FLUSH_INTERVAL_TOKENS) tokens and at the finish anyway).
+    pub fn flush(&mut self) {
+        self.pending.flush(&self.entry.requests);
+    }
+
     /// Whether the finish has been recorded.
     pub fn is_finished(&self) -> bool {
         self.lifecycle.is_finished()
@@ -184,9 +203,12 @@ impl RequestMetricsTracker {
         &self.entry.requests
     }
 
-    fn write_output(&self, record: &OutputRecord) {
+    fn write_output(&mut self, record: &OutputRecord) {
+        self.pending
+            .record(&self.entry.requests, record.generation_tokens, record.itl);
         let h = self.handles();
-        saturating_inc_by(&h.generation_tokens, record.generation_tokens);
+        // Preempted events are rare and not per token: recorded as they happen, so an alert on
+        // preemptions does not wait for the request's next merge.
         saturating_inc_by(&h.num_preemptions, record.preemptions);
         if let Some(prompt) = &record.prompt {
             saturating_inc_by(&h.prompt_tokens, u64::from(prompt.prompt_tokens));
@@ -208,15 +230,13 @@ impl RequestMetricsTracker {
         if let Some(ttft) = record.ttft {
             h.time_to_first_token.observe(ttft);
         }
-        if let Some(itl) = record.itl {
-            h.inter_token_latency.observe(itl);
-        }
         if let Some(finish) = &record.finish {
             self.write_finish(finish);
         }
     }
 
-    fn write_finish(&self, finish: &FinishRecord) {
+    fn write_finish(&mut self, finish: &FinishRecord) {
+        self.flush();
         let h = self.handles();
         h.request_success.get(finish.reason).inc();
         h.request_prompt_tokens

@@ -13,8 +13,6 @@
 //! [`SchedulerStatsRecorder::record`]: super::SchedulerStatsRecorder::record
 //! [`RequestMetricsTracker`]: super::RequestMetricsTracker
 
-use std::sync::atomic::Ordering;
-
 use crate::Counter;
 
 /// `end - start` when both are finite and `> 0` and `end >= start`, else `0`: vLLM's rule for
@@ -67,19 +65,11 @@ pub(crate) fn gauge_value(count: u64) -> i64 {
 }
 
 /// Adds `delta` to `counter`, saturating at `u64::MAX` instead of wrapping to a small value
-/// (which Prometheus would read as a counter reset). One compare-and-swap when uncontended; a
-/// zero `delta` touches nothing.
+/// (which Prometheus would read as a counter reset): one `fetch_add` with an overflow check
+/// (no compare-and-swap loop to retry under contention). A zero `delta` touches nothing.
 #[inline]
 pub(crate) fn saturating_inc_by(counter: &Counter, delta: u64) {
-    if delta == 0 {
-        return;
-    }
-    // `fetch_update` only fails when the closure returns `None`, which it never does.
-    let _ = counter
-        .inner()
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
-            Some(current.saturating_add(delta))
-        });
+    crate::local::saturating_add(counter.inner(), delta);
 }
 
 /// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to
