@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick check of the core comparisons on any machine: short criterion runs of the counter,
-# histogram, request-lifecycle and scheduler-stats benchmarks, then one line per comparison
-# with its ratio, and the targets. The runs take well under a minute once
+# histogram, per-token ITL record (local view, shared handle, batched baselines),
+# request-lifecycle and scheduler-stats benchmarks, then one line per comparison with its
+# ratio, and the targets. The runs take about a minute once
 # the benchmarks are built (the first build takes a few minutes).
 #
 # Results go to benches/target/criterion-quick, apart from the full run's, so a quick check
@@ -21,7 +22,8 @@ cargo build --quiet --release --manifest-path "$manifest" --benches --bin bench-
 echo "== running (short measurement; log in benches/target/bench-quick.log)" >&2
 start=$(date +%s)
 {
-  cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes --bench plugin -- "${flags[@]}"
+  cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes \
+    --bench plugin --bench local -- "${flags[@]}"
   # The vLLM recorders, without the (slower) encoding benchmarks.
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'

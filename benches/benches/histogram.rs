@@ -8,7 +8,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles_benches::contended::threads;
-use metric_handles_benches::fixtures::{observations, ITL_BUCKETS, OBSERVATIONS};
+use metric_handles_benches::fixtures::{
+    observations, prometheus_itl_histogram, ITL_BUCKETS, OBSERVATIONS,
+};
 use metric_handles_benches::runner::{Contended, Runner, SingleThread};
 
 struct Histograms {
@@ -21,11 +23,7 @@ struct Histograms {
 
 impl Histograms {
     fn new() -> Self {
-        let prom = prometheus::Histogram::with_opts(
-            prometheus::HistogramOpts::new("vllm_inter_token_latency_seconds", "ITL")
-                .buckets(ITL_BUCKETS.to_vec()),
-        )
-        .expect("valid histogram options");
+        let prom = prometheus_itl_histogram();
         Histograms {
             values: observations(),
             ours: metric_handles::Histogram::new(ITL_BUCKETS),

@@ -88,3 +88,12 @@ mod tests {
         }
     }
 }
+
+/// The `prometheus` crate's histogram with [`ITL_BUCKETS`].
+pub fn prometheus_itl_histogram() -> prometheus::Histogram {
+    prometheus::Histogram::with_opts(
+        prometheus::HistogramOpts::new("vllm_inter_token_latency_seconds", "ITL")
+            .buckets(ITL_BUCKETS.to_vec()),
+    )
+    .expect("valid histogram options")
+}

@@ -5,8 +5,10 @@
 //! state ratios that hold on any machine rather than absolute figures that hold on one.
 
 pub mod baseline;
+pub mod batched;
 pub mod contended;
 pub mod fixtures;
+pub mod itl;
 pub mod labels;
 pub mod recorder;
 pub mod report;

@@ -2,7 +2,7 @@
 //!
 //! Each benchmark group holds our implementation (`ours`) and the alternatives measured in the
 //! same run. The report prints, per group, every alternative's median against ours, and checks
-//! the issue's targets.
+//! the targets.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub struct Target {
     pub reference: &'static str,
     /// The bound on the ratio.
     pub bound: Bound,
-    /// How the target reads in the issue.
+    /// How the target reads.
     pub label: &'static str,
 }
 
@@ -88,6 +88,16 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "axes_1t".into(),
             "grid_2",
             "Counter increment on fixed label axes, 1 thread".into(),
+        ),
+        group(
+            "itl_record_1t".into(),
+            "local",
+            "Inter-token latency record, 1 thread (one request)".into(),
+        ),
+        group(
+            format!("itl_record_{threads}t"),
+            "local",
+            format!("Inter-token latency record, {threads} threads (a request each), same series"),
         ),
         group(
             "request_lifecycle".into(),
@@ -217,11 +227,32 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "histogram observe >= 3x faster than prometheus-client, contended",
         ),
         target(
+            "itl_record_1t".into(),
+            "local",
+            "shared_handle",
+            Bound::AtMost(0.5),
+            "ITL record, local view <= half the shared handle's time",
+        ),
+        target(
+            "itl_record_1t".into(),
+            "local",
+            "vllm_batched",
+            Bound::AtMost(1.0),
+            "ITL record, local view no slower than vLLM's batched ITL",
+        ),
+        target(
             "request_lifecycle".into(),
             "lookup_baseline",
             "ours",
             Bound::AtLeast(5.0),
             "request lifecycle >= 5x faster than per-record lookups",
+        ),
+        target(
+            format!("request_lifecycle_{threads}t"),
+            "lookup_baseline",
+            "ours",
+            Bound::AtLeast(8.0),
+            "request lifecycle >= 8x faster than per-record lookups, contended",
         ),
     ]
 }

@@ -37,6 +37,7 @@ use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use crate::local::{HistogramBuffer, LocalHistogram};
+use crate::octave_index::OctaveIndex;
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -62,11 +63,19 @@ pub struct Histogram {
 struct HistogramCore {
     /// Finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
     bounds: Box<[f64]>,
+    /// The bucket search of merged batches, when the bounds suit it (every vLLM list does).
+    octaves: Option<OctaveIndex>,
     /// `shard_count()` blocks of `lines_per_shard` lines. In each block, cell 0 holds the sum of
     /// the shard's finite observations (as `f64::to_bits`), and cells `1..=bounds.len() + 1`
-    /// its non-cumulative bucket counts, the last one being `+Inf`.
+    /// its non-cumulative bucket counts, the last one being `+Inf`; `observe` adds to them with
+    /// atomic read-modify-writes. From cell [`merged`](Self::merged) on, the block has a second
+    /// area for merged batches: a flag, a sum and the bucket counts, written only by the
+    /// merge holding the flag (see [`merge`](Self::merge)). The histogram's state is the total
+    /// of both areas of every shard.
     lines: Box<[Line]>,
     lines_per_shard: usize,
+    /// The first cell of each block's merge area (its flag).
+    merged: usize,
     /// `shard_count() - 1` (a power of two minus one): masks a thread index into a shard.
     shard_mask: usize,
 }
@@ -142,16 +151,20 @@ impl Histogram {
         bounds.sort_by(f64::total_cmp);
         bounds.dedup();
         let shards = shard_count();
-        // The sum, one cell per bound and `+Inf`.
-        let lines_per_shard = (bounds.len() + 2).div_ceil(CELLS_PER_LINE);
+        // The sum, one cell per bound and `+Inf`; then the merge area: its flag, its sum and
+        // again one cell per bucket.
+        let merged = bounds.len() + 2;
+        let lines_per_shard = (2 * merged + 1).div_ceil(CELLS_PER_LINE);
         let lines = (0..shards * lines_per_shard)
             .map(|_| Line::zeroed())
             .collect();
         Histogram {
             core: Arc::new(HistogramCore {
+                octaves: OctaveIndex::new(&bounds),
                 bounds: bounds.into_boxed_slice(),
                 lines,
                 lines_per_shard,
+                merged,
                 shard_mask: shards - 1,
             }),
         }
@@ -175,9 +188,11 @@ impl Histogram {
     }
 
     /// Merges a batch of locally recorded observations and clears `pending`: the same result
-    /// as observing each value in order on this thread, with one `fetch_add` per bucket the
-    /// batch touches and one compare-and-swap for the sum instead of two locked instructions
-    /// per value. Merging an empty buffer touches nothing.
+    /// as observing each value in order, for one locked instruction per batch instead of two
+    /// per value (a compare-and-swap takes the merge flag of this thread's shard, then plain
+    /// stores add the batch; a merge that finds the flag taken falls back to one `fetch_add`
+    /// per bucket it touches and one compare-and-swap for the sum, and never waits). Merging an
+    /// empty buffer touches nothing.
     ///
     /// The bucket counts are added first, then the sum: `_count` is derived from the
     /// buckets, so a scrape racing the merge still sees `_count` = `+Inf`.
@@ -210,15 +225,22 @@ impl Histogram {
             core.cell(shard, cell)
                 .map_or(0, |c| c.load(Ordering::Relaxed))
         };
+        let merged = core.merged;
         let bucket_counts: Vec<u64> = (1..=core.bounds.len() + 1)
             .map(|cell| {
-                shards
-                    .clone()
-                    .fold(0u64, |total, shard| total.wrapping_add(load(shard, cell)))
+                shards.clone().fold(0u64, |total, shard| {
+                    total
+                        .wrapping_add(load(shard, cell))
+                        .wrapping_add(load(shard, merged + 1 + cell))
+                })
             })
             .collect();
+        // Adding a shard's (or area's) 0.0 is exact: a histogram recorded only with `observe`
+        // on one thread, or only with merges, sums exactly as its values were added.
         let sum = shards.fold(0.0, |total, shard| {
-            (total + f64::from_bits(load(shard, 0))).clamp(-f64::MAX, f64::MAX)
+            [0, merged + 1].iter().fold(total, |total, &cell| {
+                (total + f64::from_bits(load(shard, cell))).clamp(-f64::MAX, f64::MAX)
+            })
         });
         HistogramSnapshot {
             bounds: core.bounds.to_vec(),
@@ -239,37 +261,84 @@ impl HistogramCore {
     }
 
     /// Adds a batch of observations to the calling thread's shard (see [`Histogram::merge`]).
+    ///
+    /// The batch goes to the shard's merge area when its flag is free: one compare-and-swap
+    /// takes the flag, then every cell of the area is updated with a plain load and store (no
+    /// locked instruction per bucket: only the flag holder writes there), and a release store
+    /// frees the flag. When another merge holds it (more merging threads than shards), the
+    /// batch goes to the shard's `observe` cells with one `fetch_add` per bucket instead:
+    /// nobody ever waits. Buckets first, then the sum, in both cases.
     fn merge(&self, values: &[f64]) {
         if values.is_empty() {
             return;
         }
         let shard = thread_index() & self.shard_mask;
         let buckets = self.bounds.len() + 1;
-        if buckets <= MERGE_BUCKETS {
-            // Count the batch per bucket on the stack, then one `fetch_add` per bucket it
-            // touches (latencies of one request cluster in a few buckets).
-            let mut counts = [0u64; MERGE_BUCKETS];
-            for &value in values {
-                if let Some(count) = counts.get_mut(self.bucket_index(value)) {
-                    *count += 1;
-                }
-            }
-            for (bucket, &count) in counts.iter().take(buckets).enumerate() {
-                if count != 0 {
-                    if let Some(cell) = self.cell(shard, 1 + bucket) {
-                        cell.fetch_add(count, Ordering::Relaxed);
-                    }
-                }
-            }
-        } else {
+        if buckets > MERGE_BUCKETS {
             for &value in values {
                 if let Some(cell) = self.cell(shard, 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Relaxed);
                 }
             }
+            if let Some(sum) = self.cell(shard, 0) {
+                add_all_to_f64_bits(sum, values);
+            }
+            return;
         }
-        if let Some(sum) = self.cell(shard, 0) {
-            add_all_to_f64_bits(sum, values);
+        let flag = self.cell(shard, self.merged);
+        let owned = flag.filter(|flag| {
+            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        });
+        let area = self.merged + 1;
+        // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
+        // is added afterwards with a compare-and-swap.
+        let start = match (owned, self.cell(shard, area)) {
+            (Some(_), Some(sum)) => f64::from_bits(sum.load(Ordering::Relaxed)),
+            _ => 0.0,
+        };
+        // One pass: count the batch per bucket on the stack and add it up in order. The
+        // searches are independent of each other, and the sum's chain of additions runs
+        // alongside them.
+        let mut counts = [0u32; MERGE_BUCKETS];
+        let mut sum = start;
+        for &value in values {
+            let bucket = match &self.octaves {
+                Some(octaves) => octaves.index(value),
+                None => self.bucket_index(value),
+            };
+            if let Some(count) = counts.get_mut(bucket) {
+                *count += 1;
+            }
+            sum = add_observation(sum, value);
+        }
+        let touched = counts
+            .iter()
+            .take(buckets)
+            .enumerate()
+            .filter(|c| *c.1 != 0)
+            .map(|(bucket, &count)| (bucket, u64::from(count)));
+        if let Some(flag) = owned {
+            for (bucket, count) in touched {
+                if let Some(cell) = self.cell(shard, area + 1 + bucket) {
+                    let total = cell.load(Ordering::Relaxed).wrapping_add(count);
+                    cell.store(total, Ordering::Relaxed);
+                }
+            }
+            if let Some(cell) = self.cell(shard, area) {
+                cell.store(sum.to_bits(), Ordering::Relaxed);
+            }
+            // Release: the next holder of the flag sees these stores.
+            flag.store(0, Ordering::Release);
+        } else {
+            for (bucket, count) in touched {
+                if let Some(cell) = self.cell(shard, 1 + bucket) {
+                    cell.fetch_add(count, Ordering::Relaxed);
+                }
+            }
+            if let Some(cell) = self.cell(shard, 0) {
+                add_all_to_f64_bits(cell, values);
+            }
         }
     }
 
@@ -308,20 +377,37 @@ fn add_to_f64_bits(cell: &AtomicU64, delta: f64) {
     }
 }
 
-/// Adds `values` in order to an `f64` stored as bits, in one compare-and-swap (retried as a
-/// whole if another thread's add came in between): the same rules and the same rounding, step
-/// by step, as [`add_to_f64_bits`] called once per value, so a merged batch sums to exactly
-/// what observing its values one by one would. Only finite, non-zero values are added, as in
-/// [`Histogram::observe`].
+/// `total + value` with the rules of [`Histogram::observe`]: a non-finite value is not added,
+/// and the result saturates at `±f64::MAX`. Skipping zeros as `observe` does changes nothing:
+/// the total is never `-0.0` (non-zero additions that cancel give `+0.0`), and adding `±0.0`
+/// to anything else leaves it as it is. The saturation is a branch that is never taken in
+/// practice, so a batch's additions form a chain of plain `addsd`s.
+#[inline]
+fn add_observation(total: f64, value: f64) -> f64 {
+    let value = if value.is_finite() { value } else { 0.0 };
+    let next = total + value;
+    if next.is_finite() {
+        next
+    } else {
+        next.clamp(-f64::MAX, f64::MAX)
+    }
+}
+
+/// `start` plus `values` added one by one in order (see [`add_observation`]): exactly what
+/// observing them one by one adds, so a merged batch sums as its values would.
+#[inline]
+fn add_in_order(start: f64, values: &[f64]) -> f64 {
+    values
+        .iter()
+        .fold(start, |total, &v| add_observation(total, v))
+}
+
+/// Adds `values` in order (see [`add_in_order`]) to an `f64` stored as bits, in one
+/// compare-and-swap (retried as a whole if another thread's add came in between).
 fn add_all_to_f64_bits(cell: &AtomicU64, values: &[f64]) {
     let mut current = cell.load(Ordering::Relaxed);
     loop {
-        let total = values
-            .iter()
-            .filter(|v| v.is_finite() && **v != 0.0)
-            .fold(f64::from_bits(current), |total, &v| {
-                (total + v).clamp(-f64::MAX, f64::MAX)
-            });
+        let total = add_in_order(f64::from_bits(current), values);
         match cell.compare_exchange_weak(
             current,
             total.to_bits(),
@@ -496,7 +582,8 @@ mod tests {
             core.cell(shard, cell)
                 .map(|c| c as *const AtomicU64 as usize / 128)
         };
-        let last = ITL.len() + 1;
+        // The last cell of a block: the merge area's `+Inf` bucket.
+        let last = core.merged + 1 + ITL.len() + 1;
         for shard in 0..core.shard_mask {
             let end = line_of(shard, last).expect("last cell of a shard");
             let next = line_of(shard + 1, 0).expect("first cell of the next shard");
@@ -505,7 +592,7 @@ mod tests {
                 "shard {shard} ends on the line where the next one starts"
             );
         }
-        // The shard's last bucket (+Inf) is inside the block, and the next cell is not.
+        // The shard's last cell is inside the block, and the next cell is not.
         assert!(core.cell(core.shard_mask, last).is_some());
         assert!(core
             .cell(core.shard_mask, core.lines_per_shard * CELLS_PER_LINE)
@@ -546,6 +633,35 @@ mod tests {
             }
         });
         assert_eq!(h.snapshot().sum(), f64::MAX);
+    }
+
+    #[test]
+    fn a_merge_that_finds_the_flag_taken_adds_to_the_observe_cells() {
+        let h = Histogram::new([1.0, 2.0]);
+        let core = &*h.core;
+        let shard = thread_index() & core.shard_mask;
+        let flag = core.cell(shard, core.merged).expect("flag cell");
+        let mut pending = HistogramBuffer::new();
+        for v in [0.5, 1.5, 1.5] {
+            assert!(pending.push(v));
+        }
+        // Another merge holds this shard's flag: the batch goes to the observe cells.
+        flag.store(1, Ordering::Relaxed);
+        h.merge(&mut pending);
+        let direct = |cell| core.cell(shard, cell).map(|c| c.load(Ordering::Relaxed));
+        assert_eq!((direct(1), direct(2)), (Some(1), Some(2)));
+        assert_eq!(f64::from_bits(direct(0).unwrap_or(0)), 3.5);
+        // Freed: the next batch goes to the merge area, and both show in the snapshot.
+        flag.store(0, Ordering::Relaxed);
+        for v in [2.5, 0.25] {
+            assert!(pending.push(v));
+        }
+        h.merge(&mut pending);
+        assert_eq!(direct(core.merged + 2 + 2), Some(1));
+        let snapshot = h.snapshot();
+        assert_eq!(snapshot.bucket_counts(), &[2, 2, 1]);
+        assert_eq!(snapshot.sum(), 6.25);
+        assert_eq!(flag.load(Ordering::Relaxed), 0);
     }
 
     const ITL: [f64; 19] = [

@@ -26,6 +26,7 @@ pub mod http_layer;
 mod labels;
 mod local;
 mod member;
+mod octave_index;
 mod options;
 pub mod plugin;
 #[cfg(feature = "vllm")]

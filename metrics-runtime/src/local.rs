@@ -24,9 +24,12 @@
 //! batch (exactly as with concurrent [`Histogram::observe`] calls); the next scrape after the
 //! merge sees all of it.
 //!
-//! A merged histogram batch is byte-identical to observing the same values one by one on the
-//! merging thread: the batch's bucket counts are added up, and its values are added to the
-//! thread's shard of `_sum` in their original order, in one compare-and-swap.
+//! A histogram merge costs one locked instruction for the whole batch: a compare-and-swap
+//! takes the merge flag of the thread's shard, after which only this merge writes the shard's
+//! merge cells, so the batch's per-bucket counts and its sum are added with plain loads and
+//! stores (a merge that finds the flag taken adds with `fetch_add`s instead; nobody waits).
+//! The batch's values are added to `_sum` in their original order, so a merged batch is
+//! byte-identical to observing the same values one by one.
 //!
 //! ```
 //! use metric_handles::{Counter, Histogram, Local};

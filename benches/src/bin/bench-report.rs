@@ -1,6 +1,6 @@
 //! Prints the ratios of the last `cargo bench` run.
 //!
-//! `bench-report` prints one line per comparison and the targets;
+//! `bench-report` prints one line per comparison and the targets;
 //! `bench-report --markdown` prints the tables of `docs/benchmarks.md`.
 //! The criterion directory defaults to this crate's `target/criterion` (or
 //! `$CARGO_TARGET_DIR/criterion`); `--dir PATH` overrides it. Contended groups are named for
