@@ -62,6 +62,15 @@ pub fn observations_for(bounds: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// The `prometheus` crate's histogram with [`ITL_BUCKETS`].
+pub fn prometheus_itl_histogram() -> prometheus::Histogram {
+    prometheus::Histogram::with_opts(
+        prometheus::HistogramOpts::new("vllm_inter_token_latency_seconds", "ITL")
+            .buckets(ITL_BUCKETS.to_vec()),
+    )
+    .expect("valid histogram options")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,13 +96,4 @@ mod tests {
             assert!(hits.iter().all(|&h| h > 0), "{bounds:?}: {hits:?}");
         }
     }
-}
-
-/// The `prometheus` crate's histogram with [`ITL_BUCKETS`].
-pub fn prometheus_itl_histogram() -> prometheus::Histogram {
-    prometheus::Histogram::with_opts(
-        prometheus::HistogramOpts::new("vllm_inter_token_latency_seconds", "ITL")
-            .buckets(ITL_BUCKETS.to_vec()),
-    )
-    .expect("valid histogram options")
 }
