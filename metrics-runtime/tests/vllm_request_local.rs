@@ -4,6 +4,9 @@
 //! ends, the same exposition as recording every output directly, a bounded lag mid-request,
 //! and consistent histograms while requests merge and scrapes run at once.
 
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
+
 mod vllm_support;
 
 use metric_handles::vllm::{
