@@ -13,6 +13,22 @@ use std::fmt;
 use prometheus_client::encoding::{prometheus_text, text};
 use prometheus_client::registry::Registry;
 
+use crate::accept::{parse_accept, MediaRange};
+
+/// How specifically a media range names a format: the most specific match decides its weight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Specificity {
+    Any,
+    Subtypes,
+    Exact,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Preference {
+    weight: u16,
+    specificity: Specificity,
+}
+
 /// A text exposition format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExpositionFormat {
@@ -30,12 +46,21 @@ const OPENMETRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.
 const PROMETHEUS_TEXT_CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
 
 impl ExpositionFormat {
-    /// Picks a format from an HTTP `Accept` header.
+    /// Picks a format from an HTTP `Accept` header, as RFC 9110 (section 12.5.1) reads it.
     ///
-    /// Each media range's `q` weight is honoured (`q=0` excludes it). The format with the
-    /// highest weight wins; a tie goes to OpenMetrics only when it is named explicitly. A
-    /// missing header, `*/*`, a header naming neither format, and anything unparsable get the
-    /// Prometheus text format, which every consumer reads.
+    /// * Each format takes the weight of the most specific media range that matches it
+    ///   (`application/openmetrics-text` before `application/*` before `*/*`); `q=0` excludes it.
+    /// * Weights follow the `qvalue` grammar (`0` to `1`, at most three decimals): an element
+    ///   with `q=1.5` or `q=abc` is malformed and ignored. Quoted parameter values are data, so a
+    ///   `q=` inside quotes is not a weight; parameters after the weight are extensions.
+    /// * OpenMetrics is served as version 1.0.0: a range matches it without a `version` or with
+    ///   `version=1.0.0` or `0.0.1` (the pre-release name Prometheus also asks for, same text),
+    ///   and a `charset`, if given, must be `utf-8`. `version=2.0.0` does not match. The classic
+    ///   text matches `text/plain` without a version or with `0.0.4` or `1.0.0` (its output uses
+    ///   only classic metric names, which text 1.0.0 reads unchanged).
+    /// * The format with the higher weight wins; a tie goes to OpenMetrics only when it is named
+    ///   by its full media type. A missing header, `*/*`, and a header nothing of which we can
+    ///   serve get the Prometheus text format, which every consumer reads.
     ///
     /// ```
     /// use metric_handles::ExpositionFormat;
@@ -51,36 +76,61 @@ impl ExpositionFormat {
         let Some(accept) = accept else {
             return ExpositionFormat::PrometheusText;
         };
-        let mut openmetrics: Option<f32> = None;
-        let mut text: Option<f32> = None;
-        let mut wildcard: Option<f32> = None;
-        for range in accept.split(',') {
-            let mut parts = range.split(';').map(str::trim);
-            let media_type = parts.next().unwrap_or("").to_ascii_lowercase();
-            let mut weight = 1.0_f32;
-            for parameter in parts {
-                if let Some((name, value)) = parameter.split_once('=') {
-                    if name.trim().eq_ignore_ascii_case("q") {
-                        weight = value.trim().parse().unwrap_or(0.0);
-                    }
+        let ranges = parse_accept(accept);
+        let openmetrics = ExpositionFormat::OpenMetrics.preference(&ranges);
+        let text = ExpositionFormat::PrometheusText.preference(&ranges);
+        match (openmetrics, text) {
+            (Some(om), text) if om.weight > 0 => {
+                let text_weight = text.map_or(0, |t| t.weight);
+                let om_named = om.specificity == Specificity::Exact;
+                if om.weight > text_weight || (om.weight == text_weight && om_named) {
+                    ExpositionFormat::OpenMetrics
+                } else {
+                    ExpositionFormat::PrometheusText
                 }
             }
-            if !weight.is_finite() {
-                weight = 0.0;
-            }
-            let slot = match media_type.as_str() {
-                "application/openmetrics-text" => &mut openmetrics,
-                "text/plain" | "text/*" => &mut text,
-                "*/*" => &mut wildcard,
-                _ => continue,
-            };
-            *slot = Some(slot.map_or(weight, |w: f32| w.max(weight)));
-        }
-        let text = text.or(wildcard).unwrap_or(0.0);
-        match openmetrics {
-            Some(om) if om > 0.0 && om >= text => ExpositionFormat::OpenMetrics,
             _ => ExpositionFormat::PrometheusText,
         }
+    }
+
+    /// The weight and specificity of the most specific range in `ranges` that matches this
+    /// format (the first one among equally specific ranges), if any does.
+    fn preference(self, ranges: &[MediaRange]) -> Option<Preference> {
+        let (kind, subtype, versions): (&str, &str, &[&str]) = match self {
+            ExpositionFormat::OpenMetrics => {
+                ("application", "openmetrics-text", &["1.0.0", "0.0.1"])
+            }
+            ExpositionFormat::PrometheusText => ("text", "plain", &["0.0.4", "1.0.0"]),
+        };
+        let mut best: Option<Preference> = None;
+        for range in ranges {
+            let Some((range_kind, range_subtype)) = range.media_type.split_once('/') else {
+                continue;
+            };
+            let specificity = if range_kind == kind && range_subtype == subtype {
+                let version_ok = range.param("version").is_none_or(|v| versions.contains(&v));
+                let charset_ok = range
+                    .param("charset")
+                    .is_none_or(|c| c.eq_ignore_ascii_case("utf-8"));
+                if !(version_ok && charset_ok) {
+                    continue;
+                }
+                Specificity::Exact
+            } else if range_kind == kind && range_subtype == "*" {
+                Specificity::Subtypes
+            } else if range_kind == "*" {
+                Specificity::Any
+            } else {
+                continue;
+            };
+            if best.is_none_or(|b| specificity > b.specificity) {
+                best = Some(Preference {
+                    weight: range.weight,
+                    specificity,
+                });
+            }
+        }
+        best
     }
 
     /// The HTTP `Content-Type` of this format.
@@ -156,6 +206,82 @@ mod tests {
                 *expected,
                 "Accept: {accept:?}"
             );
+        }
+    }
+
+    #[test]
+    fn negotiation_follows_rfc_9110_and_the_openmetrics_versions() {
+        let cases: &[(&str, ExpositionFormat)] = &[
+            // A `q=` inside a quoted parameter value is data, not the weight.
+            (
+                r#"application/openmetrics-text;q=0.1;ext="b;q=1;", text/plain;q=0.5"#,
+                PrometheusText,
+            ),
+            (
+                r#"text/plain;q=0.5, application/openmetrics-text;x="a,b;q=0.1";q=0.9"#,
+                OpenMetrics,
+            ),
+            // A weight above 1 (or otherwise outside the qvalue grammar) makes the element
+            // malformed: it is ignored, it does not win.
+            (
+                "application/openmetrics-text;q=1.5, text/plain;q=0.5",
+                PrometheusText,
+            ),
+            (
+                "application/openmetrics-text;q=0.1234, text/plain;q=0.5",
+                PrometheusText,
+            ),
+            // We serve OpenMetrics 1.0.0 (0.0.1 is the same text, as Prometheus asks for it);
+            // a range asking for another version does not match it.
+            ("application/openmetrics-text;version=2.0.0", PrometheusText),
+            (
+                "application/openmetrics-text;version=2.0.0;q=1, text/plain;q=0.1",
+                PrometheusText,
+            ),
+            ("application/openmetrics-text;version=1.0.0", OpenMetrics),
+            (
+                "application/openmetrics-text; version=\"1.0.0\"; charset=utf-8",
+                OpenMetrics,
+            ),
+            (
+                "application/openmetrics-text;charset=latin1",
+                PrometheusText,
+            ),
+            // The most specific range decides a format's weight.
+            ("text/plain;q=0, */*", OpenMetrics),
+            ("application/*;q=0.9, text/plain;q=0.5", OpenMetrics),
+            (
+                "application/openmetrics-text;q=0, application/*",
+                PrometheusText,
+            ),
+            ("text/plain;version=0.0.3", PrometheusText),
+            // Prometheus 3's default scrape protocols.
+            (
+                "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,\
+                 application/openmetrics-text;version=0.0.1;q=0.5,\
+                 text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,\
+                 text/plain;version=0.0.4;q=0.3,*/*;q=0.2",
+                OpenMetrics,
+            ),
+        ];
+        for (accept, expected) in cases {
+            assert_eq!(
+                ExpositionFormat::negotiate(Some(accept)),
+                *expected,
+                "Accept: {accept:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn nothing_acceptable_still_gets_the_classic_text() {
+        let cases: &[&str] = &[
+            "application/json",
+            "text/plain;q=0, application/openmetrics-text;q=0",
+            "text/plain;q=0, */*;q=0",
+        ];
+        for accept in cases {
+            assert_eq!(ExpositionFormat::negotiate(Some(accept)), PrometheusText);
         }
     }
 }

@@ -6,6 +6,7 @@
 // crate too (the vLLM metrics are declared with the derive).
 extern crate self as metric_handles;
 
+mod accept;
 mod axis;
 mod bounded;
 mod bucket_check;
