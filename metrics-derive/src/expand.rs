@@ -242,21 +242,55 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             pub const DESCRIPTORS: &'static [#krate::MetricDescriptor] = &[#(#descriptor_refs)*];
 
             #[doc = #register_doc]
+            ///
+            /// # Panics
+            ///
+            /// If a name this struct exposes is already exposed by `registry` (the same struct
+            /// registered twice, or another metric whose samples would collide with these);
+            /// [`Self::try_register`] returns that error instead.
             pub fn register(registry: &mut #krate::__private::Registry) -> Self {
                 Self::register_with(registry, &#krate::RegisterOptions::new())
             }
 
             /// Registers every metric in `registry`, with run-time `options` (bucket, position
             /// and series-limit overrides, deprecated names to show).
+            ///
+            /// # Panics
+            ///
+            /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
             pub fn register_with(
                 registry: &mut #krate::__private::Registry,
                 options: &#krate::RegisterOptions,
             ) -> Self {
+                match Self::try_register_with(registry, options) {
+                    #krate::__private::std::result::Result::Ok(metrics) => metrics,
+                    #krate::__private::std::result::Result::Err(error) => {
+                        #krate::__private::std::panic!("{}", error)
+                    }
+                }
+            }
+
+            /// Registers every metric in `registry`, as declared, unless a name this struct
+            /// exposes (a family name, or a sample name such as `_total`, `_count`, `_bucket`)
+            /// is already exposed by `registry`: then nothing is registered and the error says
+            /// which names collide.
+            pub fn try_register(
+                registry: &mut #krate::__private::Registry,
+            ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
+                Self::try_register_with(registry, &#krate::RegisterOptions::new())
+            }
+
+            /// [`Self::try_register`] with run-time `options`.
+            pub fn try_register_with(
+                registry: &mut #krate::__private::Registry,
+                options: &#krate::RegisterOptions,
+            ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
+                #krate::__private::check_registration(registry, Self::DESCRIPTORS, options)?;
                 #(#check_uses)*
-                Self {
+                #krate::__private::std::result::Result::Ok(Self {
                     #(#inits)*
                     #(#skipped_inits)*
-                }
+                })
             }
 
             #[doc = #resolve_doc]

@@ -108,6 +108,23 @@ fn methods(
             ::core::unimplemented!("metric-handles: fix the errors above")
         }
 
+        /// Registers every metric, or fails (stub: the derive reported errors).
+        pub fn try_register(
+            registry: &mut #krate::__private::Registry,
+        ) -> ::core::result::Result<Self, #krate::RegistrationError> {
+            let _ = registry;
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
+        /// Registers every metric with options, or fails (stub: the derive reported errors).
+        pub fn try_register_with(
+            registry: &mut #krate::__private::Registry,
+            options: &#krate::RegisterOptions,
+        ) -> ::core::result::Result<Self, #krate::RegistrationError> {
+            let _ = (registry, options);
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
         /// Resolves the handles of `labels` (stub: the derive reported errors).
         pub fn resolve #generic (&self, labels: &#labels) -> #handles #ty_generics {
             let _ = labels;

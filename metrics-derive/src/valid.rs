@@ -38,6 +38,7 @@ pub fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<MetricPlan<'a>> {
         .filter_map(|field| check_field(cx, field))
         .collect();
     check_unique_names(cx, &plans);
+    check_sample_collisions(cx, &plans);
     plans
 }
 
@@ -369,7 +370,8 @@ fn check_unit(cx: &Ctxt, unit: Option<&LitStr>) -> Option<(LitStr, String)> {
     }
 }
 
-/// Help text: `help = "..."` wins over the doc comment. Required, and without a final `.`.
+/// Help text: `help = "..."` wins over the doc comment. Required, one line without control
+/// characters (doc comment lines are joined with spaces), and without a final `.`.
 fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
     let ident = field.ident;
     let (text, source): (String, TokenStream) = match &field.metric.help {
@@ -394,6 +396,15 @@ fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
         cx.error_spanned_by(
             source,
             "help text cannot be empty: describe what the metric measures",
+        );
+        return None;
+    }
+    if let Some(c) = text.chars().find(|c| c.is_control()) {
+        cx.error_spanned_by(
+            source,
+            format!(
+                "help text of `{ident}` contains the control character {c:?}: `# HELP` is one line of text, so write the help on one line without control characters (a `\\` or `\"` is fine: the exposition escapes it)"
+            ),
         );
         return None;
     }
@@ -482,6 +493,68 @@ fn check_unique_names(cx: &Ctxt, plans: &[MetricPlan]) {
                     seen.insert(key, first);
                 }
             }
+        }
+    }
+}
+
+/// No two metrics may expose the same sample name: a counter `app:requests` writes
+/// `app:requests_total`, so a gauge `app:requests_total` beside it duplicates that series (and a
+/// histogram `app:latency` writes `app:latency_count`). Identical names are left to
+/// `check_unique_names`.
+fn check_sample_collisions(cx: &Ctxt, plans: &[MetricPlan]) {
+    struct Claim<'a> {
+        field: &'a Ident,
+        family: String,
+        kind: Leaf,
+        cfg: String,
+    }
+    let mut claims: HashMap<String, Claim> = HashMap::new();
+    for plan in plans {
+        let cfg = cfg_key(plan.field);
+        let kind = plan.family.leaf;
+        let registered = |name: &str| match plan.unit.as_deref() {
+            Some(unit) => format!("{name}_{unit}"),
+            None => name.to_owned(),
+        };
+        let names = std::iter::once(&plan.name).chain(plan.aliases.iter().map(|(name, _)| name));
+        let mut mine: Vec<(String, String)> = Vec::new();
+        for lit in names {
+            let family = registered(&lit.value());
+            let clash = names::claimed_names(&family, kind)
+                .into_iter()
+                .find_map(|sample| {
+                    claims
+                        .get(&sample)
+                        .filter(|c| c.family != family)
+                        .filter(|c| cfg.is_empty() || c.cfg.is_empty() || c.cfg == cfg)
+                        .map(|c| (sample, c))
+                });
+            if let Some((sample, other)) = clash {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "{} `{family}` exposes the sample `{sample}`, and so does {} `{}` of field `{}`: the series would be duplicated; rename one of them",
+                        kind.as_str(),
+                        other.kind.as_str(),
+                        other.family,
+                        other.field,
+                    ),
+                );
+                continue;
+            }
+            mine.extend(
+                names::claimed_names(&family, kind)
+                    .into_iter()
+                    .map(|s| (s, family.clone())),
+            );
+        }
+        for (sample, family) in mine {
+            claims.entry(sample).or_insert(Claim {
+                field: plan.field.ident,
+                family,
+                kind,
+                cfg: cfg.clone(),
+            });
         }
     }
 }

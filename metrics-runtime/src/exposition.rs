@@ -14,6 +14,7 @@ use prometheus_client::encoding::{prometheus_text, text};
 use prometheus_client::registry::Registry;
 
 use crate::accept::{parse_accept, MediaRange};
+use crate::sanitize::sanitize;
 
 /// How specifically a media range names a format: the most specific match decides its weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -143,6 +144,12 @@ impl ExpositionFormat {
 
     /// Encodes `registry` in this format.
     ///
+    /// Every control character but the line feed (a carriage return in a label value, say) is
+    /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
+    /// OpenMetrics help text has its `\\` and `"` escaped. Encode with this (or
+    /// [`encode_openmetrics`], [`encode_prometheus_text`]) rather than prometheus-client's
+    /// encoders directly, which write both raw.
+    ///
     /// ```
     /// use metric_handles::prometheus_client::registry::Registry;
     /// use metric_handles::ExpositionFormat;
@@ -157,7 +164,7 @@ impl ExpositionFormat {
             ExpositionFormat::OpenMetrics => text::encode(&mut out, registry)?,
             ExpositionFormat::PrometheusText => prometheus_text::encode(&mut out, registry)?,
         }
-        Ok(out)
+        Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
     }
 }
 

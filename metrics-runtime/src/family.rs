@@ -12,6 +12,8 @@ use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
 use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
 use crate::member::{FamilyMember, SeriesSpec};
 use crate::options::RegisterOptions;
+use crate::sanitize::help_line;
+use crate::sanitize::help_line;
 
 /// The series of one metric, one member `M` per common label set `L`.
 ///
@@ -129,15 +131,17 @@ where
             .filter(|alias| options.shows(alias))
             .map(|alias| alias.name),
     );
+    // One line, as `# HELP` is: each line break or tab becomes a space.
+    let help = help_line(descriptor.help);
     for name in names {
         match descriptor.unit {
             Some(unit) => registry.register_with_unit(
                 name,
-                descriptor.help,
+                help.clone(),
                 unit_from_str(unit),
                 family.clone(),
             ),
-            None => registry.register(name, descriptor.help, family.clone()),
+            None => registry.register(name, help.clone(), family.clone()),
         }
     }
     family

@@ -30,6 +30,8 @@ mod member;
 mod octave_index;
 mod options;
 pub mod plugin;
+mod registration;
+mod sanitize;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 
@@ -46,6 +48,7 @@ pub use labels::{LabelEnum, LabelSet, NoLabels};
 pub use local::{HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use member::{AxisShape, FamilyMember, SeriesSpec};
 pub use options::RegisterOptions;
+pub use registration::RegistrationError;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 

@@ -3,6 +3,7 @@
 
 pub use crate::family::register_family;
 pub use crate::member::SeriesSpec;
+pub use crate::registration::check_registration;
 pub use prometheus_client;
 pub use prometheus_client::registry::Registry;
 pub use std;

@@ -113,7 +113,7 @@ use sleep_state::{EngineSleepGauges, SleepStateFamilies};
 
 use crate::http::HttpMetrics;
 use crate::plugin::RuntimeFamilies;
-use crate::{MetricDescriptor, RegisterOptions};
+use crate::{MetricDescriptor, RegisterOptions, RegistrationError};
 
 /// The longest `model_name` label value exported, in bytes. Every series carries the label,
 /// and each family keeps its own copy of it: an unbounded name (a path, a prompt pasted by
@@ -217,23 +217,100 @@ impl VllmMetrics {
     /// No series exists until an engine is first seen (or added with
     /// [`SchedulerStatsRecorder::add_engine`]); from then on, every series of that engine is
     /// exported, the enum axes (`finished_reason`, `source`, `reason`) with all their values at 0.
+    ///
+    /// Register once per registry, whatever the number of models served: record a second
+    /// model through [`VllmMetrics::with_model`], which shares these families.
+    ///
+    /// # Panics
+    ///
+    /// If `registry` already exposes one of the vLLM names (a second registration);
+    /// [`VllmMetrics::try_register`] returns that error instead.
     pub fn register(registry: &mut Registry, config: VllmMetricsConfig) -> Self {
+        match Self::try_register(registry, config) {
+            Ok(metrics) => metrics,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Registers every scheduler and request metric in `registry`, unless `registry` already
+    /// exposes one of their names (or a sample name they would write): then nothing is
+    /// registered and the error names the collision. Two registrations into one registry would
+    /// write every `# HELP`/`# TYPE` twice, which OpenMetrics parsers reject and Prometheus
+    /// resolves by dropping samples.
+    pub fn try_register(
+        registry: &mut Registry,
+        config: VllmMetricsConfig,
+    ) -> Result<Self, RegistrationError> {
         let options = config.register_options();
-        let scheduler_metrics = SchedulerMetrics::register_with(registry, &options);
-        let request_metrics = RequestMetrics::register_with(registry, &options);
+        let descriptors: Vec<MetricDescriptor> = [
+            SchedulerMetrics::DESCRIPTORS,
+            RequestMetrics::DESCRIPTORS,
+            SleepModeMetrics::DESCRIPTORS,
+            LoraInfoMetrics::DESCRIPTORS,
+        ]
+        .into_iter()
+        .flatten()
+        .copied()
+        .collect();
+        crate::__private::check_registration(registry, &descriptors, &options)?;
+        let scheduler = SchedulerMetrics::try_register_with(registry, &options)?;
+        let requests = RequestMetrics::try_register_with(registry, &options)?;
         let sleep_mode =
-            SleepModeRecorder::new(&SleepModeMetrics::register_with(registry, &options));
-        let lora = LoraInfoRecorder::new(&LoraInfoMetrics::register_with(registry, &options));
+            SleepModeRecorder::new(&SleepModeMetrics::try_register_with(registry, &options)?);
+        let lora = LoraInfoRecorder::new(&LoraInfoMetrics::try_register_with(registry, &options)?);
         let plugins = RuntimeFamilies::register_in(registry);
         plugins.reserve_names(reserved_names());
-        let core = Arc::new(Core {
-            scheduler_metrics,
-            request_metrics,
+        let families = Arc::new(Families {
+            scheduler,
+            requests,
             connectors: ConnectorFamilies::register(&plugins),
             sleep_state: SleepStateFamilies::register(&plugins),
             plugins,
             sleep_mode,
             lora,
+        });
+        Ok(Self::recorders(families, config))
+    }
+
+    /// Recorders for another model served by the same frontend, recording into the families
+    /// this registration created: its series carry `model_name="<model_name>"` (bounded as
+    /// [`VllmMetricsConfig::model_name`] says), its engines are its own (engine 0 of each model
+    /// is a distinct label set), and removing one of its engines leaves the other models'
+    /// series alone.
+    ///
+    /// Everything else is the registration's: bucket bounds (`max_model_len`: register with
+    /// the largest context length served), pre-resolved spec-decode positions, hidden metrics,
+    /// the plug-in families, and the sleep-mode and LoRA recorders. Keep one `VllmMetrics` per
+    /// model: two for the same name would share series.
+    ///
+    /// ```
+    /// use metric_handles::prometheus_client::registry::Registry;
+    /// use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
+    ///
+    /// let mut registry = Registry::default();
+    /// let llama = VllmMetrics::register(&mut registry, VllmMetricsConfig {
+    ///     model_name: "llama".into(),
+    ///     ..Default::default()
+    /// });
+    /// let qwen = llama.with_model("qwen");
+    /// llama.scheduler().record(0, &SchedulerStats { num_running_reqs: 3, ..Default::default() });
+    /// qwen.scheduler().record(0, &SchedulerStats { num_running_reqs: 5, ..Default::default() });
+    /// let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    /// assert!(text.contains(r#"vllm:num_requests_running{model_name="llama",engine="0"} 3"#));
+    /// assert!(text.contains(r#"vllm:num_requests_running{model_name="qwen",engine="0"} 5"#));
+    /// assert_eq!(text.matches("# TYPE vllm:num_requests_running ").count(), 1);
+    /// ```
+    pub fn with_model(&self, model_name: impl Into<String>) -> Self {
+        let config = VllmMetricsConfig {
+            model_name: model_name.into(),
+            ..self.config().clone()
+        };
+        Self::recorders(Arc::clone(&self.core().families), config)
+    }
+
+    fn recorders(families: Arc<Families>, config: VllmMetricsConfig) -> Self {
+        let core = Arc::new(Core {
+            families,
             engines: EngineTable::new(),
             model_label: model_label(&config.model_name),
             next_generation: AtomicU64::new(0),
@@ -259,12 +336,12 @@ impl VllmMetrics {
     /// The sleep-mode operation timer (`vllm:sleep_mode_operation_duration_seconds`,
     /// `vllm:sleep_mode_operations_in_flight`).
     pub fn sleep_mode(&self) -> &SleepModeRecorder {
-        &self.scheduler.core().sleep_mode
+        &self.scheduler.core().families.sleep_mode
     }
 
     /// The `vllm:lora_requests_info` recorder.
     pub fn lora(&self) -> &LoraInfoRecorder {
-        &self.scheduler.core().lora
+        &self.scheduler.core().families.lora
     }
 
     /// The run-time families of this registry, with `model_name` and `engine` first: where a
@@ -273,7 +350,7 @@ impl VllmMetrics {
     /// HTTP families' names) is reserved. An engine's series in these families are removed
     /// with the engine.
     pub fn plugin_families(&self) -> &RuntimeFamilies<EngineLabels> {
-        &self.scheduler.core().plugins
+        &self.scheduler.core().families.plugins
     }
 
     /// The configuration the metrics were registered with.
@@ -291,17 +368,22 @@ pub(crate) struct Core {
     pub(crate) config: VllmMetricsConfig,
     /// The `model_name` label value: the configured name, bounded (see [`model_label`]).
     model_label: String,
-    pub(crate) scheduler_metrics: SchedulerMetrics,
-    pub(crate) request_metrics: RequestMetrics,
+    pub(crate) families: Arc<Families>,
+    pub(crate) engines: EngineTable<EngineEntry>,
+    /// Tells a re-joined engine from its previous incarnation (for counter deltas).
+    next_generation: AtomicU64,
+    pub(crate) diagnostics: Arc<Diagnostics>,
+}
+
+/// The registered families, shared by the recorders of every model.
+pub(crate) struct Families {
+    pub(crate) scheduler: SchedulerMetrics,
+    pub(crate) requests: RequestMetrics,
     pub(crate) connectors: ConnectorFamilies,
     pub(crate) sleep_state: SleepStateFamilies,
     pub(crate) plugins: RuntimeFamilies<EngineLabels>,
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
-    pub(crate) engines: EngineTable<EngineEntry>,
-    /// Tells a re-joined engine from its previous incarnation (for counter deltas).
-    next_generation: AtomicU64,
-    pub(crate) diagnostics: Arc<Diagnostics>,
 }
 
 /// Counts of input that was ignored, so that nothing is dropped silently.
@@ -344,9 +426,9 @@ impl Core {
         };
         EngineEntry {
             generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
-            scheduler: self.scheduler_metrics.resolve(&labels),
-            requests: self.request_metrics.resolve(&labels),
-            connectors: self.connectors.resolve(&labels),
+            scheduler: self.families.scheduler.resolve(&labels),
+            requests: self.families.requests.resolve(&labels),
+            connectors: self.families.connectors.resolve(&labels),
             sleep: EngineSleepGauges::default(),
             log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
             diagnostics: Arc::clone(&self.diagnostics),
@@ -356,9 +438,9 @@ impl Core {
 
     pub(crate) fn remove_engine(&self, engine: u32) -> bool {
         self.engines.remove(engine, |entry| {
-            self.scheduler_metrics.remove(&entry.labels);
-            self.request_metrics.remove(&entry.labels);
-            self.plugins.remove_common(&entry.labels);
+            self.families.scheduler.remove(&entry.labels);
+            self.families.requests.remove(&entry.labels);
+            self.families.plugins.remove_common(&entry.labels);
         })
     }
 }

@@ -59,7 +59,9 @@ impl SchedulerStatsRecorder {
         let core = &*self.core;
         let entry = core.engine(engine);
         if let Some(state) = &stats.sleep_state {
-            entry.sleep.record(&core.sleep_state, &entry.labels, state);
+            entry
+                .sleep
+                .record(&core.families.sleep_state, &entry.labels, state);
         }
         if stats.sleep_state_only {
             return;
@@ -146,7 +148,7 @@ impl SchedulerStatsRecorder {
         if let Some(connector) = &stats.kv_connector_stats {
             entry
                 .connectors
-                .record(&core.connectors, &entry.labels, connector);
+                .record(&core.families.connectors, &entry.labels, connector);
         }
     }
 

@@ -1,0 +1,129 @@
+//! What prometheus-client's encoders leave for the parsers to trip on, fixed once per scrape.
+//!
+//! * **Control characters.** The formats define escapes for `\`, `"` and the line feed only,
+//!   and prometheus-client writes every other character raw. A raw carriage return is legal
+//!   in the grammar, but Python's `prometheus_client` reads a scrape as text with universal
+//!   newlines and rejects the whole scrape; other control characters make no sense in a
+//!   label value or help text. Each C0 control character but the line feed, and DEL, is
+//!   written as its Unicode control picture (`\r` as `␍` U+240D, NUL as `␀` U+2400, DEL as
+//!   `␡` U+2421): visible, valid UTF-8, accepted by every parser, and never confused with the
+//!   escapes.
+//! * **OpenMetrics help text.** prometheus-client writes `# HELP` text raw in OpenMetrics,
+//!   where `\` and `"` must be escaped (`\\`, `\"`); the classic text format escapes them
+//!   itself. Line breaks in help text are made spaces at registration (`help_line`), so each
+//!   `# HELP` line here is whole.
+//!
+//! A scrape with neither (the common case) is returned as it is, after one scan.
+
+use std::borrow::Cow;
+
+/// `text` (one encoded exposition) with control characters replaced and, for OpenMetrics,
+/// the `# HELP` text escaped.
+pub(crate) fn sanitize(text: String, openmetrics: bool) -> String {
+    let has_controls = text.bytes().any(is_replaced_control);
+    let help_needs_escape = openmetrics && text.contains("# HELP ") && help_has_specials(&text);
+    if !has_controls && !help_needs_escape {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        match openmetrics.then(|| help_text_start(line)).flatten() {
+            Some(start) => {
+                push_replacing_controls(&mut out, &line[..start]);
+                for c in line[start..].chars() {
+                    match c {
+                        '\\' => out.push_str("\\\\"),
+                        '"' => out.push_str("\\\""),
+                        c => push_char_replacing_controls(&mut out, c),
+                    }
+                }
+            }
+            None => push_replacing_controls(&mut out, line),
+        }
+    }
+    out
+}
+
+/// `help` as one line: every line break (`\r\n`, `\n`, `\r`) becomes one space.
+pub(crate) fn help_line(help: &str) -> Cow<'_, str> {
+    if !help.contains(['\n', '\r']) {
+        return Cow::Borrowed(help);
+    }
+    Cow::Owned(help.replace("\r\n", " ").replace(['\n', '\r'], " "))
+}
+
+/// The byte offset where the help text of a `# HELP name text` line starts.
+fn help_text_start(line: &str) -> Option<usize> {
+    let rest = line.strip_prefix("# HELP ")?;
+    let name_len = rest.find(' ')?;
+    Some("# HELP ".len() + name_len + 1)
+}
+
+fn help_has_specials(text: &str) -> bool {
+    text.split('\n')
+        .any(|line| help_text_start(line).is_some_and(|start| line[start..].contains(['\\', '"'])))
+}
+
+fn is_replaced_control(byte: u8) -> bool {
+    (byte < 0x20 && byte != b'\n') || byte == 0x7f
+}
+
+fn push_replacing_controls(out: &mut String, s: &str) {
+    let mut last = 0;
+    for (i, byte) in s.bytes().enumerate() {
+        if is_replaced_control(byte) {
+            out.push_str(&s[last..i]);
+            out.push(control_picture(byte));
+            last = i + 1;
+        }
+    }
+    out.push_str(&s[last..]);
+}
+
+fn push_char_replacing_controls(out: &mut String, c: char) {
+    match u8::try_from(c) {
+        Ok(byte) if is_replaced_control(byte) => out.push(control_picture(byte)),
+        _ => out.push(c),
+    }
+}
+
+/// The Unicode control picture of a C0 control character or DEL.
+fn control_picture(byte: u8) -> char {
+    let code = if byte == 0x7f {
+        0x2421
+    } else {
+        0x2400 + u32::from(byte)
+    };
+    char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clean_text_is_returned_unchanged() {
+        let text = "# HELP a Help.\n# TYPE a gauge\na{l=\"x\\\\y\\\"\"} 1\n".to_owned();
+        assert_eq!(sanitize(text.clone(), true), text);
+        assert_eq!(sanitize(text.clone(), false), text);
+    }
+
+    #[test]
+    fn controls_become_pictures_and_openmetrics_help_is_escaped() {
+        let text = "# HELP a C:\\x \"q\"\t.\na{l=\"\r\u{0}\u{7f}\\\\\"} 1\n".to_owned();
+        assert_eq!(
+            sanitize(text.clone(), true),
+            "# HELP a C:\\\\x \\\"q\\\"\u{2409}.\na{l=\"\u{240d}\u{2400}\u{2421}\\\\\"} 1\n"
+        );
+        assert_eq!(
+            sanitize(text, false),
+            "# HELP a C:\\x \"q\"\u{2409}.\na{l=\"\u{240d}\u{2400}\u{2421}\\\\\"} 1\n"
+        );
+    }
+
+    #[test]
+    fn help_lines_join_every_kind_of_line_break() {
+        assert_eq!(help_line("a\r\nb\nc\rd"), "a b c d");
+        assert!(matches!(help_line("plain"), Cow::Borrowed("plain")));
+    }
+}

@@ -1,0 +1,255 @@
+//! Every label value and every help text the crate writes parses with Python's
+//! `prometheus_client` (both parsers, reading the scrape as a text file does), `promtool` and
+//! Prometheus: control characters in label values (a carriage return above all) and line
+//! breaks, backslashes and quotes in run-time help text.
+//!
+//! The external tools are skipped with a message when absent, unless
+//! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
+    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
+    MetricKind, RegisterOptions,
+};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Route {
+    pub path: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Client {
+    pub agent: String,
+}
+
+#[derive(MetricHandles)]
+#[metric_handles(labels = Route)]
+pub struct HttpMetrics {
+    /// Requests served, path C:\inetpub\wwwroot, "quoted"
+    #[metric(name = "esc:requests")]
+    pub requests: Family<Route, Counter>,
+    /// Requests by client
+    #[metric(name = "esc:by_client")]
+    pub by_client: Family<Route, Dynamic<Client, Counter>>,
+}
+
+/// Every C0 control character, DEL, and the characters the formats escape themselves.
+fn nasty_value() -> String {
+    let mut value = String::from("a");
+    for c in (0u8..0x20).chain([0x7f]) {
+        value.push(char::from(c));
+    }
+    value.push_str("\\\"\r\nz");
+    value
+}
+
+fn registry_with_nasty_values() -> Registry {
+    let mut registry = Registry::default();
+    let metrics = HttpMetrics::register(&mut registry);
+    let route = Route {
+        path: nasty_value(),
+    };
+    let handles = metrics.resolve(&route);
+    handles.requests.inc();
+    handles
+        .by_client
+        .get_or_create(&Client {
+            agent: "curl\r\n\u{85}\u{2028}x".into(),
+        })
+        .inc_by(2);
+    // Help text only known at run time: line breaks, a backslash, quotes, a tab.
+    static RUNTIME: MetricDescriptor = MetricDescriptor {
+        name: "esc:runtime_help",
+        field: "runtime_help",
+        kind: MetricKind::Counter,
+        value_type: "u64",
+        help: "First line\r\nsecond line\rthird\nfourth \\ back \"q\" \t tab",
+        unit: None,
+        common_labels: &[],
+        axis: None,
+        buckets: None,
+        max_series: 8,
+        aliases: &[],
+    };
+    let family: Family<metric_handles::NoLabels, Counter> =
+        Family::register(&mut registry, &RUNTIME, &RegisterOptions::new());
+    family.resolve(&metric_handles::NoLabels).inc();
+    registry
+}
+
+#[test]
+fn control_characters_in_label_values_are_written_as_control_pictures() {
+    let registry = registry_with_nasty_values();
+    for format in [
+        ExpositionFormat::PrometheusText,
+        ExpositionFormat::OpenMetrics,
+    ] {
+        let text = format.encode(&registry).expect("encodes");
+        // The only control character left is the line feed ending each line.
+        let bad: Vec<char> = text
+            .chars()
+            .filter(|c| (c.is_control() && *c != '\n' && *c != '\u{85}') || *c == '\r')
+            .collect();
+        assert!(bad.is_empty(), "{format:?}: raw control characters {bad:?}");
+        let expected_path: String = {
+            let mut v = String::from("a");
+            for c in (0u32..0x20).chain([0x7f]) {
+                v.push(match c {
+                    0x0a => '\n',
+                    0x7f => '\u{2421}',
+                    c => char::from_u32(0x2400 + c).expect("control picture"),
+                });
+            }
+            v.push_str("\\\"\u{240d}\nz");
+            v.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+        };
+        assert!(
+            text.contains(&format!("esc:requests_total{{path=\"{expected_path}\"}} 1")),
+            "{format:?}:\n{text}"
+        );
+        assert!(
+            text.contains("agent=\"curl\u{240d}\\n\u{85}\u{2028}x\"} 2"),
+            "{format:?}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn help_text_is_one_line_and_escaped_in_both_formats() {
+    let registry = registry_with_nasty_values();
+    let om = ExpositionFormat::OpenMetrics
+        .encode(&registry)
+        .expect("encodes");
+    let text = ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .expect("encodes");
+    // OpenMetrics escapes `\` and `"` in HELP; the classic text escapes `\` only.
+    assert!(
+        om.contains(
+            "# HELP esc:runtime_help First line second line third fourth \\\\ back \\\"q\\\" \u{2409} tab.\n"
+        ),
+        "{om}"
+    );
+    assert!(
+        text.contains(
+            "# HELP esc:runtime_help_total First line second line third fourth \\\\ back \"q\" \u{2409} tab.\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        om.contains(
+            "# HELP esc:requests Requests served, path C:\\\\inetpub\\\\wwwroot, \\\"quoted\\\".\n"
+        ),
+        "{om}"
+    );
+}
+
+fn tool_available(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `true` when the tool runs; otherwise prints a SKIPPED line (or fails under `.ci/run`).
+fn tool_or_skip(test: &str, program: &str, args: &[&str]) -> bool {
+    if tool_available(program, args) {
+        return true;
+    }
+    let message = format!("SKIPPED {test}: {program} not available");
+    assert!(
+        std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").as_deref() != Ok("1"),
+        "{message}, and METRIC_HANDLES_REQUIRE_TOOLS=1 requires it"
+    );
+    let _ = std::io::stderr().write_all(format!("\n{message}\n").as_bytes());
+    false
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "metric-handles-escaping-{tag}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+#[test]
+fn pythons_parsers_read_the_scrape_as_a_text_file() {
+    if !tool_or_skip(
+        "pythons_parsers_read_the_scrape_as_a_text_file",
+        "python3",
+        &["-c", "import prometheus_client"],
+    ) {
+        return;
+    }
+    let registry = registry_with_nasty_values();
+    let dir = temp_dir("python");
+    let text_path = dir.join("metrics.txt");
+    let om_path = dir.join("metrics.om.txt");
+    std::fs::write(
+        &text_path,
+        metric_handles::encode_prometheus_text(&registry).unwrap(),
+    )
+    .expect("write");
+    std::fs::write(
+        &om_path,
+        metric_handles::encode_openmetrics(&registry).unwrap(),
+    )
+    .expect("write");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_exposition.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .args([&text_path, &om_path])
+        .output()
+        .expect("run python3");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn promtool_accepts_the_scrape() {
+    if !tool_or_skip("promtool_accepts_the_scrape", "promtool", &["--version"]) {
+        return;
+    }
+    let text = metric_handles::encode_prometheus_text(&registry_with_nasty_values()).unwrap();
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start promtool");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("feed promtool");
+    let out = child.wait_with_output().expect("promtool output");
+    let findings = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The `:` in recording-rule style names is the only lint it may raise.
+    let other: Vec<&str> = findings
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains("should not contain ':'"))
+        .collect();
+    assert!(other.is_empty(), "promtool: {findings}");
+}

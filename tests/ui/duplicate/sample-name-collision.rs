@@ -1,0 +1,26 @@
+#![allow(unused_imports)]
+use metric_handles::{Counter, Family, Gauge, Histogram, MetricHandles, NoLabels};
+
+#[derive(MetricHandles)]
+pub struct Metrics {
+    /// Requests served
+    #[metric(name = "app:requests")]
+    requests: Family<NoLabels, Counter>,
+    /// Requests served, as a gauge
+    #[metric(name = "app:requests_total")]
+    requests_gauge: Family<NoLabels, Gauge>,
+    /// Request latency
+    #[metric(name = "app:latency", buckets = [0.1, 1.0])]
+    latency: Family<NoLabels, Histogram>,
+    /// Requests measured
+    #[metric(name = "app:latency_count")]
+    latency_count: Family<NoLabels, Counter>,
+    /// Time spent in seconds
+    #[metric(name = "app:busy", unit = "seconds")]
+    busy: Family<NoLabels, Counter>,
+    /// Time spent, as a gauge
+    #[metric(name = "app:busy_seconds_created")]
+    busy_created: Family<NoLabels, Gauge>,
+}
+
+fn main() {}
