@@ -10,40 +10,13 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::cudagraph::{CudagraphCounts, CudagraphKey};
 use super::types::CudagraphStats;
 
-/// One CUDA-graph padding shape, the key the accumulator counts by.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CudagraphKey {
-    /// Tokens before padding.
-    pub num_unpadded_tokens: u64,
-    /// Tokens after padding.
-    pub num_padded_tokens: u64,
-    /// Padding tokens added.
-    pub num_paddings: u64,
-    /// The CUDA-graph runtime mode.
-    pub runtime_mode: String,
-}
-
-impl CudagraphKey {
-    fn matches(&self, stats: &CudagraphStats) -> bool {
-        self.num_unpadded_tokens == stats.num_unpadded_tokens
-            && self.num_padded_tokens == stats.num_padded_tokens
-            && self.num_paddings == stats.num_paddings
-            && self.runtime_mode == stats.runtime_mode
-    }
-}
-
-impl From<&CudagraphStats> for CudagraphKey {
-    fn from(stats: &CudagraphStats) -> Self {
-        CudagraphKey {
-            num_unpadded_tokens: stats.num_unpadded_tokens,
-            num_padded_tokens: stats.num_padded_tokens,
-            num_paddings: stats.num_paddings,
-            runtime_mode: stats.runtime_mode.clone(),
-        }
-    }
-}
+/// The most per-position spec-decode values the log stats keep: positions at or past it are
+/// summed into [`LogStatsInterval::accepted_beyond_logged`], so the log line's per-position list
+/// stays short whatever vector the engine reports (every token is still counted).
+pub const MAX_LOGGED_POSITIONS: usize = 128;
 
 /// What one engine accumulated since the last drain.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,10 +24,16 @@ pub struct LogStatsInterval {
     /// Speculative-decoding drafts.
     pub num_drafts: u64,
     /// Accepted tokens per draft position, summed element-wise (as long as the longest vector
-    /// seen).
+    /// seen, at most [`MAX_LOGGED_POSITIONS`]).
     pub accepted_per_pos: Vec<u64>,
-    /// How many steps reported each CUDA-graph padding shape, in first-seen order.
+    /// Accepted tokens at positions [`MAX_LOGGED_POSITIONS`] and beyond, summed.
+    pub accepted_beyond_logged: u64,
+    /// How many steps reported each CUDA-graph padding shape, in first-seen order (at most
+    /// [`MAX_CUDAGRAPH_SHAPES`](super::MAX_CUDAGRAPH_SHAPES) shapes).
     pub cudagraph: Vec<(CudagraphKey, u64)>,
+    /// Steps whose CUDA-graph shape was not kept: it came after
+    /// [`MAX_CUDAGRAPH_SHAPES`](super::MAX_CUDAGRAPH_SHAPES) others in the interval.
+    pub cudagraph_other_steps: u64,
 }
 
 impl LogStatsInterval {
@@ -70,43 +49,60 @@ impl LogStatsInterval {
     /// ```
     pub fn add_spec_decode(&mut self, num_drafts: u64, accepted_per_pos: &[u64]) {
         self.num_drafts = self.num_drafts.saturating_add(num_drafts);
-        add_elementwise(&mut self.accepted_per_pos, accepted_per_pos);
+        let beyond = add_elementwise(&mut self.accepted_per_pos, accepted_per_pos);
+        self.accepted_beyond_logged = self.accepted_beyond_logged.saturating_add(beyond);
     }
 
     /// Counts one step's CUDA-graph padding shape.
     pub fn add_cudagraph(&mut self, stats: &CudagraphStats) {
-        add_cudagraph_count(&mut self.cudagraph, stats, 1);
+        let mut counts = self.take_cudagraph();
+        counts.add_stats(stats);
+        self.put_cudagraph(counts);
     }
 
     /// Adds another interval (another engine's, for a line over all engines).
     pub fn merge(&mut self, other: &LogStatsInterval) {
         self.num_drafts = self.num_drafts.saturating_add(other.num_drafts);
-        add_elementwise(&mut self.accepted_per_pos, &other.accepted_per_pos);
+        let beyond = add_elementwise(&mut self.accepted_per_pos, &other.accepted_per_pos);
+        self.accepted_beyond_logged = self
+            .accepted_beyond_logged
+            .saturating_add(other.accepted_beyond_logged)
+            .saturating_add(beyond);
+        let mut counts = self.take_cudagraph();
         for (key, count) in &other.cudagraph {
-            match self.cudagraph.iter_mut().find(|(k, _)| k == key) {
-                Some((_, c)) => *c = c.saturating_add(*count),
-                None => self.cudagraph.push((key.clone(), *count)),
-            }
+            counts.add_key(key, *count);
         }
+        counts.add_other(other.cudagraph_other_steps);
+        self.put_cudagraph(counts);
+    }
+
+    fn take_cudagraph(&mut self) -> CudagraphCounts {
+        let mut counts = CudagraphCounts::default();
+        for (key, count) in std::mem::take(&mut self.cudagraph) {
+            counts.add_key(&key, count);
+        }
+        counts.add_other(std::mem::take(&mut self.cudagraph_other_steps));
+        counts
+    }
+
+    fn put_cudagraph(&mut self, counts: CudagraphCounts) {
+        (self.cudagraph, self.cudagraph_other_steps) = counts.into_parts();
     }
 }
 
-fn add_elementwise(into: &mut Vec<u64>, values: &[u64]) {
-    if into.len() < values.len() {
-        into.resize(values.len(), 0);
+/// Adds `values` element-wise into `into`, which grows up to [`MAX_LOGGED_POSITIONS`];
+/// returns the sum of the values past it.
+fn add_elementwise(into: &mut Vec<u64>, values: &[u64]) -> u64 {
+    let kept = values.len().min(MAX_LOGGED_POSITIONS);
+    if into.len() < kept {
+        into.resize(kept, 0);
     }
-    for (sum, v) in into.iter_mut().zip(values) {
+    for (sum, v) in into.iter_mut().zip(&values[..kept]) {
         *sum = sum.saturating_add(*v);
     }
-}
-
-fn add_cudagraph_count(into: &mut Vec<(CudagraphKey, u64)>, stats: &CudagraphStats, n: u64) {
-    // Few distinct shapes per interval: a linear scan compares in place, so only a new shape
-    // allocates (its key).
-    match into.iter_mut().find(|(k, _)| k.matches(stats)) {
-        Some((_, count)) => *count = count.saturating_add(n),
-        None => into.push((CudagraphKey::from(stats), n)),
-    }
+    values[kept..]
+        .iter()
+        .fold(0u64, |sum, v| sum.saturating_add(*v))
 }
 
 /// The concurrent accumulator of one engine.
@@ -117,9 +113,10 @@ pub(crate) struct LogStatsAccumulator {
     per_pos_len: AtomicUsize,
     /// Positions `0..N`, N = the configured number of speculative tokens.
     per_pos: Box<[AtomicU64]>,
-    /// Positions `N..`, index `p - N` (cold: a misconfigured or changed draft length).
-    beyond: Mutex<Vec<u64>>,
-    cudagraph: Mutex<Vec<(CudagraphKey, u64)>>,
+    /// Positions `N..MAX_LOGGED_POSITIONS`, index `p - N` (cold: a misconfigured or changed
+    /// draft length), and the sum of the positions past them.
+    beyond: Mutex<(Vec<u64>, u64)>,
+    cudagraph: Mutex<CudagraphCounts>,
 }
 
 impl LogStatsAccumulator {
@@ -127,29 +124,40 @@ impl LogStatsAccumulator {
         LogStatsAccumulator {
             num_drafts: AtomicU64::new(0),
             per_pos_len: AtomicUsize::new(0),
-            per_pos: (0..positions).map(|_| AtomicU64::new(0)).collect(),
-            beyond: Mutex::new(Vec::new()),
-            cudagraph: Mutex::new(Vec::new()),
+            per_pos: (0..positions.min(MAX_LOGGED_POSITIONS))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            beyond: Mutex::new((Vec::new(), 0)),
+            cudagraph: Mutex::new(CudagraphCounts::default()),
         }
     }
 
     /// Adds one step's spec-decode stats: atomics only while every position is pre-resolved.
     pub(crate) fn add_spec_decode(&self, num_drafts: u64, accepted_per_pos: &[u64]) {
         saturating_add(&self.num_drafts, num_drafts);
-        self.per_pos_len
-            .fetch_max(accepted_per_pos.len(), Ordering::Relaxed);
+        self.per_pos_len.fetch_max(
+            accepted_per_pos.len().min(MAX_LOGGED_POSITIONS),
+            Ordering::Relaxed,
+        );
         let cached = self.per_pos.len().min(accepted_per_pos.len());
         for (slot, v) in self.per_pos.iter().zip(&accepted_per_pos[..cached]) {
             saturating_add(slot, *v);
         }
         if accepted_per_pos.len() > cached {
             let mut beyond = lock(&self.beyond);
-            add_elementwise(&mut beyond, &accepted_per_pos[cached..]);
+            let (positions, past) = &mut *beyond;
+            // `positions` starts at `cached`, so it may hold `MAX_LOGGED_POSITIONS - cached`.
+            let rest = &accepted_per_pos[cached..];
+            let kept = rest.len().min(MAX_LOGGED_POSITIONS - cached);
+            let sum_past = add_elementwise(positions, &rest[..kept]);
+            *past = past
+                .saturating_add(sum_past)
+                .saturating_add(rest[kept..].iter().fold(0u64, |s, v| s.saturating_add(*v)));
         }
     }
 
     pub(crate) fn add_cudagraph(&self, stats: &CudagraphStats) {
-        add_cudagraph_count(&mut lock(&self.cudagraph), stats, 1);
+        lock(&self.cudagraph).add_stats(stats);
     }
 
     /// Returns the totals since the last drain and resets them. A record racing with the drain
@@ -161,7 +169,8 @@ impl LogStatsAccumulator {
             .iter()
             .map(|slot| slot.swap(0, Ordering::Relaxed))
             .collect();
-        accepted_per_pos.extend(std::mem::take(&mut *lock(&self.beyond)));
+        let (beyond, accepted_beyond_logged) = std::mem::take(&mut *lock(&self.beyond));
+        accepted_per_pos.extend(beyond);
         // A racing record may have bumped a slot past `len` after the swap above; keep the
         // counts rather than truncate them away.
         let used = accepted_per_pos
@@ -169,10 +178,14 @@ impl LogStatsAccumulator {
             .rposition(|&v| v != 0)
             .map_or(0, |i| i + 1);
         accepted_per_pos.truncate(len.max(used));
+        let (cudagraph, cudagraph_other_steps) =
+            std::mem::take(&mut *lock(&self.cudagraph)).into_parts();
         LogStatsInterval {
             num_drafts: self.num_drafts.swap(0, Ordering::Relaxed),
             accepted_per_pos,
-            cudagraph: std::mem::take(&mut *lock(&self.cudagraph)),
+            accepted_beyond_logged,
+            cudagraph,
+            cudagraph_other_steps,
         }
     }
 }

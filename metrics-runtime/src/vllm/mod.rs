@@ -47,6 +47,7 @@ mod buckets;
 mod catalogue;
 mod connector_stats;
 mod connectors;
+mod cudagraph;
 mod engines;
 mod labels;
 mod lifecycle;
@@ -82,12 +83,13 @@ pub use connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
 pub use connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
+pub use cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
 pub(crate) use engines::ENGINE_SLOTS;
 pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
 pub use lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
-pub use log_stats::{CudagraphKey, LogStatsInterval};
+pub use log_stats::{LogStatsInterval, MAX_LOGGED_POSITIONS};
 pub use logger::StatsLogger;
 pub use lora_info::{
     LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState,

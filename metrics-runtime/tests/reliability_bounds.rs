@@ -1,0 +1,130 @@
+//! What a frontend feeds the vLLM recorders cannot grow memory without bound, whether or not a
+//! logger ever drains the log stats: CUDA-graph shapes, their runtime-mode strings and the
+//! per-position spec-decode vector. Each test prints the figures it measured (RSS, time per
+//! record); the assertions are on what is kept, never on time.
+
+mod vllm_support;
+
+use std::time::Instant;
+
+use metric_handles::vllm::{
+    CudagraphStats, SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_CUDAGRAPH_SHAPES,
+    MAX_LOGGED_POSITIONS, MAX_RUNTIME_MODE_LEN,
+};
+use vllm_support::*;
+
+/// Resident set size in bytes (Linux), 0 elsewhere.
+fn rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * 4096)
+}
+
+fn shape(i: u64, mode: &str) -> SchedulerStats {
+    SchedulerStats {
+        cudagraph_stats: Some(CudagraphStats {
+            num_unpadded_tokens: i,
+            num_padded_tokens: i + 1,
+            num_paddings: 1,
+            runtime_mode: mode.to_owned(),
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn cudagraph_shapes_stay_bounded_and_every_step_is_counted_without_a_drain() {
+    let (_registry, metrics) = setup_default();
+    let steps: u64 = 100_000;
+    let rss_before = rss_bytes();
+    let started = Instant::now();
+    for i in 0..steps {
+        metrics.scheduler().record(0, &shape(i, "FULL"));
+    }
+    let all = started.elapsed();
+    // The cost of one more record once the accumulator is as full as it gets.
+    let started = Instant::now();
+    for i in 0..1000 {
+        metrics.scheduler().record(0, &shape(steps + i, "FULL"));
+    }
+    let last = started.elapsed();
+    let rss_after = rss_bytes();
+    println!(
+        "cudagraph: {steps} distinct shapes: {:.2} us/record on average, {:.2} us/record for the \
+         last 1000, RSS +{:.1} MB",
+        all.as_secs_f64() * 1e6 / steps as f64,
+        last.as_secs_f64() * 1e6 / 1000.0,
+        rss_after.saturating_sub(rss_before) as f64 / 1e6
+    );
+    let drained = metrics.scheduler().drain_log_stats(0);
+    assert_eq!(drained.cudagraph.len(), MAX_CUDAGRAPH_SHAPES);
+    let kept: u64 = drained.cudagraph.iter().map(|(_, n)| n).sum();
+    assert_eq!(
+        kept + drained.cudagraph_other_steps,
+        steps + 1000,
+        "no step lost"
+    );
+    // The kept shapes are the first seen.
+    assert_eq!(drained.cudagraph[0].0.num_unpadded_tokens, 0);
+    assert_eq!(drained.cudagraph[0].1, 1);
+}
+
+#[test]
+fn a_huge_runtime_mode_is_cut_and_repeated_shapes_still_count_together() {
+    let (_registry, metrics) = setup_default();
+    let huge = "M".repeat(1 << 20);
+    let rss_before = rss_bytes();
+    for i in 0..300 {
+        // 300 shapes, each with a 1 MiB mode, the issue's case; then each shape again.
+        metrics.scheduler().record(0, &shape(i, &huge));
+        metrics.scheduler().record(0, &shape(i, &huge));
+    }
+    let rss_after = rss_bytes();
+    println!(
+        "cudagraph: 300 shapes with a 1 MiB runtime_mode: RSS +{:.1} MB",
+        rss_after.saturating_sub(rss_before) as f64 / 1e6
+    );
+    let drained = metrics.scheduler().drain_log_stats(0);
+    assert_eq!(drained.cudagraph.len(), 300);
+    for (key, count) in &drained.cudagraph {
+        assert_eq!(key.runtime_mode.len(), MAX_RUNTIME_MODE_LEN);
+        assert_eq!(*count, 2);
+    }
+    // A multi-byte character at the cut is not split.
+    let (_registry, metrics) = setup_default();
+    let mode = format!("{}é", "x".repeat(MAX_RUNTIME_MODE_LEN - 1));
+    metrics.scheduler().record(0, &shape(1, &mode));
+    let drained = metrics.scheduler().drain_log_stats(0);
+    assert_eq!(
+        drained.cudagraph[0].0.runtime_mode,
+        "x".repeat(MAX_RUNTIME_MODE_LEN - 1)
+    );
+}
+
+#[test]
+fn a_huge_per_position_vector_keeps_a_bounded_log_line_and_every_token() {
+    let (_registry, metrics) = setup(VllmMetricsConfig {
+        num_speculative_tokens: 2,
+        ..Default::default()
+    });
+    let positions = 1_000_000;
+    let per_pos = vec![1u64; positions];
+    metrics.scheduler().record(
+        0,
+        &SchedulerStats {
+            spec_decoding_stats: Some(SpecDecodingStats {
+                num_spec_tokens: 2,
+                num_drafts: 1,
+                num_draft_tokens: positions as u64,
+                num_accepted_tokens: positions as u64,
+                num_accepted_tokens_per_pos: per_pos,
+            }),
+            ..Default::default()
+        },
+    );
+    let drained = metrics.scheduler().drain_log_stats(0);
+    assert_eq!(drained.accepted_per_pos.len(), MAX_LOGGED_POSITIONS);
+    let kept: u64 = drained.accepted_per_pos.iter().sum();
+    assert_eq!(kept + drained.accepted_beyond_logged, positions as u64);
+}
