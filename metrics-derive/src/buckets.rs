@@ -50,6 +50,11 @@ const FORMS: &str = "`buckets = [0.1, 0.5, 1.0]`, `buckets = SOME_CONST`, \
 `buckets = linear(start = 0.0, width = 1.0, count = 5)` or `buckets = one_two_five(max = 1000)`";
 
 /// Parses and checks a bucket specification; reports every problem found.
+/// The most bounds a histogram may have (the runtime's `buckets::MAX_BUCKETS`).
+const MAX_BUCKETS: usize = 256;
+
+const COUNT_RULE: &str = "an integer from 1 to 256";
+
 pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
     match strip(expr) {
         Expr::Array(array) => {
@@ -57,6 +62,16 @@ pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
                 cx.error_spanned_by(
                     array,
                     "`buckets = []` has no bounds: list at least one, e.g. `buckets = [0.1, 1.0]`",
+                );
+                return None;
+            }
+            if array.elems.len() > MAX_BUCKETS {
+                cx.error_spanned_by(
+                    array,
+                    format!(
+                        "`buckets` lists {} bounds, more than the {MAX_BUCKETS} a histogram may have: each bound is a series in every scrape; use fewer, wider buckets",
+                        array.elems.len()
+                    ),
                 );
                 return None;
             }
@@ -72,6 +87,14 @@ pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
                     cx.error_spanned_by(
                         element,
                         "bucket bound is not finite: `+Inf` is always added, list only finite bounds",
+                    );
+                    ok = false;
+                    continue;
+                }
+                if value < 0.0 {
+                    cx.error_spanned_by(
+                        element,
+                        format!("bucket bound `{value:?}` is negative: histograms here always expose `_sum`, which OpenMetrics forbids beside negative buckets; measure a non-negative quantity (a size, a duration)"),
                     );
                     ok = false;
                     continue;
@@ -234,7 +257,7 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             None
         }
     };
-    let count = |value: f64| value.fract() == 0.0 && (1.0..=f64::from(u16::MAX)).contains(&value);
+    let count = |value: f64| value.fract() == 0.0 && (1.0..=MAX_BUCKETS as f64).contains(&value);
     if !constants.is_empty() {
         // The literal arguments are checked here; the constants, and the bounds they make, by
         // the generated assertion.
@@ -243,10 +266,11 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
                 "start" if generator == EXPONENTIAL => {
                     (|v| v.is_finite() && v > 0.0, "greater than 0")
                 }
+                "start" => (|v| v.is_finite() && v >= 0.0, "finite and not negative"),
                 "factor" => (|v| v.is_finite() && v > 1.0, "greater than 1"),
                 "width" => (|v| v.is_finite() && v > 0.0, "greater than 0"),
                 "max" => (|v| v.is_finite() && v >= 1.0, "at least 1"),
-                "count" => (count, "an integer from 1 to 65535"),
+                "count" => (count, COUNT_RULE),
                 _ => (f64::is_finite, "finite"),
             }
         };
@@ -265,16 +289,20 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
     let spec = if generator == EXPONENTIAL {
         let start = check(START, |v| v.is_finite() && v > 0.0, "greater than 0");
         let factor = check(FACTOR, |v| v.is_finite() && v > 1.0, "greater than 1");
-        let count = check(COUNT, count, "an integer from 1 to 65535");
+        let count = check(COUNT, count, COUNT_RULE);
         BucketSpec::Exponential {
             start: start?,
             factor: factor?,
             count: u16::try_from(count? as u64).ok()?,
         }
     } else if generator == LINEAR {
-        let start = check(START, f64::is_finite, "finite");
+        let start = check(
+            START,
+            |v| v.is_finite() && v >= 0.0,
+            "finite and not negative",
+        );
         let width = check(WIDTH, |v| v.is_finite() && v > 0.0, "greater than 0");
-        let count = check(COUNT, count, "an integer from 1 to 65535");
+        let count = check(COUNT, count, COUNT_RULE);
         BucketSpec::Linear {
             start: start?,
             width: width?,

@@ -17,7 +17,7 @@ const SEEDS: &[&str] = &[
         #[metric(name = "vllm:num_requests_running", max_label_sets = 4)]
         pub running: Family<EngineLabels, Gauge>,
         /// Time to first token
-        #[metric(name = "vllm:ttft", unit = "seconds", buckets = [-0.1, 0.01, 1])]
+        #[metric(name = "vllm:ttft", unit = "seconds", buckets = [0.001, 0.01, 1])]
         ttft: Family<EngineLabels, Histogram>,
         /// Success
         #[metric(name = "vllm:request_success", label = "finished_reason",
@@ -443,10 +443,12 @@ const MISTAKES: &[(&str, &str, &str)] = &[
     ("help ending in '.'", "/// Running", "/// Running."),
     ("a help attribute ending in '.'", "help = \"Things counted\"", "help = \"Things counted.\""),
     ("no help at all", "/// Linear\n", ""),
-    ("buckets not increasing", "buckets = [-0.1, 0.01, 1]", "buckets = [1, 0.5, 2]"),
-    ("an empty bucket list", "buckets = [-0.1, 0.01, 1]", "buckets = []"),
-    ("a non-numeric bucket", "buckets = [-0.1, 0.01, 1]", "buckets = [0.1, \"1\"]"),
-    ("a non-finite bucket", "buckets = [-0.1, 0.01, 1]", "buckets = [0.1, 1e999]"),
+    ("buckets not increasing", "buckets = [0.001, 0.01, 1]", "buckets = [1, 0.5, 2]"),
+    ("an empty bucket list", "buckets = [0.001, 0.01, 1]", "buckets = []"),
+    ("a non-numeric bucket", "buckets = [0.001, 0.01, 1]", "buckets = [0.1, \"1\"]"),
+    ("a non-finite bucket", "buckets = [0.001, 0.01, 1]", "buckets = [0.1, 1e999]"),
+    ("a negative bucket", "buckets = [0.001, 0.01, 1]", "buckets = [-1.0, 0.01, 1]"),
+    ("too many generated buckets", "count = 4", "count = 1000"),
     ("a zero-count generator", "count = 4", "count = 0"),
     ("a generator argument missing", "linear(start = 0, width = 1, count = 3)", "linear(start = 0, count = 3)"),
     ("an unknown generator", "one_two_five(max = 1000)", "one_two_three(max = 1000)"),

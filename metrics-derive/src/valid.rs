@@ -511,7 +511,11 @@ fn check_sample_collisions(cx: &Ctxt, plans: &[MetricPlan]) {
     let mut claims: HashMap<String, Claim> = HashMap::new();
     for plan in plans {
         let cfg = cfg_key(plan.field);
-        let kind = plan.family.leaf;
+        // A member whose kind is not visible in the tokens (an alias, a custom member) is
+        // checked at registration instead.
+        let Some(kind) = plan.family.leaf else {
+            continue;
+        };
         let registered = |name: &str| match plan.unit.as_deref() {
             Some(unit) => format!("{name}_{unit}"),
             None => name.to_owned(),

@@ -106,8 +106,9 @@ impl Message {
     }
 }
 
-/// Fails compilation when the bucket constant `name` is not a valid bucket list (non-empty,
-/// finite, strictly increasing), naming the offending index and value.
+/// Fails compilation when the bucket constant `name` is not a valid bucket list (non-empty, at
+/// most [`MAX_BUCKETS`](crate::buckets::MAX_BUCKETS), finite, not negative, strictly
+/// increasing), naming the offending index and value.
 pub const fn assert_valid_buckets(name: &str, bounds: &[f64]) {
     let start = Message::new()
         .push_str("bucket constant `")
@@ -118,8 +119,24 @@ pub const fn assert_valid_buckets(name: &str, bounds: &[f64]) {
             .push_str("it has no bounds; list at least one, e.g. `[0.1, 1.0]`")
             .fail();
     }
+    if bounds.len() > crate::buckets::MAX_BUCKETS {
+        start
+            .push_str("it has ")
+            .push_usize(bounds.len())
+            .push_str(" bounds, more than the 256 a histogram may have")
+            .fail();
+    }
     let mut i = 0;
     while i < bounds.len() {
+        if bounds[i] < 0.0 {
+            start
+                .push_str("bound [")
+                .push_usize(i)
+                .push_str("] = ")
+                .push_f64(bounds[i])
+                .push_str(" is negative (OpenMetrics forbids `_sum` beside negative buckets)")
+                .fail();
+        }
         if !bounds[i].is_finite() {
             start
                 .push_str("bound [")
@@ -147,10 +164,10 @@ pub const fn assert_valid_buckets(name: &str, bounds: &[f64]) {
 }
 
 /// A generator's `count` given as a constant, as the `u16` the descriptor holds; fails
-/// compilation outside 1..=65535 (a negative constant wraps far above).
+/// compilation outside 1..=256 (a negative constant wraps far above).
 pub const fn bucket_count(count: u128) -> u16 {
-    if count == 0 || count > u16::MAX as u128 {
-        panic!("bucket generator: `count` must be an integer from 1 to 65535");
+    if count == 0 || count > crate::buckets::MAX_BUCKETS as u128 {
+        panic!("bucket generator: `count` must be an integer from 1 to 256");
     }
     count as u16
 }
@@ -194,8 +211,10 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
             count,
         } => {
             let name = start.push_str("`linear(...)`: ");
-            if !first.is_finite() {
-                name.push_str("`start` must be finite").fail();
+            if !(first.is_finite() && first >= 0.0) {
+                name.push_str("`start` must be finite and not negative, got ")
+                    .push_f64(first)
+                    .fail();
             }
             if !(width.is_finite() && width > 0.0) {
                 name.push_str("`width` must be greater than 0, got ")

@@ -143,17 +143,26 @@ pub fn one_two_five(max: f64) -> Vec<f64> {
     }
 }
 
-/// Whether `bounds` is a valid explicit bucket list: non-empty, finite and strictly increasing.
+/// The most bounds a bucket list may have. Every bound is one series per label set in every
+/// scrape (and a cell per thread shard in memory); classic histograms use a few dozen.
+pub const MAX_BUCKETS: usize = 256;
+
+/// Whether `bounds` is a valid explicit bucket list: non-empty, at most [`MAX_BUCKETS`] bounds,
+/// finite, non-negative and strictly increasing.
+///
+/// Bounds are non-negative because every histogram here exposes `_sum`, and OpenMetrics
+/// forbids `_sum` on a histogram with a negative bucket bound (Python's parser rejects the
+/// scrape): histograms measure sizes and durations, which are never negative.
 ///
 /// A `const fn`, so the derive can check a bucket constant named by path at compile time.
 #[cfg(test)]
 pub(crate) const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
-    if bounds.is_empty() {
+    if bounds.is_empty() || bounds.len() > MAX_BUCKETS {
         return false;
     }
     let mut i = 0;
     while i < bounds.len() {
-        if !bounds[i].is_finite() {
+        if !bounds[i].is_finite() || bounds[i] < 0.0 {
             return false;
         }
         if i > 0 && bounds[i] <= bounds[i - 1] {
@@ -169,8 +178,18 @@ pub(crate) const fn is_valid_bucket_list(bounds: &[f64]) -> bool {
 pub enum BucketError {
     /// The list has no bounds.
     Empty,
+    /// The list has more than [`MAX_BUCKETS`] bounds.
+    TooMany {
+        /// How many bounds it has.
+        count: usize,
+    },
     /// A bound is NaN or infinite.
     NotFinite {
+        /// The offending bound's position.
+        index: usize,
+    },
+    /// A bound is negative (OpenMetrics then forbids the histogram's `_sum`).
+    Negative {
         /// The offending bound's position.
         index: usize,
     },
@@ -185,9 +204,17 @@ impl fmt::Display for BucketError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BucketError::Empty => f.write_str("a bucket list needs at least one bound"),
+            BucketError::TooMany { count } => write!(
+                f,
+                "a bucket list has at most {MAX_BUCKETS} bounds, this one has {count}"
+            ),
             BucketError::NotFinite { index } => {
                 write!(f, "bucket bound #{index} is not finite")
             }
+            BucketError::Negative { index } => write!(
+                f,
+                "bucket bound #{index} is negative: OpenMetrics forbids `_sum` on a histogram with negative buckets"
+            ),
             BucketError::NotIncreasing { index } => write!(
                 f,
                 "bucket bound #{index} is not greater than the bound before it"
@@ -198,20 +225,30 @@ impl fmt::Display for BucketError {
 
 impl std::error::Error for BucketError {}
 
-/// Checks a run-time bucket list (for example one given in [`RegisterOptions`]).
+/// Checks a run-time bucket list (for example one given in [`RegisterOptions`]) against the
+/// rules above (non-empty, at most `MAX_BUCKETS`, finite, not negative, increasing), naming
+/// the first bound that breaks one.
 ///
 /// [`RegisterOptions`]: crate::RegisterOptions
 pub(crate) fn validate(bounds: &[f64]) -> Result<(), BucketError> {
     if bounds.is_empty() {
         return Err(BucketError::Empty);
     }
+    if bounds.len() > MAX_BUCKETS {
+        return Err(BucketError::TooMany {
+            count: bounds.len(),
+        });
+    }
     for (index, pair) in bounds.windows(2).enumerate() {
         if pair[1] <= pair[0] {
             return Err(BucketError::NotIncreasing { index: index + 1 });
         }
     }
-    match bounds.iter().position(|b| !b.is_finite()) {
-        Some(index) => Err(BucketError::NotFinite { index }),
+    if let Some(index) = bounds.iter().position(|b| !b.is_finite()) {
+        return Err(BucketError::NotFinite { index });
+    }
+    match bounds.iter().position(|b| *b < 0.0) {
+        Some(index) => Err(BucketError::Negative { index }),
         None => Ok(()),
     }
 }
@@ -243,6 +280,21 @@ mod tests {
             Err(BucketError::NotFinite { index: 1 })
         );
         assert_eq!(validate(&[1.0, 2.0]), Ok(()));
+        assert_eq!(validate(&[0.0, 2.0]), Ok(()));
+        assert_eq!(
+            validate(&[-1.0, 2.0]),
+            Err(BucketError::Negative { index: 0 })
+        );
+        assert!(!is_valid_bucket_list(&[-1.0, 2.0]));
+        let many: Vec<f64> = (0..=MAX_BUCKETS).map(|i| i as f64).collect();
+        assert_eq!(
+            validate(&many),
+            Err(BucketError::TooMany {
+                count: MAX_BUCKETS + 1
+            })
+        );
+        assert!(!is_valid_bucket_list(&many));
+        assert!(is_valid_bucket_list(&many[..MAX_BUCKETS]));
         assert!(is_valid_bucket_list(&[1.0, 2.0]));
         assert!(!is_valid_bucket_list(&[2.0, 1.0]));
         assert!(!is_valid_bucket_list(&[f64::NAN]));

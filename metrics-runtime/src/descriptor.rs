@@ -154,3 +154,10 @@ pub const DEFAULT_MAX_SERIES: usize = 2048;
 /// The default limit on common label sets per family (see
 /// [`MetricDescriptor::max_label_sets`]).
 pub const DEFAULT_MAX_LABEL_SETS: usize = 2048;
+
+/// The most positions a position axis pre-resolves, whatever `positions = N` or
+/// `RegisterOptions::positions` asks for. Each pre-resolved position is a series exported from
+/// the start (at 0) for every label set; positions past it still record, through the axis's
+/// bounded lookup (created on first use, up to the field's `max_series`, then the overflow
+/// series). vLLM drafts a handful of tokens per step.
+pub const MAX_PRERESOLVED_POSITIONS: usize = 256;

@@ -9,7 +9,7 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
-use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
+use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind, MAX_PRERESOLVED_POSITIONS};
 use crate::member::{FamilyMember, SeriesSpec};
 use crate::options::RegisterOptions;
 use crate::sanitize::help_line;
@@ -120,7 +120,11 @@ where
         .with_buckets(options.bucket_bounds(descriptor))
         .with_axis_key(axis_key)
         .with_grid(grid)
-        .with_positions(options.position_count(descriptor, declared_positions))
+        .with_positions(
+            options
+                .position_count(descriptor, declared_positions)
+                .min(MAX_PRERESOLVED_POSITIONS),
+        )
         .with_max_series(options.series_limit(descriptor))
         .with_max_label_sets(options.label_set_limit(descriptor));
     let family = Family::new(spec);

@@ -39,6 +39,7 @@ pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use buckets::Buckets;
 pub use descriptor::{
     Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
+    MAX_PRERESOLVED_POSITIONS,
 };
 pub use exposition::ExpositionFormat;
 pub use family::Family;

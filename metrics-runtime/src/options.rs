@@ -35,7 +35,9 @@ impl RegisterOptions {
     }
 
     /// Replaces the buckets of the histogram registered as `metric` (its primary name).
-    /// Fails, naming the bound, unless the list is non-empty, finite and strictly increasing.
+    /// Fails, naming the bound, unless the list is non-empty, at most
+    /// [`MAX_BUCKETS`](crate::buckets::MAX_BUCKETS) long, finite, non-negative and strictly
+    /// increasing.
     pub fn buckets(
         mut self,
         metric: impl Into<String>,
@@ -49,6 +51,8 @@ impl RegisterOptions {
     /// Sets how many positions the position axis of `metric` pre-resolves. On a `ByLabels`
     /// grid the count is lowered, if needed, until the product of the axes fits the field's
     /// `max_series`.
+    /// At most [`MAX_PRERESOLVED_POSITIONS`](crate::MAX_PRERESOLVED_POSITIONS) are pre-resolved;
+    /// positions past them still record, through the axis's bounded lookup.
     pub fn positions(mut self, metric: impl Into<String>, count: usize) -> Self {
         self.positions.insert(metric.into(), count);
         self

@@ -128,3 +128,59 @@ fn a_huge_per_position_vector_keeps_a_bounded_log_line_and_every_token() {
     let kept: u64 = drained.accepted_per_pos.iter().sum();
     assert_eq!(kept + drained.accepted_beyond_logged, positions as u64);
 }
+
+#[test]
+fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() {
+    let (registry, metrics) = setup(VllmMetricsConfig {
+        num_speculative_tokens: 1_000_000,
+        ..Default::default()
+    });
+    let rss_before = rss_bytes();
+    let mut per_pos = vec![0u64; 1000];
+    per_pos[0] = 3;
+    per_pos[999] = 4;
+    metrics.scheduler().record(
+        0,
+        &SchedulerStats {
+            spec_decoding_stats: Some(SpecDecodingStats {
+                num_spec_tokens: 1000,
+                num_drafts: 1,
+                num_draft_tokens: 1000,
+                num_accepted_tokens: 7,
+                num_accepted_tokens_per_pos: per_pos,
+            }),
+            ..Default::default()
+        },
+    );
+    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    println!(
+        "1,000,000 configured positions: RSS +{:.1} MB, scrape {:.1} KB",
+        rss_bytes().saturating_sub(rss_before) as f64 / 1e6,
+        text.len() as f64 / 1e3
+    );
+    let series: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("vllm:spec_decode_num_accepted_tokens_per_pos_total{"))
+        .collect();
+    // The pre-resolved positions, plus position 999 looked up when it was recorded.
+    assert_eq!(series.len(), metric_handles::MAX_PRERESOLVED_POSITIONS + 1);
+    let scrape = scrape(&registry);
+    assert_eq!(
+        scrape.counter_by(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "0",
+            "position",
+            "999"
+        ),
+        4.0
+    );
+    assert_eq!(
+        scrape.counter_by(
+            "vllm:spec_decode_num_accepted_tokens_per_pos",
+            "0",
+            "position",
+            "0"
+        ),
+        3.0
+    );
+}
