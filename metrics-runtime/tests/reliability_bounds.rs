@@ -184,3 +184,41 @@ fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() 
         3.0
     );
 }
+
+#[test]
+fn engines_past_the_series_limit_are_counted_once_in_the_log_line() {
+    use metric_handles::vllm::{RequestParams, StatsLogger};
+    use std::time::Duration;
+
+    let (_registry, metrics) = setup_default();
+    let limit = metric_handles::DEFAULT_MAX_SERIES as u32;
+    let overflowed = 10;
+    let start = Instant::now();
+    let mut logger = StatsLogger::new(&metrics, Duration::from_secs(1));
+    for engine in 0..limit + overflowed {
+        metrics.scheduler().record(
+            engine,
+            &SchedulerStats {
+                num_running_reqs: 1,
+                ..Default::default()
+            },
+        );
+        let mut tracker = metrics.requests().track(
+            engine,
+            RequestParams {
+                arrival_time: 1.0,
+                prompt_len: 1,
+                max_tokens_param: None,
+                n_param: 1,
+            },
+        );
+        tracker.observe_output(1.0, 2.0, &tokens(1));
+        tracker.abort(3.0);
+    }
+    let line = logger.log(start + Duration::from_secs(1));
+    // Every engine generated one token: the overflow series holds the last ten, once.
+    let generated = (line.generation_throughput * line.elapsed_seconds).round();
+    assert_eq!(generated, f64::from(limit + overflowed));
+    // The overflow gauge is shared: it holds 1 (the last value set), counted once.
+    assert_eq!(line.running, i64::from(limit) + 1);
+}

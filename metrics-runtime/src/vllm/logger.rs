@@ -13,14 +13,26 @@ use super::{EngineEntry, VllmMetrics};
 /// emits it with `tracing::info!`.
 ///
 /// An engine that joined since the previous line counts from 0; one that left is dropped from
-/// both sides of the delta; one that left and re-joined counts as new.
+/// both sides of the delta; one that left and re-joined counts as new. Engines that joined
+/// when the families already held their limit of label sets (2048 by default) share one
+/// overflow series set: it is read once, as one engine, so the line counts their tokens once
+/// (their gauges, shared, hold the last value any of them set).
 #[derive(Debug)]
 pub struct StatsLogger {
     metrics: VllmMetrics,
     interval: Duration,
     last: Instant,
-    /// Totals at the previous line, by (engine, incarnation).
-    previous: HashMap<(u32, u64), CounterTotals>,
+    /// Totals at the previous line, by series set.
+    previous: HashMap<SeriesKey, CounterTotals>,
+}
+
+/// Whose series a reading came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum SeriesKey {
+    /// An engine incarnation's own series: (engine, incarnation).
+    Engine(u32, u64),
+    /// The overflow series every engine past the series limit shares.
+    Overflow,
 }
 
 impl StatsLogger {
@@ -54,8 +66,19 @@ impl StatsLogger {
         let mut gauges = GaugeReadings::default();
         let mut drained = LogStatsInterval::default();
         let mut next_previous = HashMap::new();
+        let mut overflow_read = false;
         for (engine, entry) in self.metrics.core().engines.entries() {
-            let key = (engine, entry.generation);
+            // Engines past the families' series limit share one overflow series: read it once.
+            let key = if entry.overflowed {
+                if overflow_read {
+                    drained.merge(&entry.log_stats.drain());
+                    continue;
+                }
+                overflow_read = true;
+                SeriesKey::Overflow
+            } else {
+                SeriesKey::Engine(engine, entry.generation)
+            };
             let current = read_totals(&entry);
             previous_sum.add(&self.previous.get(&key).copied().unwrap_or_default());
             current_sum.add(&current);

@@ -398,6 +398,9 @@ pub(crate) struct Diagnostics {
 /// One engine's cached handles and log-stats accumulator.
 pub(crate) struct EngineEntry {
     pub(crate) generation: u64,
+    /// The engine arrived when its families were full: its handles are the families' shared
+    /// overflow series (`otel_metric_overflow="true"`), which every such engine records into.
+    pub(crate) overflowed: bool,
     pub(crate) labels: EngineLabels,
     pub(crate) scheduler: SchedulerHandles,
     pub(crate) requests: RequestHandles,
@@ -426,9 +429,18 @@ impl Core {
             model_name: self.model_label.clone(),
             engine,
         };
+        let scheduler = self.families.scheduler.resolve(&labels);
+        // Every family has the same limit and sees the same label sets, so one family tells.
+        let overflowed = self
+            .families
+            .scheduler
+            .num_requests_running
+            .get(&labels)
+            .is_none();
         EngineEntry {
             generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
-            scheduler: self.families.scheduler.resolve(&labels),
+            overflowed,
+            scheduler,
             requests: self.families.requests.resolve(&labels),
             connectors: self.families.connectors.resolve(&labels),
             sleep: EngineSleepGauges::default(),
