@@ -110,3 +110,21 @@ fn a_second_finish_and_a_bad_model_name_are_logged() {
         assert!(events[2].1.contains("finished again"), "{events:?}");
     });
 }
+
+#[test]
+fn a_flood_of_ignored_outputs_logs_one_warning_and_counts_them_all() {
+    let collect = Collect::default();
+    let events = Arc::clone(&collect.0);
+    tracing::subscriber::with_default(collect, || {
+        let (_registry, metrics) = setup_default();
+        let mut t = metrics.requests().track(0, RequestParams::default());
+        t.observe_output(1.0, 1.0, &finishing(tokens(1), FinishReason::Stop));
+        for i in 0..10_000 {
+            t.observe_output(2.0 + f64::from(i), 2.0, &tokens(1));
+        }
+        assert_eq!(metrics.requests().ignored_outputs(), 10_000);
+        let events = events.lock().expect("not poisoned");
+        let warnings = events.iter().filter(|(l, _)| *l == Level::WARN).count();
+        assert_eq!(warnings, 1, "{} events", events.len());
+    });
+}

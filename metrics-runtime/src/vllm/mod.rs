@@ -65,6 +65,7 @@ mod stats_line;
 mod tracker;
 mod types;
 mod values;
+mod warn_limit;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -392,6 +393,8 @@ pub(crate) struct Families {
 #[derive(Debug, Default)]
 pub(crate) struct Diagnostics {
     pub(crate) outputs_after_finish: AtomicU64,
+    /// Limits the warning for ignored outputs to one per interval.
+    pub(crate) outputs_after_finish_warning: warn_limit::WarnLimiter,
     pub(crate) finishes_after_finish: AtomicU64,
 }
 

@@ -71,8 +71,9 @@ impl RequestMetricsRecorder {
             .collect()
     }
 
-    /// Outputs received after their request had finished, and so ignored (each is also logged
-    /// with `tracing::warn!`).
+    /// Outputs received after their request had finished, and so ignored. They are also
+    /// logged with `tracing::warn!`, at most once per 10 seconds (each warning says how many it
+    /// held back), so a frontend bug cannot flood the log.
     pub fn ignored_outputs(&self) -> u64 {
         self.core
             .diagnostics
@@ -125,7 +126,8 @@ struct ParentState {
 ///
 /// Defined behaviour for bad input:
 /// * an output after the finish is ignored, counted in
-///   [`RequestMetricsRecorder::ignored_outputs`] and logged with `tracing::warn!`;
+///   [`RequestMetricsRecorder::ignored_outputs`] and logged with `tracing::warn!` (at most once
+///   per 10 seconds);
 /// * a second finish records nothing: a finish reason on an output after the finish is an
 ///   ignored output (above); [`finish`](Self::finish) or [`abort`](Self::abort) after the finish
 ///   is counted in [`RequestMetricsRecorder::ignored_finishes`] and logged with `tracing::debug!`;
@@ -299,10 +301,15 @@ impl RequestMetricsTracker {
             .diagnostics
             .outputs_after_finish
             .fetch_add(1, Ordering::Relaxed);
-        tracing::warn!(
-            engine = self.entry.labels.engine,
-            "vLLM metrics: request output received after the request finished; ignored"
-        );
+        if let Some(held_back) = self.entry.diagnostics.outputs_after_finish_warning.admit() {
+            tracing::warn!(
+                engine = self.entry.labels.engine,
+                held_back,
+                "vLLM metrics: request output received after the request finished; ignored \
+                 (at most one such warning per 10 s: held_back counts those not logged since \
+                 the last one; RequestMetricsRecorder::ignored_outputs counts all)"
+            );
+        }
     }
 }
 
