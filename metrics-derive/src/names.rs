@@ -74,6 +74,18 @@ pub fn check_unit(unit: &str) -> Result<(), String> {
     }
 }
 
+/// The names a metric family claims in the exposition: its family name and every sample name
+/// its type adds (OpenMetrics reserves `_created` too, and Python's parser counts it). Two
+/// metrics of one registry must claim disjoint sets, or their samples collide.
+pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
+    let suffixes: &[&str] = match kind {
+        crate::ty::Leaf::Counter => &["", "_total", "_created"],
+        crate::ty::Leaf::Gauge => &[""],
+        crate::ty::Leaf::Histogram => &["", "_bucket", "_count", "_sum", "_created"],
+    };
+    suffixes.iter().map(|s| format!("{family}{s}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,16 +118,4 @@ mod tests {
         assert!(check_unit("").is_err());
         assert!(check_unit("per-second").is_err());
     }
-}
-
-/// The names a metric family claims in the exposition: its family name and every sample name
-/// its type adds (OpenMetrics reserves `_created` too, and Python's parser counts it). Two
-/// metrics of one registry must claim disjoint sets, or their samples collide.
-pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
-    let suffixes: &[&str] = match kind {
-        crate::ty::Leaf::Counter => &["", "_total", "_created"],
-        crate::ty::Leaf::Gauge => &[""],
-        crate::ty::Leaf::Histogram => &["", "_bucket", "_count", "_sum", "_created"],
-    };
-    suffixes.iter().map(|s| format!("{family}{s}")).collect()
 }

@@ -399,7 +399,13 @@ fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
         );
         return None;
     }
-    if let Some(c) = text.chars().find(|c| c.is_control()) {
+    if let Some(c) = text.chars().find(|c| forbidden_in_help(*c)) {
+        // Point at the doc line holding the character, not the last one.
+        let source = match &field.metric.help {
+            Some(_) => source,
+            None => doc_attr_with(field.attrs, forbidden_in_help)
+                .map_or(source, |a| a.to_token_stream()),
+        };
         cx.error_spanned_by(
             source,
             format!(
@@ -418,6 +424,26 @@ fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
         return None;
     }
     Some(text)
+}
+
+/// Control characters cannot be in a `# HELP` line; a tab is made a space at registration.
+fn forbidden_in_help(c: char) -> bool {
+    c.is_control() && c != '\t'
+}
+
+/// The first doc attribute whose text holds a character `pred` accepts.
+fn doc_attr_with(attrs: &[Attribute], pred: fn(char) -> bool) -> Option<&Attribute> {
+    attrs
+        .iter()
+        .filter(|a| a.path() == crate::symbol::DOC)
+        .find(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => matches!(
+                &nv.value,
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. })
+                    if lit.value().chars().any(pred)
+            ),
+            _ => false,
+        })
 }
 
 fn doc_tokens(sources: &[&Attribute]) -> TokenStream {

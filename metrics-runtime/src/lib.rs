@@ -12,6 +12,7 @@ mod bounded;
 mod bucket_check;
 pub mod buckets;
 pub mod catalogue;
+mod counter;
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}
 #[doc = include_str!("../docs/attributes.md")]
@@ -37,6 +38,7 @@ pub mod vllm;
 
 pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use buckets::Buckets;
+pub use counter::{rejected_counter_increments, Counter, CounterValue};
 pub use descriptor::{
     Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
     MAX_PRERESOLVED_POSITIONS,
@@ -55,10 +57,6 @@ pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 
 /// prometheus-client, re-exported so users and generated code name the same version.
 pub use prometheus_client;
-
-/// A `u64` counter (prometheus-client's). `Counter<f64, AtomicU64>` counts fractions.
-pub type Counter<N = u64, A = std::sync::atomic::AtomicU64> =
-    prometheus_client::metrics::counter::Counter<N, A>;
 
 /// An `i64` gauge (prometheus-client's). `Gauge<f64, AtomicU64>` and `Gauge<u64, AtomicU64>`
 /// hold other value types.

@@ -44,12 +44,12 @@ pub(crate) fn sanitize(text: String, openmetrics: bool) -> String {
     out
 }
 
-/// `help` as one line: every line break (`\r\n`, `\n`, `\r`) becomes one space.
+/// `help` as one line: every line break (`\r\n`, `\n`, `\r`) and tab becomes one space.
 pub(crate) fn help_line(help: &str) -> Cow<'_, str> {
-    if !help.contains(['\n', '\r']) {
+    if !help.contains(['\n', '\r', '\t']) {
         return Cow::Borrowed(help);
     }
-    Cow::Owned(help.replace("\r\n", " ").replace(['\n', '\r'], " "))
+    Cow::Owned(help.replace("\r\n", " ").replace(['\n', '\r', '\t'], " "))
 }
 
 /// The byte offset where the help text of a `# HELP name text` line starts.
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn help_lines_join_every_kind_of_line_break() {
-        assert_eq!(help_line("a\r\nb\nc\rd"), "a b c d");
+        assert_eq!(help_line("a\r\nb\nc\rd\te"), "a b c d e");
         assert!(matches!(help_line("plain"), Cow::Borrowed("plain")));
     }
 }

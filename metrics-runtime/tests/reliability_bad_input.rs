@@ -223,12 +223,14 @@ fn per_position_values_beyond_the_configured_positions_are_kept_and_bounded() {
         ",otel_metric_overflow=\"true\"",
         "6"
     )));
-    // Nothing lost: the series add up to what was reported, and the log stats keep every
-    // position.
+    // Nothing lost: the series add up to what was reported, and the log stats list the
+    // first positions and sum the rest.
     let total: f64 = series.iter().map(|(_, v)| v).sum();
     assert_eq!(total, 2.0 * len as f64);
     let drained = metrics.scheduler().drain_log_stats(0);
-    assert_eq!(drained.accepted_per_pos, vec![2; len]);
+    let logged = metric_handles::vllm::MAX_LOGGED_POSITIONS;
+    assert_eq!(drained.accepted_per_pos, vec![2; logged]);
+    assert_eq!(drained.accepted_beyond_logged, 2 * (len - logged) as u64);
 }
 
 #[test]

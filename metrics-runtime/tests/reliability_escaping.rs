@@ -132,13 +132,13 @@ fn help_text_is_one_line_and_escaped_in_both_formats() {
     // OpenMetrics escapes `\` and `"` in HELP; the classic text escapes `\` only.
     assert!(
         om.contains(
-            "# HELP esc:runtime_help First line second line third fourth \\\\ back \\\"q\\\" \u{2409} tab.\n"
+            "# HELP esc:runtime_help First line second line third fourth \\\\ back \\\"q\\\"   tab.\n"
         ),
         "{om}"
     );
     assert!(
         text.contains(
-            "# HELP esc:runtime_help_total First line second line third fourth \\\\ back \"q\" \u{2409} tab.\n"
+            "# HELP esc:runtime_help_total First line second line third fourth \\\\ back \"q\"   tab.\n"
         ),
         "{text}"
     );

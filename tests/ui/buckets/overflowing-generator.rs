@@ -11,7 +11,7 @@ pub struct EngineLabels {
 #[metric_handles(labels = EngineLabels)]
 pub struct Metrics {
     /// Time to first token
-    #[metric(name = "vllm:time_to_first_token_seconds", buckets = exponential(start = 1.0, factor = 10.0, count = 400))]
+    #[metric(name = "vllm:time_to_first_token_seconds", buckets = exponential(start = 1e300, factor = 10.0, count = 20))]
     ttft: Family<EngineLabels, Histogram>,
 }
 
