@@ -359,8 +359,18 @@ fn unflatten(text: &str) -> String {
         .replace("__CLOSE \"\"", "")
 }
 
+/// `default` cases, or 100,000 with `METRIC_HANDLES_STRESS=long` (the scale the "never
+/// panics" claim needs; CI keeps the default).
+fn cases(default: u32) -> u32 {
+    if std::env::var("METRIC_HANDLES_STRESS").as_deref() == Ok("long") {
+        100_000
+    } else {
+        default
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(1000), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn generated_inputs_never_panic(source in item()) {
@@ -509,7 +519,7 @@ fn every_plausible_mistake_is_a_compile_error() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(500), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn combined_mistakes_are_compile_errors_never_panics(

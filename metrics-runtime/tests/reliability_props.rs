@@ -14,7 +14,7 @@
 //! * the ignored-input counters equal the outputs and finishes sent after a finish.
 //!
 //! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
-//! the other tests. `METRIC_HANDLES_STRESS=long` runs 20x the cases.
+//! the other tests. `METRIC_HANDLES_STRESS=long` runs 100,000 cases.
 // The vLLM recorders exist only with the default `vllm` feature.
 #![cfg(feature = "vllm")]
 
@@ -40,7 +40,7 @@ const SPEC_POSITIONS: usize = 3;
 
 fn cases() -> u32 {
     if long_stress() {
-        2000
+        100_000
     } else {
         100
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, LabelSetEncoder,
 };
-use prometheus_client::metrics::counter::Counter;
+use crate::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
@@ -20,7 +20,7 @@ use crate::labels::{LabelSet, WithLabels};
 use crate::member::{FamilyMember, SeriesSpec};
 
 /// A member type a run-time family can hold: one series per label set. Implemented for
-/// prometheus-client's `Counter` and `Gauge` (integer and float) and this crate's
+/// this crate's `Counter`, prometheus-client's `Gauge` (integer and float) and this crate's
 /// [`Histogram`]: the very handles the derive hands out.
 pub trait RuntimeMember: FamilyMember {}
 
@@ -67,7 +67,8 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     ) -> Self {
         RuntimeFamily {
             inner: Arc::new(Inner {
-                help: format!("{help}."),
+                // One line, as a derived family's: line breaks and tabs become spaces.
+                help: format!("{}.", crate::sanitize::help_line(help)),
                 name,
                 unit,
                 kind: M::KIND,
