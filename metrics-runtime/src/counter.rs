@@ -13,7 +13,7 @@ use prometheus_client::metrics::counter::{self, Atomic};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use crate::descriptor::MetricKind;
-use crate::member::{FamilyMember, SeriesSpec};
+use crate::member::{AxisShape, FamilyMember, SeriesSpec};
 
 /// Increments refused by every [`Counter`] of the process (negative, NaN or infinite).
 static REJECTED_INCREMENTS: AtomicU64 = AtomicU64::new(0);
@@ -159,6 +159,7 @@ where
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
     const KIND: MetricKind = MetricKind::Counter;
+    const AXIS: AxisShape = AxisShape::None;
 
     fn build(_spec: &SeriesSpec) -> Self {
         Self::default()

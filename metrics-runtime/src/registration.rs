@@ -161,6 +161,7 @@ mod tests {
             axis: None,
             buckets: None,
             max_series: 8,
+            max_label_sets: 8,
             aliases: &[],
         }
     }

@@ -73,6 +73,7 @@ fn registry_with_nasty_values() -> Registry {
         axis: None,
         buckets: None,
         max_series: 8,
+        max_label_sets: 8,
         aliases: &[],
     };
     let family: Family<metric_handles::NoLabels, Counter> =
