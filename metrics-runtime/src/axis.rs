@@ -10,12 +10,14 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
 use crate::descriptor::MetricKind;
+use crate::label_size::label_set_fits;
 use crate::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
 use crate::member::{AxisShape, FamilyMember, SeriesSpec};
 
@@ -267,13 +269,35 @@ pub struct Dynamic<D, M> {
 struct DynamicInner<D, M> {
     spec: SeriesSpec,
     series: BoundedSeries<D, M>,
+    /// Lookups of label sets over the size limits, routed to the overflow series.
+    oversized_lookups: AtomicU64,
 }
 
 impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
-    /// The series for `labels`, created on first sight (or the overflow series past the limit).
+    /// The series for `labels`, created on first sight, or the overflow series: past the
+    /// limit of label sets, or for a label set too large to keep (a value over
+    /// [`MAX_LABEL_VALUE_LEN`](crate::MAX_LABEL_VALUE_LEN) bytes, or all of them over
+    /// [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition). Either
+    /// way the record is counted, in the overflow series.
     pub fn get_or_create(&self, labels: &D) -> M {
         let inner = &*self.inner;
-        inner.series.resolve(labels, || M::build(&inner.spec))
+        let build = || M::build(&inner.spec);
+        if let Some(series) = inner.series.get(labels) {
+            return series;
+        }
+        // A full map sends every new label set to the overflow series anyway: measure only
+        // a label set that would get its own series.
+        if !inner.series.is_full() && !label_set_fits(labels) {
+            inner.oversized_lookups.fetch_add(1, Ordering::Relaxed);
+            return inner.series.overflow_series(build);
+        }
+        inner.series.resolve(labels, build)
+    }
+
+    /// How many lookups were routed to the overflow series because their label set was over
+    /// the size limits (also counted in [`Dynamic::overflowed_lookups`]).
+    pub fn oversized_lookups(&self) -> u64 {
+        self.inner.oversized_lookups.load(Ordering::Relaxed)
     }
 
     /// The series for `labels` if it exists; never creates one.
@@ -325,6 +349,7 @@ impl<D: LabelSet, M: FamilyMember> FamilyMember for Dynamic<D, M> {
             inner: Arc::new(DynamicInner {
                 spec: spec.clone(),
                 series: BoundedSeries::new(spec.max_series),
+                oversized_lookups: AtomicU64::new(0),
             }),
         }
     }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
 /// OpenTelemetry's Prometheus exporter gives its overflow attribute.
@@ -22,10 +22,12 @@ pub(crate) struct BoundedSeries<K, M> {
     overflowed_lookups: AtomicU64,
 }
 
-/// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape.
+/// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape. Each key
+/// is stored once, behind an `Arc` the index and the entry share (a large label set is not
+/// kept twice).
 struct Table<K, M> {
-    index: HashMap<K, usize>,
-    entries: Vec<(K, M)>,
+    index: HashMap<Arc<K>, usize>,
+    entries: Vec<(Arc<K>, M)>,
 }
 
 impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
@@ -43,9 +45,19 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     /// The series for `key`, created with `build` on first sight; the overflow series once the
     /// map holds `max_series` label sets.
+    ///
+    /// A full map answers a new key under the read lock: an overflow storm (every record a new
+    /// label set) never takes the write lock, so scrapes and other lookups are not held up.
     pub(crate) fn resolve(&self, key: &K, build: impl Fn() -> M) -> M {
-        if let Some(series) = self.get(key) {
-            return series;
+        {
+            let table = self.read();
+            if let Some(&i) = table.index.get(key) {
+                return table.entries[i].1.clone();
+            }
+            if table.entries.len() >= self.max_series {
+                drop(table);
+                return self.overflow_series(&build);
+            }
         }
         let mut table = self.write();
         if let Some(&i) = table.index.get(key) {
@@ -53,14 +65,20 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         }
         if table.entries.len() >= self.max_series {
             drop(table);
-            self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
-            return self.overflow.get_or_init(&build).clone();
+            return self.overflow_series(&build);
         }
         let series = build();
         let position = table.entries.len();
-        table.index.insert(key.clone(), position);
-        table.entries.push((key.clone(), series.clone()));
+        let key = Arc::new(key.clone());
+        table.index.insert(Arc::clone(&key), position);
+        table.entries.push((key, series.clone()));
         series
+    }
+
+    /// The overflow series (created on first use), counting the lookup routed to it.
+    pub(crate) fn overflow_series(&self, build: impl Fn() -> M) -> M {
+        self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
+        self.overflow.get_or_init(build).clone()
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<M> {
@@ -94,10 +112,15 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             let Table { index, entries } = &mut *table;
             index.clear();
             for (position, (key, _)) in entries.iter().enumerate() {
-                index.insert(key.clone(), position);
+                index.insert(Arc::clone(key), position);
             }
         }
         removed
+    }
+
+    /// Whether the map holds `max_series` label sets (a new one would overflow).
+    pub(crate) fn is_full(&self) -> bool {
+        self.read().entries.len() >= self.max_series
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -116,7 +139,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     ) -> Result<(), E> {
         let table = self.read();
         for (key, series) in &table.entries {
-            f(Some(key), series)?;
+            f(Some(&**key), series)?;
         }
         drop(table);
         if let Some(overflow) = self.overflow.get() {
@@ -131,7 +154,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     where
         K: Ord,
     {
-        let mut entries = self.read().entries.clone();
+        let mut entries: Vec<(K, M)> = self
+            .read()
+            .entries
+            .iter()
+            .map(|(key, series)| ((**key).clone(), series.clone()))
+            .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         (entries, self.overflow.get().cloned())
     }
@@ -174,6 +202,19 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, [(Some(10), 1), (Some(20), 2), (None, 3)]);
+    }
+
+    #[test]
+    fn a_full_map_answers_new_keys_without_the_write_lock() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(1);
+        map.resolve(&1, || 1);
+        // A reader holds the lock (a scrape in progress): a lookup that needed the write lock
+        // would block here forever.
+        let scrape = map.read();
+        assert_eq!(map.resolve(&2, || 9), 9);
+        assert_eq!(map.resolve(&3, || 7), 9);
+        assert_eq!(map.overflowed_lookups(), 2);
+        drop(scrape);
     }
 
     #[test]

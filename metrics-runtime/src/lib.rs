@@ -25,6 +25,7 @@ mod histogram;
 pub mod http;
 #[cfg(feature = "http-layer")]
 pub mod http_layer;
+mod label_size;
 mod labels;
 mod local;
 mod member;
@@ -47,6 +48,7 @@ pub use exposition::ExpositionFormat;
 pub use family::Family;
 pub use grid::{ByLabels, GridAxes, GridAxis, Position, MAX_GRID_AXES};
 pub use histogram::{Histogram, HistogramSnapshot};
+pub use label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use labels::{LabelEnum, LabelSet, NoLabels};
 pub use local::{HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use member::{AxisShape, FamilyMember, SeriesSpec};

@@ -4,10 +4,10 @@ use std::fmt;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
+use crate::counter::Counter;
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, LabelSetEncoder,
 };
-use crate::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
