@@ -146,9 +146,8 @@ impl ExpositionFormat {
     ///
     /// Every control character but the line feed (a carriage return in a label value, say) is
     /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
-    /// OpenMetrics help text has its `\\` and `"` escaped. Encode with this (or
-    /// [`encode_openmetrics`], [`encode_prometheus_text`]) rather than prometheus-client's
-    /// encoders directly, which write both raw.
+    /// OpenMetrics help text has its `\\` and `"` escaped. Encode with this rather than
+    /// prometheus-client's encoders directly, which write both raw.
     ///
     /// ```
     /// use metric_handles::prometheus_client::registry::Registry;

@@ -13,7 +13,6 @@ use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind, MAX_PRERESOLVED
 use crate::member::{FamilyMember, SeriesSpec};
 use crate::options::RegisterOptions;
 use crate::sanitize::help_line;
-use crate::sanitize::help_line;
 
 /// The series of one metric, one member `M` per common label set `L`.
 ///
@@ -139,12 +138,9 @@ where
     let help = help_line(descriptor.help);
     for name in names {
         match descriptor.unit {
-            Some(unit) => registry.register_with_unit(
-                name,
-                help.clone(),
-                unit_from_str(unit),
-                family.clone(),
-            ),
+            Some(unit) => {
+                registry.register_with_unit(name, help.clone(), unit_from_str(unit), family.clone())
+            }
             None => registry.register(name, help.clone(), family.clone()),
         }
     }

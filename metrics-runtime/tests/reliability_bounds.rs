@@ -3,6 +3,9 @@
 //! per-position spec-decode vector. Each test prints the figures it measured (RSS, time per
 //! record); the assertions are on what is kept, never on time.
 
+// The vLLM recorders exist only with the default `vllm` feature.
+#![cfg(feature = "vllm")]
+
 mod vllm_support;
 
 use std::time::Instant;
@@ -152,7 +155,9 @@ fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() 
             ..Default::default()
         },
     );
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     println!(
         "1,000,000 configured positions: RSS +{:.1} MB, scrape {:.1} KB",
         rss_bytes().saturating_sub(rss_before) as f64 / 1e6,

@@ -77,8 +77,12 @@ fn registry_with_nasty_values() -> Registry {
         aliases: &[],
     };
     let family: Family<metric_handles::NoLabels, Counter> =
-        Family::register(&mut registry, &RUNTIME, &RegisterOptions::new());
-    family.resolve(&metric_handles::NoLabels).inc();
+        metric_handles::__private::register_family(
+            &mut registry,
+            &RUNTIME,
+            &RegisterOptions::new(),
+        );
+    family.get_or_create(&metric_handles::NoLabels).inc();
     registry
 }
 
@@ -198,12 +202,16 @@ fn pythons_parsers_read_the_scrape_as_a_text_file() {
     let om_path = dir.join("metrics.om.txt");
     std::fs::write(
         &text_path,
-        metric_handles::encode_prometheus_text(&registry).unwrap(),
+        metric_handles::ExpositionFormat::PrometheusText
+            .encode(&registry)
+            .unwrap(),
     )
     .expect("write");
     std::fs::write(
         &om_path,
-        metric_handles::encode_openmetrics(&registry).unwrap(),
+        metric_handles::ExpositionFormat::OpenMetrics
+            .encode(&registry)
+            .unwrap(),
     )
     .expect("write");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_exposition.py");
@@ -226,7 +234,9 @@ fn promtool_accepts_the_scrape() {
     if !tool_or_skip("promtool_accepts_the_scrape", "promtool", &["--version"]) {
         return;
     }
-    let text = metric_handles::encode_prometheus_text(&registry_with_nasty_values()).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry_with_nasty_values())
+        .unwrap();
     let mut child = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())

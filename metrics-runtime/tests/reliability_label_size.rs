@@ -57,7 +57,9 @@ fn huge_label_values_go_to_the_overflow_series_and_every_record_counts() {
         .inc();
     requests.get_or_create(&edge).inc();
     requests.get_or_create(&edge).inc();
-    let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    let text = metric_handles::ExpositionFormat::PrometheusText
+        .encode(&registry)
+        .unwrap();
     println!(
         "200 distinct 1 MiB label values: RSS +{:.1} MB, scrape {:.1} KB, {per_record:.1} us per new label set",
         rss_after.saturating_sub(rss_before) as f64 / 1e6,

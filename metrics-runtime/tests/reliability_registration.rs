@@ -3,6 +3,7 @@
 //! nothing is registered); several models are served through one registration.
 
 use metric_handles::prometheus_client::registry::Registry;
+#[cfg(feature = "vllm")]
 use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
 use metric_handles::{
     Counter, Family, Gauge, Histogram, MetricHandles, NoLabels, RegistrationError,
@@ -44,7 +45,9 @@ fn refused<T>(result: Result<T, RegistrationError>) -> RegistrationError {
 }
 
 fn exposition(registry: &Registry) -> String {
-    metric_handles::encode_openmetrics(registry).expect("encodes")
+    metric_handles::ExpositionFormat::OpenMetrics
+        .encode(registry)
+        .expect("encodes")
 }
 
 #[test]
@@ -96,6 +99,7 @@ fn register_panics_with_the_error_message() {
     Served::register(&mut registry);
 }
 
+#[cfg(feature = "vllm")]
 #[test]
 fn vllm_metrics_registered_twice_is_an_error() {
     let mut registry = Registry::default();
@@ -113,6 +117,7 @@ fn vllm_metrics_registered_twice_is_an_error() {
     assert_eq!(exposition(&registry), before);
 }
 
+#[cfg(feature = "vllm")]
 #[test]
 fn several_models_record_through_one_registration() {
     let mut registry = Registry::default();

@@ -298,7 +298,7 @@ impl VllmMetrics {
     /// let qwen = llama.with_model("qwen");
     /// llama.scheduler().record(0, &SchedulerStats { num_running_reqs: 3, ..Default::default() });
     /// qwen.scheduler().record(0, &SchedulerStats { num_running_reqs: 5, ..Default::default() });
-    /// let text = metric_handles::encode_prometheus_text(&registry).unwrap();
+    /// let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     /// assert!(text.contains(r#"vllm:num_requests_running{model_name="llama",engine="0"} 3"#));
     /// assert!(text.contains(r#"vllm:num_requests_running{model_name="qwen",engine="0"} 5"#));
     /// assert_eq!(text.matches("# TYPE vllm:num_requests_running ").count(), 1);
