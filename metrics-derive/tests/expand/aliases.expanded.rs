@@ -154,15 +154,57 @@ impl Metrics {
     /**Registers every metric of [`Metrics`] in `registry`, as declared.
 
 Each field's family is registered under its `name` (and unit), with its help text.*/
+    ///
+    /// # Panics
+    ///
+    /// If a name this struct exposes is already exposed by `registry` (the same struct
+    /// registered twice, or another metric whose samples would collide with these);
+    /// [`Self::try_register`] returns that error instead.
     pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
         Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
     /// and series-limit overrides, deprecated names to show).
+    ///
+    /// # Panics
+    ///
+    /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
         registry: &mut ::metric_handles::__private::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
+        match Self::try_register_with(registry, options) {
+            ::metric_handles::__private::std::result::Result::Ok(metrics) => metrics,
+            ::metric_handles::__private::std::result::Result::Err(error) => {
+                ::metric_handles::__private::std::panic!("{}", error)
+            }
+        }
+    }
+    /// Registers every metric in `registry`, as declared, unless a name this struct
+    /// exposes (a family name, or a sample name such as `_total`, `_count`, `_bucket`)
+    /// is already exposed by `registry`: then nothing is registered and the error says
+    /// which names collide.
+    pub fn try_register(
+        registry: &mut ::metric_handles::__private::Registry,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        Self::try_register_with(registry, &::metric_handles::RegisterOptions::new())
+    }
+    /// [`Self::try_register`] with run-time `options`.
+    pub fn try_register_with(
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        ::metric_handles::__private::check_registration(
+            registry,
+            Self::DESCRIPTORS,
+            options,
+        )?;
         let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;
         let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_1;
         let () = Self::__METRIC_HANDLES_TOKENS_CHECK_0;
@@ -171,7 +213,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_TOKENS_CHECK_3;
         let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
         let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
-        Self {
+        ::metric_handles::__private::std::result::Result::Ok(Self {
             preemptions: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_PREEMPTIONS,
@@ -187,7 +229,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 &Self::__METRIC_HANDLES_RUNNING,
                 options,
             ),
-        }
+        })
     }
     /**Resolves every metric's series for `labels` once, into [`MetricsHandles`].
 

@@ -169,15 +169,57 @@ impl Axes {
     /**Registers every metric of [`Axes`] in `registry`, as declared.
 
 Each field's family is registered under its `name` (and unit), with its help text.*/
+    ///
+    /// # Panics
+    ///
+    /// If a name this struct exposes is already exposed by `registry` (the same struct
+    /// registered twice, or another metric whose samples would collide with these);
+    /// [`Self::try_register`] returns that error instead.
     pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
         Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
     /// and series-limit overrides, deprecated names to show).
+    ///
+    /// # Panics
+    ///
+    /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
         registry: &mut ::metric_handles::__private::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
+        match Self::try_register_with(registry, options) {
+            ::metric_handles::__private::std::result::Result::Ok(metrics) => metrics,
+            ::metric_handles::__private::std::result::Result::Err(error) => {
+                ::metric_handles::__private::std::panic!("{}", error)
+            }
+        }
+    }
+    /// Registers every metric in `registry`, as declared, unless a name this struct
+    /// exposes (a family name, or a sample name such as `_total`, `_count`, `_bucket`)
+    /// is already exposed by `registry`: then nothing is registered and the error says
+    /// which names collide.
+    pub fn try_register(
+        registry: &mut ::metric_handles::__private::Registry,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        Self::try_register_with(registry, &::metric_handles::RegisterOptions::new())
+    }
+    /// [`Self::try_register`] with run-time `options`.
+    pub fn try_register_with(
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        ::metric_handles::__private::check_registration(
+            registry,
+            Self::DESCRIPTORS,
+            options,
+        )?;
         let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_0;
         let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_1;
         let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_2;
@@ -186,7 +228,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
-        Self {
+        ::metric_handles::__private::std::result::Result::Ok(Self {
             success: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_SUCCESS,
@@ -202,7 +244,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 &Self::__METRIC_HANDLES_LORA_LATENCY,
                 options,
             ),
-        }
+        })
     }
     /**Resolves every metric's series for `labels` once, into [`AxesHandles`].
 
@@ -431,15 +473,57 @@ impl Grids {
     /**Registers every metric of [`Grids`] in `registry`, as declared.
 
 Each field's family is registered under its `name` (and unit), with its help text.*/
+    ///
+    /// # Panics
+    ///
+    /// If a name this struct exposes is already exposed by `registry` (the same struct
+    /// registered twice, or another metric whose samples would collide with these);
+    /// [`Self::try_register`] returns that error instead.
     pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
         Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
     /// and series-limit overrides, deprecated names to show).
+    ///
+    /// # Panics
+    ///
+    /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
         registry: &mut ::metric_handles::__private::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
+        match Self::try_register_with(registry, options) {
+            ::metric_handles::__private::std::result::Result::Ok(metrics) => metrics,
+            ::metric_handles::__private::std::result::Result::Err(error) => {
+                ::metric_handles::__private::std::panic!("{}", error)
+            }
+        }
+    }
+    /// Registers every metric in `registry`, as declared, unless a name this struct
+    /// exposes (a family name, or a sample name such as `_total`, `_count`, `_bucket`)
+    /// is already exposed by `registry`: then nothing is registered and the error says
+    /// which names collide.
+    pub fn try_register(
+        registry: &mut ::metric_handles::__private::Registry,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        Self::try_register_with(registry, &::metric_handles::RegisterOptions::new())
+    }
+    /// [`Self::try_register`] with run-time `options`.
+    pub fn try_register_with(
+        registry: &mut ::metric_handles::__private::Registry,
+        options: &::metric_handles::RegisterOptions,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        ::metric_handles::__private::check_registration(
+            registry,
+            Self::DESCRIPTORS,
+            options,
+        )?;
         let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_0;
         let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_1;
         let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_2;
@@ -448,7 +532,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_1;
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_3;
-        Self {
+        ::metric_handles::__private::std::result::Result::Ok(Self {
             operations: ::metric_handles::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_OPERATIONS,
@@ -459,7 +543,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 &Self::__METRIC_HANDLES_ACCEPTED,
                 options,
             ),
-        }
+        })
     }
     /**Resolves every metric's series for `labels` once, into [`GridsHandles`].
 

@@ -59,24 +59,56 @@ where
     /**Registers every metric of [`Generic`] in `registry`, as declared.
 
 Each field's family is registered under its `name` (and unit), with its help text.*/
+    ///
+    /// # Panics
+    ///
+    /// If a name this struct exposes is already exposed by `registry` (the same struct
+    /// registered twice, or another metric whose samples would collide with these);
+    /// [`Self::try_register`] returns that error instead.
     pub fn register(registry: &mut ::rt::__private::Registry) -> Self {
         Self::register_with(registry, &::rt::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
     /// and series-limit overrides, deprecated names to show).
+    ///
+    /// # Panics
+    ///
+    /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
         registry: &mut ::rt::__private::Registry,
         options: &::rt::RegisterOptions,
     ) -> Self {
+        match Self::try_register_with(registry, options) {
+            ::rt::__private::std::result::Result::Ok(metrics) => metrics,
+            ::rt::__private::std::result::Result::Err(error) => {
+                ::rt::__private::std::panic!("{}", error)
+            }
+        }
+    }
+    /// Registers every metric in `registry`, as declared, unless a name this struct
+    /// exposes (a family name, or a sample name such as `_total`, `_count`, `_bucket`)
+    /// is already exposed by `registry`: then nothing is registered and the error says
+    /// which names collide.
+    pub fn try_register(
+        registry: &mut ::rt::__private::Registry,
+    ) -> ::rt::__private::std::result::Result<Self, ::rt::RegistrationError> {
+        Self::try_register_with(registry, &::rt::RegisterOptions::new())
+    }
+    /// [`Self::try_register`] with run-time `options`.
+    pub fn try_register_with(
+        registry: &mut ::rt::__private::Registry,
+        options: &::rt::RegisterOptions,
+    ) -> ::rt::__private::std::result::Result<Self, ::rt::RegistrationError> {
+        ::rt::__private::check_registration(registry, Self::DESCRIPTORS, options)?;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
-        Self {
+        ::rt::__private::std::result::Result::Ok(Self {
             things: ::rt::__private::register_family(
                 registry,
                 &Self::__METRIC_HANDLES_THINGS,
                 options,
             ),
-        }
+        })
     }
     /**Resolves every metric's series for `labels` once, into [`GenericHandles`].
 
