@@ -30,7 +30,7 @@ pub struct LoraLabels {
     pub lora_name: String,
 }
 
-/// The metrics of `hand_expanded.rs`, derived.
+/// A struct with every leaf kind and every single-axis kind.
 #[derive(MetricHandles)]
 #[metric_handles(handles = DemoHandles, labels = EngineLabels)]
 pub struct DemoMetrics {

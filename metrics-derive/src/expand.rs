@@ -1,5 +1,5 @@
-//! `#[derive(MetricHandles)]`: from a checked plan to the generated items (the shape is fixed
-//! by `metrics-runtime/tests/hand_expanded.rs`). Every path is fully qualified through the
+//! `#[derive(MetricHandles)]`: from a checked plan to the generated items (what it generates
+//! for representative inputs is committed in `tests/expand/*.expanded.rs`). Every path is fully qualified through the
 //! runtime crate (`crate = path` overrides it), so the user imports nothing for the output.
 
 use proc_macro2::{Literal, Span, TokenStream};
