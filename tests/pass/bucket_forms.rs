@@ -17,8 +17,8 @@ pub mod consts {
 
 #[derive(MetricHandles)]
 pub struct Metrics {
-    /// Inline list, with integers and a negative bound
-    #[metric(name = "b:inline", buckets = [-1, 0, 0.5, 1])]
+    /// Inline list, with integer literals
+    #[metric(name = "b:inline", buckets = [0, 0.5, 1, 2])]
     pub inline: Family<NoLabels, Histogram>,
     /// A constant
     #[metric(name = "b:constant", buckets = LATENCY)]
@@ -45,7 +45,7 @@ pub struct Metrics {
 
 fn main() {
     let d = Metrics::DESCRIPTORS;
-    assert_eq!(d[0].buckets, Some(Buckets::Explicit(&[-1.0, 0.0, 0.5, 1.0])));
+    assert_eq!(d[0].buckets, Some(Buckets::Explicit(&[0.0, 0.5, 1.0, 2.0])));
     assert_eq!(d[1].buckets, Some(Buckets::Explicit(LATENCY)));
     assert_eq!(d[2].buckets, Some(Buckets::Explicit(consts::TOKENS)));
     assert_eq!(d[3].buckets.map(|b| b.bounds()), Some(vec![1.0, 2.0, 4.0, 8.0]));
