@@ -185,7 +185,9 @@ impl fmt::Debug for HistogramBuffer {
 
 /// A request-local view of a [`Histogram`]: [`observe`](Self::observe) is a store into the
 /// view's own buffer, merged into the histogram every `interval` observations, on
-/// [`flush`](Self::flush) and on drop (see the [module docs](self) for what a scrape sees).
+/// [`flush`](Self::flush) and on drop. A scrape sees everything merged so far and none of the
+/// view's pending observations (at most `interval - 1`); `_count` = `+Inf` = the sum of the
+/// buckets in every scrape, and one that races a merge may see `_sum` with or without the batch.
 ///
 /// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. Obtained with
 /// [`Histogram::local`] (or [`Local::local`]), so every histogram handle the derive generates
