@@ -49,12 +49,12 @@ const FORMS: &str = "`buckets = [0.1, 0.5, 1.0]`, `buckets = SOME_CONST`, \
 `buckets = exponential(start = 1.0, factor = 2.0, count = 10)`, \
 `buckets = linear(start = 0.0, width = 1.0, count = 5)` or `buckets = one_two_five(max = 1000)`";
 
-/// Parses and checks a bucket specification; reports every problem found.
 /// The most bounds a histogram may have (the runtime's `buckets::MAX_BUCKETS`).
 const MAX_BUCKETS: usize = 256;
 
 const COUNT_RULE: &str = "an integer from 1 to 256";
 
+/// Parses and checks a bucket specification; reports every problem found.
 pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
     match strip(expr) {
         Expr::Array(array) => {
@@ -248,8 +248,9 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             .find(|(s, _, _)| *s == symbol)
             .map(|(_, key, value)| (key.clone(), *value))
     };
-    let check = |symbol: Symbol, valid: fn(f64) -> bool, rule: &str| -> Option<f64> {
+    let check = |symbol: Symbol| -> Option<f64> {
         let (key, value) = get(symbol)?;
+        let (valid, rule) = argument_rule(generator, symbol);
         if valid(value) {
             Some(value)
         } else {
@@ -257,27 +258,12 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             None
         }
     };
-    let count = |value: f64| value.fract() == 0.0 && (1.0..=MAX_BUCKETS as f64).contains(&value);
     if !constants.is_empty() {
         // The literal arguments are checked here; the constants, and the bounds they make, by
         // the generated assertion.
-        let rule = |symbol: Symbol| -> (fn(f64) -> bool, &'static str) {
-            match symbol.as_str() {
-                "start" if generator == EXPONENTIAL => {
-                    (|v| v.is_finite() && v > 0.0, "greater than 0")
-                }
-                "start" => (|v| v.is_finite() && v >= 0.0, "finite and not negative"),
-                "factor" => (|v| v.is_finite() && v > 1.0, "greater than 1"),
-                "width" => (|v| v.is_finite() && v > 0.0, "greater than 0"),
-                "max" => (|v| v.is_finite() && v >= 1.0, "at least 1"),
-                "count" => (count, COUNT_RULE),
-                _ => (f64::is_finite, "finite"),
-            }
-        };
         let mut args = Vec::new();
         for (symbol, _, _) in &values {
-            let (valid, text) = rule(*symbol);
-            args.push((*symbol, GeneratorArg::Literal(check(*symbol, valid, text)?)));
+            args.push((*symbol, GeneratorArg::Literal(check(*symbol)?)));
         }
         args.extend(
             constants
@@ -286,31 +272,23 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         );
         return Some(BucketSpec::WithConstants { generator, args });
     }
+    let count = |count: Option<f64>| u16::try_from(count? as u64).ok();
     let spec = if generator == EXPONENTIAL {
-        let start = check(START, |v| v.is_finite() && v > 0.0, "greater than 0");
-        let factor = check(FACTOR, |v| v.is_finite() && v > 1.0, "greater than 1");
-        let count = check(COUNT, count, COUNT_RULE);
+        let (start, factor, count) = (check(START), check(FACTOR), count(check(COUNT)));
         BucketSpec::Exponential {
             start: start?,
             factor: factor?,
-            count: u16::try_from(count? as u64).ok()?,
+            count: count?,
         }
     } else if generator == LINEAR {
-        let start = check(
-            START,
-            |v| v.is_finite() && v >= 0.0,
-            "finite and not negative",
-        );
-        let width = check(WIDTH, |v| v.is_finite() && v > 0.0, "greater than 0");
-        let count = check(COUNT, count, COUNT_RULE);
+        let (start, width, count) = (check(START), check(WIDTH), count(check(COUNT)));
         BucketSpec::Linear {
             start: start?,
             width: width?,
-            count: u16::try_from(count? as u64).ok()?,
+            count: count?,
         }
     } else {
-        let max = check(MAX, |v| v.is_finite() && v >= 1.0, "at least 1");
-        BucketSpec::OneTwoFive { max: max? }
+        BucketSpec::OneTwoFive { max: check(MAX)? }
     };
     // The generated bounds must all be finite and increasing, like an explicit list.
     let bounds = bounds_of(&spec);
@@ -323,6 +301,23 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         return None;
     }
     Some(spec)
+}
+
+/// What a literal argument `symbol` of `generator` must be: the test, and the rule in words.
+/// The runtime's generators hold the same rules for constants.
+fn argument_rule(generator: Symbol, symbol: Symbol) -> (fn(f64) -> bool, &'static str) {
+    match symbol {
+        START if generator == EXPONENTIAL => (|v| v.is_finite() && v > 0.0, "greater than 0"),
+        START => (|v| v.is_finite() && v >= 0.0, "finite and not negative"),
+        FACTOR => (|v| v.is_finite() && v > 1.0, "greater than 1"),
+        WIDTH => (|v| v.is_finite() && v > 0.0, "greater than 0"),
+        MAX => (|v| v.is_finite() && v >= 1.0, "at least 1"),
+        COUNT => (
+            |v| v.fract() == 0.0 && (1.0..=MAX_BUCKETS as f64).contains(&v),
+            COUNT_RULE,
+        ),
+        _ => (f64::is_finite, "finite"),
+    }
 }
 
 fn example_args(generator: Symbol) -> &'static str {

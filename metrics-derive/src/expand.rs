@@ -1,17 +1,19 @@
 //! `#[derive(MetricHandles)]`: from a checked plan to the generated items (what it generates
-//! for representative inputs is committed in `tests/expand/*.expanded.rs`). Every path is fully qualified through the
-//! runtime crate (`crate = path` overrides it), so the user imports nothing for the output.
+//! for representative inputs is committed in `tests/expand/*.expanded.rs`). Every path is
+//! fully qualified through the runtime crate (`crate = path` overrides it), so the user
+//! imports nothing for the output.
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned;
-use syn::{DeriveInput, GenericParam, Ident};
+use syn::{DeriveInput, Ident};
 
 use crate::ast::Input;
 use crate::buckets::{BucketSpec, GeneratorArg};
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::respan::respan;
+use crate::signature::{handles_doc, handles_ident, krate, labels_type, marker};
 use crate::symbol::{COUNT, DOC, EXPONENTIAL, LINEAR};
 use crate::ty;
 use crate::valid::{self, MetricPlan};
@@ -40,57 +42,9 @@ pub fn derive(input: TokenStream) -> TokenStream {
     }
 }
 
-/// The name of the handles struct: `handles = X`, or `{Struct}Handles`.
-pub fn handles_ident(input: &Input) -> Ident {
-    match &input.container.handles {
-        Some(ident) => ident.clone(),
-        None => format_ident!("{}Handles", input.ident),
-    }
-}
-
-/// A hidden field that uses every type and lifetime parameter, so a generic metrics struct
-/// whose parameters only appear in `Family<L, _>` still yields a valid handles struct.
-pub fn marker(input: &Input, krate: &TokenStream) -> Option<(TokenStream, TokenStream)> {
-    let used: Vec<TokenStream> = input
-        .generics
-        .params
-        .iter()
-        .filter_map(|param| match param {
-            GenericParam::Type(t) => Some(t.ident.to_token_stream()),
-            GenericParam::Lifetime(l) => {
-                let lifetime = &l.lifetime;
-                Some(quote!(&#lifetime ()))
-            }
-            GenericParam::Const(_) => None,
-        })
-        .collect();
-    if used.is_empty() {
-        return None;
-    }
-    let decl = quote! {
-        #[doc(hidden)]
-        __metric_handles_marker: #krate::__private::std::marker::PhantomData<fn() -> (#(#used,)*)>,
-    };
-    let init = quote! {
-        __metric_handles_marker: #krate::__private::std::marker::PhantomData,
-    };
-    Some((decl, init))
-}
-
-/// The handles struct's own doc: a fixed first line, then the metrics struct's doc.
-pub fn handles_doc(input: &Input) -> TokenStream {
-    let summary = format!("Cached handles of [`{}`] for one label set.", input.ident);
-    let docs = input.attrs.iter().filter(|a| a.path() == DOC);
-    quote! {
-        #[doc = #summary]
-        #[doc = ""]
-        #(#docs)*
-    }
-}
-
 fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
-    let krate = valid::krate(input);
-    let labels = valid::labels_type(input, &krate);
+    let krate = krate(input);
+    let labels = labels_type(input, &krate);
     let ident = input.ident;
     let vis = input.vis;
     let handles = handles_ident(input);

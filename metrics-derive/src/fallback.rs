@@ -8,8 +8,7 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::ast::Input;
-use crate::expand::{handles_doc, handles_ident, marker};
-use crate::valid;
+use crate::signature::{handles_doc, handles_ident, krate, labels_type, marker};
 
 /// Stubs for `#[derive(MetricHandles)]`.
 pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStream {
@@ -21,14 +20,11 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
     let (impl_generics, ty_generics, where_clause) = derive.generics.split_for_impl();
     let generics = &derive.generics;
     let vis = &derive.vis;
-    let krate = valid::krate(input);
+    let krate = krate(input);
     let handles = handles_ident(input);
     // The labels type is only trusted when the container attribute parsed; otherwise
     // `resolve`/`remove` accept any label set, so call sites do not report a second error.
-    let labels = input
-        .container
-        .parsed
-        .then(|| valid::labels_type(input, &krate));
+    let labels = input.container.parsed.then(|| labels_type(input, &krate));
     // Every metric field is declared, so uses of `handles.field` report nothing more: with
     // the member type as written when the field's type could be read, else a placeholder.
     let fields = input

@@ -1,16 +1,43 @@
 //! `#[derive(LabelEnum)]`: a fieldless enum as the complete list of one label's values, with
 //! a dense index (declaration order) so a pre-resolved array replaces a hash lookup.
+//!
+//! The steps of `#[derive(MetricHandles)]`: `parse` reads the input and its attributes,
+//! `check` turns it into the values to encode, `generate` writes the impls; when a step
+//! reported an error, stubs take their place.
 
 use std::collections::HashMap;
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
-use syn::{Data, DeriveInput, Fields};
+use syn::{Data, DeriveInput, Fields, Ident, LitStr};
 
 use crate::case::{self, RenameRule};
 use crate::ctxt::Ctxt;
 use crate::label_attr;
 use crate::suggest;
+
+/// The input as read.
+struct Input<'a> {
+    derive: &'a DeriveInput,
+    /// The runtime crate's path.
+    krate: TokenStream,
+    /// `rename_all = "..."`, when it names a known rule.
+    rule: Option<RenameRule>,
+    /// The variants; empty when the input is not an enum (reported).
+    variants: Vec<Variant<'a>>,
+}
+
+/// One variant and its `#[label(rename = "...")]`.
+struct Variant<'a> {
+    ident: &'a Ident,
+    rename: Option<LitStr>,
+}
+
+/// A checked variant: its identifier and its label value.
+struct Value<'a> {
+    ident: &'a Ident,
+    value: String,
+}
 
 pub fn derive(input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
@@ -18,8 +45,20 @@ pub fn derive(input: TokenStream) -> TokenStream {
         Err(error) => return error.to_compile_error(),
     };
     let cx = Ctxt::new();
-    let attrs = label_attr::parse_type(&cx, &input.attrs, true);
-    let krate = &attrs.krate;
+    let model = parse(&cx, &input);
+    let values = check(&cx, &model);
+    match cx.check() {
+        Ok(()) => generate(&model, &values),
+        Err(errors) => {
+            let mut output = errors.to_compile_error();
+            output.extend(stubs(&model));
+            output
+        }
+    }
+}
+
+fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
+    let attrs = label_attr::parse_type(cx, &input.attrs, true);
     let rule = attrs.rename_all.as_ref().and_then(|lit| {
         let rule = RenameRule::from_str(&lit.value());
         if rule.is_none() {
@@ -41,48 +80,23 @@ pub fn derive(input: TokenStream) -> TokenStream {
         );
     }
     let mut variants = Vec::new();
-    let mut values = Vec::new();
     match &input.data {
         Data::Enum(data) if data.variants.is_empty() => cx.error_spanned_by(
             &input.ident,
             "`#[derive(LabelEnum)]` on an enum without variants: a label needs at least one value",
         ),
         Data::Enum(data) => {
-            let mut seen: HashMap<String, String> = HashMap::new();
             for variant in &data.variants {
-                let ident = &variant.ident;
-                let name = ident.to_string().trim_start_matches("r#").to_owned();
                 if !matches!(variant.fields, Fields::Unit) {
                     cx.error_spanned_by(
                         &variant.fields,
-                        format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{name}` has fields: a label value carries no data; remove them"),
+                        format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{}` has fields: a label value carries no data; remove them", unraw(&variant.ident)),
                     );
                 }
-                let rename = label_attr::parse_rename(&cx, &variant.attrs, "rename = \"value\"");
-                let (value, tokens) = match &rename {
-                    Some(lit) => (lit.value(), lit.to_token_stream()),
-                    None => (
-                        rule.map_or_else(|| name.clone(), |rule| rule.apply(&name)),
-                        ident.to_token_stream(),
-                    ),
-                };
-                if value.is_empty() {
-                    cx.error_spanned_by(
-                        &tokens,
-                        "a label value cannot be empty: Prometheus treats an empty value as a missing label",
-                    );
-                    continue;
-                }
-                if let Some(first) = seen.get(&value) {
-                    cx.error_spanned_by(
-                        &tokens,
-                        format!("duplicate label value `{value}`: variant `{first}` already has it; give one of them `#[label(rename = \"...\")]`"),
-                    );
-                    continue;
-                }
-                seen.insert(value.clone(), name);
-                variants.push(ident);
-                values.push(value);
+                variants.push(Variant {
+                    ident: &variant.ident,
+                    rename: label_attr::parse_rename(cx, &variant.attrs, "rename = \"value\""),
+                });
             }
         }
         _ => cx.error_spanned_by(
@@ -90,37 +104,89 @@ pub fn derive(input: TokenStream) -> TokenStream {
             "`#[derive(LabelEnum)]` needs a fieldless enum: one variant per label value (`enum FinishReason { Stop, Length, Abort }`)",
         ),
     }
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let encoding = quote!(#krate::__private::prometheus_client::encoding);
-    let std = quote!(#krate::__private::std);
-    let generic = !input.generics.params.is_empty();
-    let (mut output, index_body) = match cx.check() {
-        Ok(()) => {
-            let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
-            let body = quote! {
-                match self {
-                    #(Self::#variants => #indices,)*
-                }
-            };
-            (TokenStream::new(), body)
+    Input {
+        derive: input,
+        krate: attrs.krate,
+        rule,
+        variants,
+    }
+}
+
+/// The variant's name as written, without `r#`.
+fn unraw(ident: &Ident) -> String {
+    ident.to_string().trim_start_matches("r#").to_owned()
+}
+
+/// Every value non-empty and distinct.
+fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Value<'a>> {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut values = Vec::new();
+    for variant in &input.variants {
+        let ident = variant.ident;
+        let name = unraw(ident);
+        let (value, tokens) = match &variant.rename {
+            Some(lit) => (lit.value(), lit.to_token_stream()),
+            None => (
+                input
+                    .rule
+                    .map_or_else(|| name.clone(), |rule| rule.apply(&name)),
+                ident.to_token_stream(),
+            ),
+        };
+        if value.is_empty() {
+            cx.error_spanned_by(
+                &tokens,
+                "a label value cannot be empty: Prometheus treats an empty value as a missing label",
+            );
+            continue;
         }
-        Err(errors) => {
-            // Stubs: the type still implements both traits, so its uses add no errors.
-            variants.clear();
-            values.clear();
-            let body = quote! {
-                let _ = self;
-                ::core::unimplemented!("metric-handles: fix the errors above")
-            };
-            (errors.to_compile_error(), body)
+        if let Some(first) = seen.get(&value) {
+            cx.error_spanned_by(
+                &tokens,
+                format!("duplicate label value `{value}`: variant `{first}` already has it; give one of them `#[label(rename = \"...\")]`"),
+            );
+            continue;
+        }
+        seen.insert(value.clone(), name);
+        values.push(Value { ident, value });
+    }
+    values
+}
+
+/// `LabelEnum` (the variants, their values, the index) and `EncodeLabelValue`.
+fn generate(input: &Input, values: &[Value]) -> TokenStream {
+    let variants: Vec<&Ident> = values.iter().map(|v| v.ident).collect();
+    let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
+    let index_body = quote! {
+        match self {
+            #(Self::#variants => #indices,)*
         }
     };
-    if generic {
-        // Stub impls for a generic enum would only add unsatisfiable-bound errors.
-        return output;
+    impls(input, values, index_body)
+}
+
+/// The impls without values, for an input with errors, so the enum's uses add no errors. A
+/// generic enum gets none: its impls would only add unsatisfiable-bound errors.
+fn stubs(input: &Input) -> TokenStream {
+    if !input.derive.generics.params.is_empty() {
+        return TokenStream::new();
     }
-    output.extend(quote! {
+    let index_body = quote! {
+        let _ = self;
+        ::core::unimplemented!("metric-handles: fix the errors above")
+    };
+    impls(input, &[], index_body)
+}
+
+fn impls(input: &Input, values: &[Value], index_body: TokenStream) -> TokenStream {
+    let krate = &input.krate;
+    let variants = values.iter().map(|v| v.ident);
+    let values = values.iter().map(|v| &v.value);
+    let ident = &input.derive.ident;
+    let (impl_generics, ty_generics, where_clause) = input.derive.generics.split_for_impl();
+    let encoding = quote!(#krate::__private::prometheus_client::encoding);
+    let std = quote!(#krate::__private::std);
+    quote! {
         #[automatically_derived]
         impl #impl_generics #krate::LabelEnum for #ident #ty_generics #where_clause {
             const VARIANTS: &'static [Self] = &[#(Self::#variants),*];
@@ -140,6 +206,5 @@ pub fn derive(input: TokenStream) -> TokenStream {
                 #std::fmt::Write::write_str(encoder, #krate::LabelEnum::label_value(*self))
             }
         }
-    });
-    output
+    }
 }

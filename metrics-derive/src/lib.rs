@@ -6,7 +6,9 @@
 //! key, `ctxt.rs` collects errors, `attr.rs`/`metric_attr.rs`/`label_attr.rs` parse
 //! attributes with their spans, `ast.rs` and `ty.rs` read the input, `valid.rs` checks it,
 //! `expand.rs` generates code, and `fallback.rs` emits stubs when there are errors, so the
-//! user only sees the errors the derive reported.
+//! user only sees the errors the derive reported; `signature.rs` holds what both outputs
+//! must agree on. `label_set.rs` and `label_enum.rs` take the same steps (parse, check,
+//! generate or stub) for the two small derives.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -26,6 +28,7 @@ mod manifest;
 mod metric_attr;
 mod names;
 mod respan;
+mod signature;
 mod suggest;
 mod symbol;
 mod ty;

@@ -134,15 +134,15 @@ const FIELD_KEYS: &[Symbol] = &[
 ];
 
 fn example(symbol: Symbol) -> &'static str {
-    match symbol.as_str() {
-        "name" => "name = \"vllm:num_requests_running\"",
-        "help" => "help = \"Number of requests in model execution batches\"",
-        "unit" => "unit = \"seconds\"",
-        "buckets" => "buckets = [0.1, 0.5, 1.0]",
-        "label" => "label = \"finished_reason\"",
-        "positions" => "positions = 3",
-        "max_series" => "max_series = 64",
-        "max_label_sets" => "max_label_sets = 64",
+    match symbol {
+        NAME => "name = \"vllm:num_requests_running\"",
+        HELP => "help = \"Number of requests in model execution batches\"",
+        UNIT => "unit = \"seconds\"",
+        BUCKETS => "buckets = [0.1, 0.5, 1.0]",
+        LABEL => "label = \"finished_reason\"",
+        POSITIONS => "positions = 3",
+        MAX_SERIES => "max_series = 64",
+        MAX_LABEL_SETS => "max_label_sets = 64",
         _ => "...",
     }
 }

@@ -4,13 +4,15 @@
 use std::collections::HashMap;
 
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::ToTokens;
 use syn::{Attribute, Ident, LitStr};
 
 use crate::ast::{Field, Input};
+use crate::attr::Keyed;
 use crate::buckets::BucketSpec;
 use crate::ctxt::Ctxt;
 use crate::names;
+use crate::symbol::{ALIAS, DEPRECATED_IN, DOC, NAME};
 use crate::ty::{Axis, FamilyType, Leaf};
 
 /// Everything `expand.rs` needs for one metric field, checked.
@@ -42,6 +44,13 @@ pub fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<MetricPlan<'a>> {
     plans
 }
 
+/// A key whose value cannot be used: the mistake was reported, here or while parsing, and the
+/// field gets no plan (so the struct-wide checks do not repeat it).
+struct Invalid;
+
+/// One field's plan, when every key checks out. Each key is checked on its own, and all of
+/// them are checked (in the order of the messages the user sees), so one compile reports
+/// every mistake of the field.
 fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
     let attrs = &field.metric;
     if !attrs.present {
@@ -52,63 +61,112 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
     // then compare the attributes with `<M as FamilyMember>::KIND` and `::AXIS`.
     let leaf = family.and_then(|f| f.leaf);
     let axis = family.and_then(|f| f.axis.as_ref());
-    let ident = field.ident;
-    let mut ok = family.is_some_and(|f| !f.broken) && attrs.parsed;
 
-    // name
-    let name = match &attrs.name {
-        Some(keyed) => keyed.value.clone(),
+    let name = given_name(cx, field);
+    let unit = check_unit(cx, field);
+    let name = name.and_then(|name| check_metric_name(cx, name, leaf, &unit));
+    let help = check_help(cx, field);
+    let buckets = check_buckets(cx, field, leaf);
+    let axis_keys = check_axis_keys(cx, field, axis).ok_or(Invalid);
+    let positions = check_positions(cx, field, axis);
+    let max_series = check_max_series(cx, field, axis);
+    let max_label_sets = value_of(&attrs.max_label_sets);
+    let aliases = check_aliases(cx, field, leaf);
+
+    let family = family.filter(|f| !f.broken && attrs.parsed)?;
+    Some(MetricPlan {
+        field,
+        family,
+        name: name.ok()?,
+        help: help?,
+        unit: unit.ok()?,
+        buckets: buckets.ok()?,
+        axis_keys: axis_keys.ok()?,
+        positions: positions.ok()?,
+        max_series: max_series.ok()?,
+        max_label_sets: max_label_sets.ok()?,
+        aliases: aliases.ok()?,
+    })
+}
+
+/// The value of an optional key: absent is fine, a key without a usable value (reported while
+/// parsing) is not.
+fn value_of<T: Clone>(keyed: &Option<Keyed<Option<T>>>) -> Result<Option<T>, Invalid> {
+    match keyed {
+        Some(keyed) => keyed.value.clone().map(Some).ok_or(Invalid),
+        None => Ok(None),
+    }
+}
+
+/// `name = "..."`, which every metric needs.
+fn given_name<'a>(cx: &Ctxt, field: &'a Field) -> Result<&'a LitStr, Invalid> {
+    let attrs = &field.metric;
+    match &attrs.name {
+        Some(keyed) => keyed.value.as_ref().ok_or(Invalid),
         None => {
             if attrs.parsed {
+                let ident = field.ident;
                 cx.error_spanned_by(
                     ident,
                     format!("field `{ident}` needs a metric name: add `#[metric(name = \"...\")]`"),
                 );
             }
-            None
+            Err(Invalid)
         }
+    }
+}
+
+/// `unit = "..."`: a valid unit, or none.
+fn check_unit(cx: &Ctxt, field: &Field) -> Result<Option<String>, Invalid> {
+    let Some(lit) = value_of(&field.metric.unit)? else {
+        return Ok(None);
     };
-    let unit = check_unit(cx, attrs.unit.as_ref().and_then(|k| k.value.as_ref()));
-    if let Some(name) = &name {
-        ok &= check_name(cx, name, leaf, "metric name");
-        if let (Some((_, unit)), Ok(())) = (&unit, names::check_metric_name(&name.value())) {
-            if name.value().ends_with(&format!("_{unit}")) {
-                cx.error_spanned_by(
-                    name,
-                    format!(
-                        "metric name `{}` already ends with `_{unit}`, and prometheus-client appends the unit: write `name = \"{}\"`",
-                        name.value(),
-                        name.value().trim_end_matches(&format!("_{unit}"))
-                    ),
-                );
-                ok = false;
-            }
+    match names::check_unit(&lit.value()) {
+        Ok(()) => Ok(Some(lit.value())),
+        Err(message) => {
+            cx.error_spanned_by(&lit, format!("invalid `unit`: {message}"));
+            Err(Invalid)
         }
-    } else {
-        ok = false;
     }
-    if attrs
-        .unit
-        .as_ref()
-        .is_some_and(|k| k.value.is_none() || unit.is_none())
-    {
-        ok = false;
+}
+
+/// The metric name: valid, and without the suffixes prometheus-client appends (`_total` on a
+/// counter, `_{unit}` with a unit).
+fn check_metric_name(
+    cx: &Ctxt,
+    name: &LitStr,
+    leaf: Option<Leaf>,
+    unit: &Result<Option<String>, Invalid>,
+) -> Result<LitStr, Invalid> {
+    let mut ok = check_name(cx, name, leaf, "metric name");
+    if let (Ok(Some(unit)), Ok(())) = (unit, names::check_metric_name(&name.value())) {
+        let suffix = format!("_{unit}");
+        if name.value().ends_with(&suffix) {
+            cx.error_spanned_by(
+                name,
+                format!(
+                    "metric name `{}` already ends with `{suffix}`, and prometheus-client appends the unit: write `name = \"{}\"`",
+                    name.value(),
+                    name.value().trim_end_matches(&suffix)
+                ),
+            );
+            ok = false;
+        }
     }
+    ok.then(|| name.clone()).ok_or(Invalid)
+}
 
-    let help = check_help(cx, field, attrs.parsed);
-    ok &= help.is_some();
-
-    // Keys that depend on the member type.
-    let buckets = match (&attrs.buckets, leaf) {
-        (Some(keyed), Some(Leaf::Histogram)) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        (Some(keyed), None) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        (Some(keyed), Some(other)) => {
+/// `buckets = ...`: required on a histogram, refused on a counter or gauge. A member whose
+/// kind the spelling does not show is checked at compile time instead.
+fn check_buckets(
+    cx: &Ctxt,
+    field: &Field,
+    leaf: Option<Leaf>,
+) -> Result<Option<BucketSpec>, Invalid> {
+    let attrs = &field.metric;
+    let ident = field.ident;
+    match (&attrs.buckets, leaf) {
+        (Some(keyed), Some(other)) if other != Leaf::Histogram => {
             cx.error_spanned_by(
                 &keyed.key,
                 format!(
@@ -116,8 +174,7 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
                     other.as_str()
                 ),
             );
-            ok = false;
-            None
+            Err(Invalid)
         }
         (None, Some(Leaf::Histogram)) => {
             if attrs.parsed {
@@ -128,74 +185,75 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
                     ),
                 );
             }
-            ok = false;
-            None
+            Err(Invalid)
         }
-        _ => None,
-    };
+        (buckets, _) => value_of(buckets),
+    }
+}
 
-    let axis_keys = match check_axis_keys(cx, field, axis) {
-        Some(keys) => keys,
-        None => {
-            ok = false;
-            Vec::new()
-        }
-    };
-
-    let positions = match (&attrs.positions, axis) {
-        (Some(keyed), Some(axis)) if !axis.has_position() => {
+/// `positions = N`: only on a member with a position axis.
+fn check_positions(
+    cx: &Ctxt,
+    field: &Field,
+    axis: Option<&Axis>,
+) -> Result<Option<TokenStream>, Invalid> {
+    let positions = &field.metric.positions;
+    if let (Some(keyed), Some(axis)) = (positions, axis) {
+        if !axis.has_position() {
             cx.error_spanned_by(
                 &keyed.key,
-                format!("`positions` only applies to a position axis (`ByPosition<_>`, or `Position` in `ByLabels<(..), _>`), and field `{ident}` has none: remove `positions`"),
+                format!("`positions` only applies to a position axis (`ByPosition<_>`, or `Position` in `ByLabels<(..), _>`), and field `{}` has none: remove `positions`", field.ident),
             );
-            ok = false;
-            None
+            return Err(Invalid);
         }
-        (Some(keyed), _) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        _ => None,
-    };
-    let max_series = match (&attrs.max_series, axis) {
-        (Some(keyed), Some(Axis::None)) if keyed.value.is_some() => {
+    }
+    value_of(positions)
+}
+
+/// `max_series = N`: only on a member with an axis (a plain member has one series per label
+/// set; `max_label_sets` limits those).
+fn check_max_series(
+    cx: &Ctxt,
+    field: &Field,
+    axis: Option<&Axis>,
+) -> Result<Option<TokenStream>, Invalid> {
+    let max_series = &field.metric.max_series;
+    if let (Some(keyed), Some(Axis::None)) = (max_series, axis) {
+        if keyed.value.is_some() {
             cx.error_spanned_by(
                 &keyed.key,
-                format!("`max_series` limits the series an axis creates per label set, and field `{ident}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`"),
+                format!("`max_series` limits the series an axis creates per label set, and field `{}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`", field.ident),
             );
-            ok = false;
-            None
+            return Err(Invalid);
         }
-        (Some(keyed), _) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        (None, _) => None,
-    };
-    let max_label_sets = match &attrs.max_label_sets {
-        Some(keyed) => {
-            ok &= keyed.value.is_some();
-            keyed.value.clone()
-        }
-        None => None,
-    };
+    }
+    value_of(max_series)
+}
 
+/// Every `alias(name = "...", deprecated_in = "...")`: both keys given, a valid name, a
+/// version. All aliases are checked, so each mistake is reported.
+fn check_aliases(
+    cx: &Ctxt,
+    field: &Field,
+    leaf: Option<Leaf>,
+) -> Result<Vec<(LitStr, LitStr)>, Invalid> {
+    let mut ok = true;
     let mut aliases = Vec::new();
-    for alias in &attrs.aliases {
+    for alias in &field.metric.aliases {
         let (Some(alias_name), Some(version)) = (&alias.name, &alias.deprecated_in) else {
             ok = false;
             if alias.broken {
                 continue;
             }
             let missing = if alias.name.is_none() {
-                "name"
+                NAME
             } else {
-                "deprecated_in"
+                DEPRECATED_IN
             };
             cx.error_spanned_by(
                 &alias.key,
                 format!(
-                    "`alias(...)` needs `{missing} = \"...\"`: write `alias(name = \"old:name\", deprecated_in = \"0.10\")`"
+                    "`{ALIAS}(...)` needs `{missing} = \"...\"`: write `{ALIAS}({NAME} = \"old:name\", {DEPRECATED_IN} = \"0.10\")`"
                 ),
             );
             continue;
@@ -210,24 +268,9 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
         }
         aliases.push((alias_name.clone(), version.clone()));
     }
-
-    if !ok {
-        return None;
-    }
-    Some(MetricPlan {
-        field,
-        family: family?,
-        name: name?,
-        help: help?,
-        unit: unit.map(|(_, unit)| unit),
-        buckets,
-        axis_keys,
-        positions,
-        max_series,
-        max_label_sets,
-        aliases,
-    })
+    ok.then_some(aliases).ok_or(Invalid)
 }
+
 /// `label = ...`: valid, distinct keys, as many as the member's spelled axes need. `None`
 /// after reporting a mistake. When the spelling does not show the axis, any number is
 /// accepted here and checked against `<M as FamilyMember>::AXIS` at compile time.
@@ -359,21 +402,11 @@ fn check_name(cx: &Ctxt, lit: &LitStr, leaf: Option<Leaf>, what: &str) -> bool {
     true
 }
 
-fn check_unit(cx: &Ctxt, unit: Option<&LitStr>) -> Option<(LitStr, String)> {
-    let lit = unit?;
-    match names::check_unit(&lit.value()) {
-        Ok(()) => Some((lit.clone(), lit.value())),
-        Err(message) => {
-            cx.error_spanned_by(lit, format!("invalid `unit`: {message}"));
-            None
-        }
-    }
-}
-
 /// Help text: `help = "..."` wins over the doc comment. Required, one line without control
 /// characters (doc comment lines are joined with spaces), and without a final `.`.
-fn check_help(cx: &Ctxt, field: &Field, parsed: bool) -> Option<String> {
+fn check_help(cx: &Ctxt, field: &Field) -> Option<String> {
     let ident = field.ident;
+    let parsed = field.metric.parsed;
     let (text, source): (String, TokenStream) = match &field.metric.help {
         Some(keyed) => {
             let lit = keyed.value.as_ref()?;
@@ -435,7 +468,7 @@ fn forbidden_in_help(c: char) -> bool {
 fn doc_attr_with(attrs: &[Attribute], pred: fn(char) -> bool) -> Option<&Attribute> {
     attrs
         .iter()
-        .filter(|a| a.path() == crate::symbol::DOC)
+        .filter(|a| a.path() == DOC)
         .find(|a| match &a.meta {
             syn::Meta::NameValue(nv) => matches!(
                 &nv.value,
@@ -595,21 +628,4 @@ fn cfg_key(field: &Field) -> String {
         .map(|a| a.to_token_stream().to_string())
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The labels type of the struct: `labels = T`, or `NoLabels`.
-pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
-    match &input.container.labels {
-        Some(ty) => ty.to_token_stream(),
-        None => quote!(#krate::NoLabels),
-    }
-}
-
-/// The runtime crate's path: `crate = path`, else the name the crate's `Cargo.toml` gives the
-/// runtime when it renames it, else `::metric_handles`.
-pub fn krate(input: &Input) -> TokenStream {
-    match &input.container.krate {
-        Some(path) => path.to_token_stream(),
-        None => crate::manifest::default_path(),
-    }
 }

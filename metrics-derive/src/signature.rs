@@ -1,0 +1,78 @@
+//! What the user's code sees of a `#[derive(MetricHandles)]` expansion, shared by the real
+//! expansion (`expand.rs`) and the error stubs (`fallback.rs`): the runtime crate's path, the
+//! labels type, the handles struct's name and doc, and the marker field a generic struct needs.
+//! Both must agree on these, or a mistake the derive reported would bring more errors at every
+//! use of the struct.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, ToTokens};
+use syn::{GenericParam, Ident};
+
+use crate::ast::Input;
+use crate::symbol::DOC;
+
+/// The runtime crate's path: `crate = path`, else the name the crate's `Cargo.toml` gives the
+/// runtime when it renames it, else `::metric_handles`.
+pub fn krate(input: &Input) -> TokenStream {
+    match &input.container.krate {
+        Some(path) => path.to_token_stream(),
+        None => crate::manifest::default_path(),
+    }
+}
+
+/// The labels type of the struct: `labels = T`, or `NoLabels`.
+pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
+    match &input.container.labels {
+        Some(ty) => ty.to_token_stream(),
+        None => quote!(#krate::NoLabels),
+    }
+}
+
+/// The name of the handles struct: `handles = X`, or `{Struct}Handles`.
+pub fn handles_ident(input: &Input) -> Ident {
+    match &input.container.handles {
+        Some(ident) => ident.clone(),
+        None => format_ident!("{}Handles", input.ident),
+    }
+}
+
+/// The handles struct's own doc: a fixed first line, then the metrics struct's doc.
+pub fn handles_doc(input: &Input) -> TokenStream {
+    let summary = format!("Cached handles of [`{}`] for one label set.", input.ident);
+    let docs = input.attrs.iter().filter(|a| a.path() == DOC);
+    quote! {
+        #[doc = #summary]
+        #[doc = ""]
+        #(#docs)*
+    }
+}
+
+/// A hidden field that uses every type and lifetime parameter, so a generic metrics struct
+/// whose parameters only appear in `Family<L, _>` still yields a valid handles struct: its
+/// declaration and its initialiser.
+pub fn marker(input: &Input, krate: &TokenStream) -> Option<(TokenStream, TokenStream)> {
+    let used: Vec<TokenStream> = input
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            GenericParam::Lifetime(l) => {
+                let lifetime = &l.lifetime;
+                Some(quote!(&#lifetime ()))
+            }
+            GenericParam::Const(_) => None,
+        })
+        .collect();
+    if used.is_empty() {
+        return None;
+    }
+    let decl = quote! {
+        #[doc(hidden)]
+        __metric_handles_marker: #krate::__private::std::marker::PhantomData<fn() -> (#(#used,)*)>,
+    };
+    let init = quote! {
+        __metric_handles_marker: #krate::__private::std::marker::PhantomData,
+    };
+    Some((decl, init))
+}
