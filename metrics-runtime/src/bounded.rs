@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
 /// OpenTelemetry's Prometheus exporter gives its overflow attribute.
@@ -17,7 +17,10 @@ pub(crate) const OVERFLOW_LABEL: &str = "otel_metric_overflow";
 pub(crate) struct BoundedSeries<K, M> {
     max_series: usize,
     table: RwLock<Table<K, M>>,
-    overflow: OnceLock<M>,
+    /// Created by the first lookup past the limit; removed again by
+    /// [`remove_overflow`](Self::remove_overflow). A lock of its own, so an overflow storm
+    /// only ever takes it for reading.
+    overflow: RwLock<Option<M>>,
     /// How many lookups were routed to the overflow series.
     overflowed_lookups: AtomicU64,
 }
@@ -38,7 +41,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
                 index: HashMap::new(),
                 entries: Vec::new(),
             }),
-            overflow: OnceLock::new(),
+            overflow: RwLock::new(None),
             overflowed_lookups: AtomicU64::new(0),
         }
     }
@@ -78,7 +81,18 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// The overflow series (created on first use), counting the lookup routed to it.
     pub(crate) fn overflow_series(&self, build: impl Fn() -> M) -> M {
         self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
-        self.overflow.get_or_init(build).clone()
+        if let Some(series) = &*read(&self.overflow) {
+            return series.clone();
+        }
+        write(&self.overflow).get_or_insert_with(build).clone()
+    }
+
+    /// Removes the overflow series from the exposition; returns whether it existed. Handles
+    /// resolved to it earlier keep working but are no longer exported, and the next lookup
+    /// past the limit creates a fresh one. For owners that know nobody records into it any
+    /// more (every label set routed there is gone).
+    pub(crate) fn remove_overflow(&self) -> bool {
+        write(&self.overflow).take().is_some()
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<M> {
@@ -142,8 +156,9 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             f(Some(&**key), series)?;
         }
         drop(table);
-        if let Some(overflow) = self.overflow.get() {
-            f(None, overflow)?;
+        let overflow = read(&self.overflow).clone();
+        if let Some(overflow) = overflow {
+            f(None, &overflow)?;
         }
         Ok(())
     }
@@ -161,19 +176,28 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .map(|(key, series)| ((**key).clone(), series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        (entries, self.overflow.get().cloned())
+        let overflow = read(&self.overflow).clone();
+        (entries, overflow)
     }
 
     // A panic while a lock is held (only possible inside a user's `Hash`/`Eq`) must not take
     // every later scrape and resolve down with it: the table is still structurally valid, so
     // poisoning is ignored.
     fn read(&self) -> RwLockReadGuard<'_, Table<K, M>> {
-        self.table.read().unwrap_or_else(|e| e.into_inner())
+        read(&self.table)
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
-        self.table.write().unwrap_or_else(|e| e.into_inner())
+        write(&self.table)
     }
+}
+
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
@@ -215,6 +239,24 @@ mod tests {
         assert_eq!(map.resolve(&3, || 7), 9);
         assert_eq!(map.overflowed_lookups(), 2);
         drop(scrape);
+    }
+
+    #[test]
+    fn a_removed_overflow_series_is_no_longer_listed_and_the_next_overflow_builds_afresh() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(1);
+        map.resolve(&1, || 1);
+        assert_eq!(map.resolve(&2, || 5), 5);
+        assert!(map.remove_overflow());
+        assert!(!map.remove_overflow());
+        let mut seen = Vec::new();
+        map.for_each::<()>(|k, v| {
+            seen.push((k.copied(), *v));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(Some(1), 1)]);
+        assert_eq!(map.resolve(&3, || 6), 6);
+        assert_eq!(map.sorted().1, Some(6));
     }
 
     #[test]

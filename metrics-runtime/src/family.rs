@@ -69,6 +69,14 @@ where
         self.inner.series.remove(labels)
     }
 
+    /// Removes the overflow series from the exposition (its owner knows every label set
+    /// routed there is gone); returns whether it existed. The next lookup past the limit
+    /// creates a fresh one.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn remove_overflow(&self) -> bool {
+        self.inner.series.remove_overflow()
+    }
+
     /// How many label sets have their own series (the overflow series not counted).
     pub fn len(&self) -> usize {
         self.inner.series.len()

@@ -227,3 +227,98 @@ fn engines_past_the_series_limit_are_counted_once_in_the_log_line() {
     // The overflow gauge is shared: it holds 1 (the last value set), counted once.
     assert_eq!(line.running, i64::from(limit) + 1);
 }
+
+/// The families whose `# TYPE` line says `kind`.
+fn families_of_kind<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, k)| *k == kind)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Every sample line of the overflow series of a family of `kind`.
+fn overflow_samples<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
+    let families = families_of_kind(text, kind);
+    text.lines()
+        .filter(|l| l.contains("otel_metric_overflow=\"true\""))
+        .filter(|l| {
+            let name = l.split(['{', ' ']).next().unwrap_or("");
+            families.iter().any(|f| {
+                name.strip_prefix(f)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('_'))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monotonic() {
+    use metric_handles::vllm::StatsLogger;
+    use std::time::Duration;
+
+    let (registry, metrics) = setup_default();
+    let limit = metric_handles::DEFAULT_MAX_LABEL_SETS as u32;
+    let start = Instant::now();
+    let mut logger = StatsLogger::new(&metrics, Duration::from_secs(1));
+    let stats = |running: u64, queries: u64, hits: u64| SchedulerStats {
+        num_running_reqs: running,
+        num_waiting_reqs: 2,
+        kv_cache_usage: 0.5,
+        prefix_cache_stats: metric_handles::vllm::PrefixCacheStats {
+            queries,
+            hits,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for engine in 0..limit {
+        metrics.scheduler().record(engine, &stats(1, 0, 0));
+    }
+    let overflowed: Vec<u32> = (limit..limit + 5).collect();
+    for &engine in &overflowed {
+        metrics.scheduler().record(engine, &stats(7, 10, 5));
+    }
+    let queries = "vllm:prefix_cache_queries_total";
+    let overflow = [("otel_metric_overflow", "true")];
+    let s = scrape(&registry);
+    assert_eq!(s.value("vllm:num_requests_running", &overflow), 7.0);
+    assert_eq!(s.value(queries, &overflow), 50.0);
+    let gauges_while_present = overflow_samples(&s.text, "gauge").len();
+    assert!(gauges_while_present >= 3, "{}", s.text);
+    logger.log(start + Duration::from_secs(1));
+
+    // Four of the five leave: the shared series stays, with the last value set.
+    for &engine in &overflowed[..4] {
+        assert!(metrics.scheduler().remove_engine(engine));
+    }
+    let s = scrape(&registry);
+    assert_eq!(s.value("vllm:num_requests_running", &overflow), 7.0);
+    assert_eq!(s.value(queries, &overflow), 50.0);
+
+    // The last one leaves: no overflow gauge is left claiming requests or cache use, and the
+    // counters keep their totals (a scraper sees no reset).
+    assert!(metrics.scheduler().remove_engine(overflowed[4]));
+    let s = scrape(&registry);
+    assert_eq!(
+        overflow_samples(&s.text, "gauge"),
+        Vec::<&str>::new(),
+        "overflow gauges after every overflowed engine left"
+    );
+    assert_eq!(s.value(queries, &overflow), 50.0);
+    let line = logger.log(start + Duration::from_secs(2));
+    assert_eq!(line.running, i64::from(limit));
+
+    // A new engine past the limit: the gauges come back with its values, the counters go on
+    // from their totals, and the log line counts only what happened since the previous line.
+    metrics.scheduler().record(limit + 100, &stats(3, 4, 4));
+    let s = scrape(&registry);
+    assert_eq!(s.value("vllm:num_requests_running", &overflow), 3.0);
+    assert_eq!(s.value(queries, &overflow), 54.0);
+    let line = logger.log(start + Duration::from_secs(3));
+    assert_eq!(line.running, i64::from(limit) + 3);
+    // 4 hits in 4 queries since the previous line; counting the overflow totals from 0 again
+    // would give 29 in 54.
+    assert_eq!(line.prefix_cache_hit_rate_percent, 100.0);
+}

@@ -134,8 +134,43 @@ impl<T> EngineTable<T> {
     }
 }
 
-fn lock(m: &Mutex<()>) -> std::sync::MutexGuard<'_, ()> {
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How many present engines record into the families' shared overflow series.
+///
+/// The overflow series outlive any one of those engines, so the last one to leave takes the
+/// overflow gauges with it: they would otherwise go on claiming its running requests and
+/// cache use. Joins and leaves of every model sharing the families go through one lock, so a
+/// join cannot pick up overflow handles that a concurrent last leave is removing.
+#[derive(Debug, Default)]
+pub(crate) struct OverflowedEngines(Mutex<usize>);
+
+impl OverflowedEngines {
+    /// Runs `join`, which resolves an engine's series and says whether they are the overflow
+    /// series, counting the engine if they are.
+    pub(crate) fn join<T>(&self, join: impl FnOnce() -> (T, bool)) -> T {
+        let mut present = lock(&self.0);
+        let (entry, overflowed) = join();
+        if overflowed {
+            *present += 1;
+        }
+        entry
+    }
+
+    /// Runs `leave` for an engine that left; when it was the last overflowed one, runs
+    /// `last_left` too, before any other engine can join.
+    pub(crate) fn leave(&self, overflowed: bool, leave: impl FnOnce(), last_left: impl FnOnce()) {
+        let mut present = lock(&self.0);
+        leave();
+        if overflowed {
+            *present = present.saturating_sub(1);
+            if *present == 0 {
+                last_left();
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -167,5 +202,19 @@ mod tests {
         assert!(table.remove(u32::MAX, |_| {}));
         assert!(table.entries().is_empty());
         assert_eq!(&*table.get_or_join(3, || "again".to_owned()), "again");
+    }
+
+    #[test]
+    fn the_last_overflowed_engine_to_leave_runs_the_cleanup_once() {
+        let engines = OverflowedEngines::default();
+        assert_eq!(engines.join(|| ("a", true)), "a");
+        engines.join(|| ((), true));
+        engines.join(|| ((), false));
+        let mut cleanups = 0;
+        engines.leave(false, || {}, || cleanups += 1);
+        engines.leave(true, || {}, || cleanups += 1);
+        assert_eq!(cleanups, 0);
+        engines.leave(true, || {}, || cleanups += 1);
+        assert_eq!(cleanups, 1);
     }
 }

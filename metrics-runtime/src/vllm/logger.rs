@@ -16,7 +16,8 @@ use super::{EngineEntry, VllmMetrics};
 /// both sides of the delta; one that left and re-joined counts as new. Engines that joined
 /// when the families already held their limit of label sets (2048 by default) share one
 /// overflow series set: it is read once, as one engine, so the line counts their tokens once
-/// (their gauges, shared, hold the last value any of them set).
+/// (their gauges, shared, hold the last value any of them set, and go when the last of them
+/// leaves).
 #[derive(Debug)]
 pub struct StatsLogger {
     metrics: VllmMetrics,
@@ -89,6 +90,12 @@ impl StatsLogger {
             gauges.kv_cache_usage_sum += h.kv_cache_usage.get();
             gauges.engines += 1;
             drained.merge(&entry.log_stats.drain());
+        }
+        // The overflow series' counters outlive the engines recording into them: when none is
+        // present, keep their totals, so that the next engine past the limit is not credited
+        // with everything they counted before.
+        if let (false, Some(&totals)) = (overflow_read, self.previous.get(&SeriesKey::Overflow)) {
+            next_previous.insert(SeriesKey::Overflow, totals);
         }
         let line = StatsLine::compute(&previous_sum, &current_sum, elapsed, &gauges, &drained);
         tracing::info!(target: "metric_handles::vllm", engines = gauges.engines, "{line}");

@@ -110,7 +110,7 @@ pub use types::{
 };
 
 use connectors::{ConnectorFamilies, ConnectorHandles};
-use engines::{EngineTable, EntryRef};
+use engines::{EngineTable, EntryRef, OverflowedEngines};
 use log_stats::LogStatsAccumulator;
 use sleep_state::{EngineSleepGauges, SleepStateFamilies};
 
@@ -271,6 +271,7 @@ impl VllmMetrics {
             plugins,
             sleep_mode,
             lora,
+            overflowed_engines: OverflowedEngines::default(),
         });
         Ok(Self::recorders(families, config))
     }
@@ -387,6 +388,20 @@ pub(crate) struct Families {
     pub(crate) plugins: RuntimeFamilies<EngineLabels>,
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
+    /// The engines (of every model) recording into the overflow series.
+    pub(crate) overflowed_engines: OverflowedEngines,
+}
+
+impl Families {
+    /// Removes the overflow series of every gauge once no engine records into them (the
+    /// counters and histograms stay: they keep their totals, as a scraper expects).
+    fn remove_overflow_gauges(&self) {
+        let s = &self.scheduler;
+        s.num_requests_running.remove_overflow();
+        s.num_requests_waiting.remove_overflow();
+        s.num_requests_waiting_by_reason.remove_overflow();
+        s.kv_cache_usage.remove_overflow();
+    }
 }
 
 /// Counts of input that was ignored, so that nothing is dropped silently.
@@ -432,32 +447,43 @@ impl Core {
             model_name: self.model_label.clone(),
             engine,
         };
-        let scheduler = self.families.scheduler.resolve(&labels);
-        // Every family has the same limit and sees the same label sets, so one family tells.
-        let overflowed = self
-            .families
-            .scheduler
-            .num_requests_running
-            .get(&labels)
-            .is_none();
-        EngineEntry {
-            generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
-            overflowed,
-            scheduler,
-            requests: self.families.requests.resolve(&labels),
-            connectors: self.families.connectors.resolve(&labels),
-            sleep: EngineSleepGauges::default(),
-            log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
-            diagnostics: Arc::clone(&self.diagnostics),
-            labels,
-        }
+        self.families.overflowed_engines.join(|| {
+            let scheduler = self.families.scheduler.resolve(&labels);
+            // Every family has the same limit and sees the same label sets, so one family
+            // tells.
+            let overflowed = self
+                .families
+                .scheduler
+                .num_requests_running
+                .get(&labels)
+                .is_none();
+            let entry = EngineEntry {
+                generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+                overflowed,
+                scheduler,
+                requests: self.families.requests.resolve(&labels),
+                connectors: self.families.connectors.resolve(&labels),
+                sleep: EngineSleepGauges::default(),
+                log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
+                diagnostics: Arc::clone(&self.diagnostics),
+                labels,
+            };
+            (entry, overflowed)
+        })
     }
 
     pub(crate) fn remove_engine(&self, engine: u32) -> bool {
+        let families = &self.families;
         self.engines.remove(engine, |entry| {
-            self.families.scheduler.remove(&entry.labels);
-            self.families.requests.remove(&entry.labels);
-            self.families.plugins.remove_common(&entry.labels);
+            families.overflowed_engines.leave(
+                entry.overflowed,
+                || {
+                    families.scheduler.remove(&entry.labels);
+                    families.requests.remove(&entry.labels);
+                    families.plugins.remove_common(&entry.labels);
+                },
+                || families.remove_overflow_gauges(),
+            );
         })
     }
 }
