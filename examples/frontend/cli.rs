@@ -60,7 +60,8 @@ pub struct Args {
     #[arg(long, default_value_t = 0.002, value_parser = parse_rate)]
     pub preemption_rate: f64,
 
-    /// Chance that a request's prompt starts with a prefix already in the prefix cache
+    /// Chance that a request's prompt starts with a prefix already cached: in the engine's own
+    /// prefix cache or, with connectors, in one of their tiers
     #[arg(long, default_value_t = 0.5, value_parser = parse_rate)]
     pub prefix_cache_hit_rate: f64,
 
@@ -132,6 +133,11 @@ pub struct Args {
     /// (`vllm:mooncake_store_*`)
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
     pub mooncake: bool,
+
+    /// Simulate a KV offloading connector: blocks the GPU evicts are kept in host memory, then
+    /// on disk, and a prefix found there is loaded instead of computed (sources `host`, `disk`)
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub kv_offload: bool,
 
     /// LoRA adapters served beside the base model (`adapter-1`, ...); the built-in clients
     /// send 30% of their requests to one of them; 0 serves the base model only

@@ -12,9 +12,9 @@ use crate::connectors::{Admitted, Connectors};
 use crate::kv_cache::KvCache;
 use crate::plan::{stream, RequestPlan};
 use crate::recorders::{
-    CudagraphStats, EngineSleepState, EventType, FinishReason, KvCacheEvictionEvent, KvCacheState,
-    PerfStats, PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
-    WeightsState,
+    CacheHitSource, CudagraphStats, EngineSleepState, EventType, FinishReason,
+    KvCacheEvictionEvent, KvCacheState, PerfStats, PrefillStats, PrefixCacheStats, RequestOutput,
+    SchedulerStats, SpecDecodingStats, WeightsState,
 };
 use crate::rng::Rng;
 
@@ -99,6 +99,15 @@ impl Seq {
 
     fn context(&self) -> u32 {
         self.plan.prompt_len + self.generated
+    }
+
+    /// The connector tier that supplies the cached prefix at this scheduling: only the first,
+    /// and only when the prefix is not in the engine's own cache.
+    fn first_prefix_source(&self) -> Option<CacheHitSource> {
+        (!self.scheduled_before
+            && self.plan.cached_prefix > 0
+            && self.plan.prefix_source != CacheHitSource::Device)
+            .then_some(self.plan.prefix_source)
     }
 }
 
@@ -363,15 +372,19 @@ impl Engine {
             };
             budget = budget.saturating_sub(compute);
             work.prefill_tokens += compute;
+            // A connector's tier supplies the prefix the first time only: once loaded, its
+            // blocks are the engine's own, and a preempted request finds them in its cache.
+            let external = seq.first_prefix_source().map(|source| (source, cached));
+            let local_cached = if external.is_some() { 0 } else { cached };
             let prefix = &mut work.prefix;
             if seq.scheduled_before {
                 prefix.preempted_requests += 1;
                 prefix.preempted_queries += u64::from(seq.context());
-                prefix.preempted_hits += cached;
+                prefix.preempted_hits += local_cached;
             } else {
                 prefix.requests += 1;
                 prefix.queries += u64::from(seq.plan.prompt_len);
-                prefix.hits += cached;
+                prefix.hits += local_cached;
             }
             if cached > 0 {
                 if let Some(last) = self.last_prefix_use {
@@ -381,7 +394,8 @@ impl Engine {
             }
             work.admitted.push(Admitted {
                 prompt_tokens: u64::from(seq.context()),
-                cached_tokens: cached,
+                local_cached,
+                external,
                 computed_tokens: compute,
             });
             seq.blocks = need;
@@ -450,12 +464,17 @@ impl Engine {
                     continue;
                 }
                 let cached = seq.plan.cached_prefix;
+                let external = if seq.plan.prefix_source == CacheHitSource::Device {
+                    0
+                } else {
+                    cached
+                };
                 output.prefill_stats = Some(PrefillStats {
                     num_prompt_tokens: seq.plan.prompt_len,
                     num_computed_tokens: seq.plan.prompt_len - cached,
                     num_cached_tokens: cached,
-                    num_local_cached_tokens: cached,
-                    num_external_cached_tokens: 0,
+                    num_local_cached_tokens: cached - external,
+                    num_external_cached_tokens: external,
                 });
             }
             // A prefill yields one token; a decode step its accepted drafts plus the bonus token.
@@ -579,6 +598,7 @@ mod tests {
             prompt_len,
             max_tokens,
             cached_prefix: 0,
+            prefix_source: CacheHitSource::Device,
             fails_in_prefill: false,
             abort_after: None,
             lora: None,

@@ -2,6 +2,8 @@
 //! request's fate never depends on thread timing (deterministic counts at `--concurrency 1`).
 
 use crate::cli::Args;
+use crate::connectors::Connectors;
+use crate::recorders::CacheHitSource;
 use crate::rng::Rng;
 
 /// Random streams of one request. Each decision has its own stream so that, e.g., a preemption
@@ -22,6 +24,10 @@ pub struct RequestPlan {
     /// Prompt tokens already in the engine's prefix cache (whole blocks, never the last token:
     /// like vLLM, the last prompt token is always computed).
     pub cached_prefix: u32,
+    /// Where the cached prefix is found the first time the request is scheduled: the engine's
+    /// own prefix cache (`Device`) or a connector's tier, which loads it instead of the GPU
+    /// computing it.
+    pub prefix_source: CacheHitSource,
     /// The engine fails the request during its prefill.
     pub fails_in_prefill: bool,
     /// The client gives up once it has received this many tokens (0: while still queued).
@@ -55,12 +61,21 @@ impl RequestPlan {
         // Drawn last: turning adapters on or off changes no other draw.
         let lora = (args.lora_adapters > 0 && rng.chance(0.3))
             .then(|| rng.range_u32(1, args.lora_adapters));
+        // Drawn after the adapter, for the same reason. The engine's own cache holds half of
+        // the shared prefixes; the running connectors' tiers share the other half.
+        let tiers = Connectors::from_args(args).external_sources();
+        let prefix_source = if cached_prefix > 0 && !tiers.is_empty() && rng.chance(0.5) {
+            tiers[rng.range_u32(0, tiers.len() as u32 - 1) as usize]
+        } else {
+            CacheHitSource::Device
+        };
         RequestPlan {
             id,
             seed: args.seed,
             prompt_len,
             max_tokens,
             cached_prefix,
+            prefix_source,
             fails_in_prefill,
             abort_after,
             lora,
@@ -109,6 +124,45 @@ mod tests {
             assert_eq!(p.cached_prefix % 16, 0);
             assert!(p.cached_prefix < p.prompt_len);
             assert_eq!(p.max_tokens, RequestPlan::draw(&args, id).max_tokens);
+        }
+    }
+
+    #[test]
+    fn cached_prefixes_come_from_every_running_tier_and_only_from_those() {
+        let sources = |flags: &[&str]| {
+            let args = Args::parse_from(
+                ["frontend", "--prefix-cache-hit-rate=1"]
+                    .iter()
+                    .chain(flags),
+            );
+            let mut seen: Vec<CacheHitSource> = (0..400)
+                .map(|id| RequestPlan::draw(&args, id))
+                .filter(|p| p.cached_prefix > 0)
+                .map(|p| p.prefix_source)
+                .collect();
+            seen.sort_by_key(|s| *s as u8);
+            seen.dedup();
+            seen
+        };
+        use CacheHitSource::*;
+        assert_eq!(sources(&[]), [Device, Host, P2p, Disk, ExternalUnspecified]);
+        assert_eq!(
+            sources(&["--nixl=false", "--kv-offload=false"]),
+            [Device, ExternalUnspecified]
+        );
+        assert_eq!(
+            sources(&["--nixl=false", "--mooncake=false", "--kv-offload=false"]),
+            [Device]
+        );
+        // Connectors change where a prefix is, never the other draws.
+        let plain = Args::parse_from(["frontend", "--nixl=false", "--mooncake=false"]);
+        let all = Args::parse_from(["frontend"]);
+        for id in 0..50 {
+            let (a, b) = (RequestPlan::draw(&plain, id), RequestPlan::draw(&all, id));
+            assert_eq!(
+                (a.cached_prefix, a.abort_after, a.lora),
+                (b.cached_prefix, b.abort_after, b.lora)
+            );
         }
     }
 }

@@ -51,10 +51,7 @@ impl Simulation {
             spec_acceptance_rate: args.spec_acceptance_rate,
             stop_rate: args.stop_rate,
             preemption_rate: args.preemption_rate,
-            connectors: Connectors {
-                nixl: args.nixl,
-                mooncake: args.mooncake,
-            },
+            connectors: Connectors::from_args(&args),
         };
         let lora = LoraBook::new(metrics.lora().clone());
         let frontend = Frontend::new(metrics, SimClock::new(args.speed), cfg, args.seed);

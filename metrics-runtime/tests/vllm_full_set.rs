@@ -315,6 +315,39 @@ fn a_sleep_snapshot_sets_one_state_per_resource_and_a_snapshot_only_update_touch
     assert_eq!(s.gauge("vllm:num_requests_running", "0"), 3.0);
 }
 
+/// vLLM's frontend dispatches exactly three sleep-mode operations (its Python `Operation`
+/// literal and the test of `rust/src/metrics/src/api_server.rs`), and both families show all
+/// three from the start, with no `model_name`/`engine` labels and no per-outcome counter (an
+/// earlier vLLM revision had `vllm:rl_sleep_mode_operations_total{operation,status}`; the
+/// matched one does not).
+#[test]
+fn sleep_mode_exports_vllms_three_operations_from_the_start() {
+    let (registry, _metrics) = setup_default();
+    let s = scrape(&registry);
+    for family in [
+        "vllm:sleep_mode_operations_in_flight",
+        "vllm:sleep_mode_operation_duration_seconds_count",
+    ] {
+        let series = s.find(family, &[]);
+        let keys: BTreeSet<Vec<&str>> = series
+            .iter()
+            .map(|(labels, _)| labels.iter().map(|(k, _)| k.as_str()).collect())
+            .collect();
+        assert_eq!(keys, BTreeSet::from([vec!["operation"]]), "{family}");
+        let operations: BTreeSet<&str> = series
+            .iter()
+            .flat_map(|(labels, _)| labels.iter().map(|(_, v)| v.as_str()))
+            .collect();
+        assert_eq!(
+            operations,
+            BTreeSet::from(["release_kv_cache_memory", "sleep", "wake"]),
+            "{family}"
+        );
+        assert!(series.iter().all(|(_, value)| *value == 0.0), "{family}");
+    }
+    assert!(!s.text.contains("sleep_mode_operations_total"));
+}
+
 #[test]
 fn sleep_mode_operations_are_timed_and_counted_in_flight_until_their_guard_drops() {
     let (registry, metrics) = setup_default();

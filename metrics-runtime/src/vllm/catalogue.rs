@@ -148,8 +148,9 @@ pub(crate) fn how_computed(name: &str) -> Option<&'static str> {
         }
         "vllm:sleep_mode_operation_duration_seconds" => {
             "`VllmMetrics::sleep_mode().begin(operation)` returns a guard; dropping it (success, \
-             failure or cancellation) observes the elapsed time, once. The three operations are \
-             exported from registration."
+             failure or cancellation) observes the elapsed time, once. vLLM's three operations \
+             (`sleep`, `release_kv_cache_memory`, `wake`: the complete set) are exported from \
+             registration."
         }
         "vllm:sleep_mode_operations_in_flight" => {
             "+1 by `begin(operation)`, -1 when its guard is dropped."
@@ -158,7 +159,9 @@ pub(crate) fn how_computed(name: &str) -> Option<&'static str> {
             "`VllmMetrics::lora().update(&LoraState)`: one series labelled with the running and \
              waiting adapter names (sorted, comma-joined), set to the unix time of the update; \
              the previous series is removed when the sets change, and no series is exported \
-             while both sets are empty. No `model_name`/`engine` labels, as in vLLM."
+             while both sets are empty. No `model_name`/`engine` labels, as in vLLM. This is \
+             the Rust frontend's `LoraInfoExporter`; vLLM's Python frontend also exports a \
+             series with empty adapter labels while idle and a `max_lora` label."
         }
         "http_requests" => {
             "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \

@@ -5,7 +5,8 @@
 //! previous series is removed when the sets change and none is exported while no request uses
 //! an adapter (vLLM's Rust frontend, `LoraInfoExporter` in
 //! `rust/src/engine-core-client/src/metrics.rs`, mirroring the Python frontend's
-//! `LoRARequestStates`).
+//! `LoRARequestStates`). vLLM's Python frontend differs in two ways this follows the Rust one
+//! on: it keeps a series with empty adapter labels while idle, and adds a `max_lora` label.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU64;

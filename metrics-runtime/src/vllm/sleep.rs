@@ -64,6 +64,10 @@ impl EngineSleepState {
 
 /// A sleep-mode operation the frontend dispatches to its engines: the `operation` label of
 /// `vllm:sleep_mode_operation_duration_seconds` and `vllm:sleep_mode_operations_in_flight`.
+///
+/// The complete set: vLLM's Python frontend declares exactly these three
+/// (`Operation = Literal["sleep", "release_kv_cache_memory", "wake"]` beside its sleep-mode
+/// metrics), and its Rust frontend records the same three (`rust/src/metrics/src/api_server.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, LabelEnum)]
 #[serde(rename_all = "snake_case")]
 #[label(rename_all = "snake_case")]
