@@ -11,7 +11,13 @@
 //!   per-position spec-decode total equal what was fed (before each request's finish), where a
 //!   request's generated tokens show once merged: every `FLUSH_INTERVAL_TOKENS` tokens and at
 //!   its finish, abort or drop;
-//! * the ignored-input counters equal the outputs and finishes sent after a finish.
+//! * the ignored-input counters equal the outputs and finishes sent after a finish;
+//! * `prompt_tokens_cached_by_source` per tier, the NIXL counters and histogram counts, every
+//!   Mooncake operation x status series (operations, keys, bytes, failed keys, timings), the
+//!   `request_num_preemptions` histogram (one observation per finished request, its own
+//!   preemptions), the engine sleep-state gauges (the latest snapshot), `lora_requests_info`
+//!   (one series for the latest non-empty adapter sets, none when both are empty) and the
+//!   sleep-mode operations (in flight, and timed once each) equal what was fed.
 //!
 //! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
 //! the other tests. `METRIC_HANDLES_STRESS=long` runs 100,000 cases.
@@ -19,14 +25,18 @@
 #![cfg(feature = "vllm")]
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
-    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
+    CachedTokensBySource, CudagraphStats, EngineSleepState, EventType, FinishReason,
+    KvCacheEvictionEvent, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
+    MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PerfStats, PrefillStats,
     PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
-    SpecDecodingStats, VllmMetrics, VllmMetricsConfig, FLUSH_INTERVAL_TOKENS,
+    SleepOperation, SleepOperationGuard, SpecDecodingStats, VllmMetrics, VllmMetricsConfig,
+    WeightsState, FLUSH_INTERVAL_TOKENS,
 };
+use metric_handles::LabelEnum;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 
@@ -119,6 +129,97 @@ fn prefix_stats() -> impl Strategy<Value = PrefixCacheStats> {
     })
 }
 
+/// A connector's prefix-cache stats: its hits by tier too.
+fn connector_prefix_stats() -> impl Strategy<Value = PrefixCacheStats> {
+    (
+        prefix_stats(),
+        (count64(), count64(), count64(), count64(), count64()),
+    )
+        .prop_map(|(stats, (device, host, p2p, disk, external_unspecified))| {
+            PrefixCacheStats {
+                hits_by_source: CachedTokensBySource {
+                    device,
+                    host,
+                    p2p,
+                    disk,
+                    external_unspecified,
+                },
+                ..stats
+            }
+        })
+}
+
+fn nixl_stats() -> impl Strategy<Value = NixlStats> {
+    let values = || prop::collection::vec(count64(), 0..3);
+    (
+        prop::collection::vec(time(), 0..3),
+        prop::collection::vec(time(), 0..3),
+        values(),
+        values(),
+        (values(), values(), values()),
+    )
+        .prop_map(
+            |(transfer_duration, post_duration, bytes_transferred, num_descriptors, counters)| {
+                NixlStats {
+                    transfer_duration,
+                    post_duration,
+                    bytes_transferred,
+                    num_descriptors,
+                    num_failed_transfers: counters.0,
+                    num_failed_notifications: counters.1,
+                    num_kv_expired_reqs: counters.2,
+                }
+            },
+        )
+}
+
+fn mooncake_record() -> impl Strategy<Value = MooncakeRecord> {
+    (
+        time(),
+        count64(),
+        count64(),
+        prop::sample::select(MooncakeStatus::VARIANTS.to_vec()),
+        count64(),
+    )
+        .prop_map(
+            |(duration_seconds, num_keys, num_bytes, status, num_failed_keys)| MooncakeRecord {
+                duration_seconds,
+                num_keys,
+                num_bytes,
+                status,
+                num_failed_keys,
+            },
+        )
+}
+
+fn connector_stats() -> impl Strategy<Value = KvConnectorStats> {
+    (
+        prop::collection::vec(nixl_stats(), 0..3),
+        prop::option::of(
+            prop::collection::btree_map(
+                prop::sample::select(MooncakeOperation::VARIANTS.to_vec()),
+                prop::collection::vec(mooncake_record(), 0..3),
+                0..3,
+            )
+            .prop_map(MooncakeStats),
+        ),
+    )
+        .prop_map(|(nixl, mooncake)| KvConnectorStats { nixl, mooncake })
+}
+
+fn sleep_state() -> impl Strategy<Value = EngineSleepState> {
+    (
+        any::<bool>(),
+        prop::sample::select(WeightsState::VARIANTS.to_vec()),
+        prop::sample::select(KvCacheState::VARIANTS.to_vec()),
+    )
+        .prop_map(|(scheduler_paused, weights, kv_cache)| EngineSleepState {
+            scheduler_paused,
+            weights,
+            kv_cache,
+        })
+}
+
 fn eviction() -> impl Strategy<Value = KvCacheEvictionEvent> {
     (time(), time(), prop::collection::vec(time(), 0..3)).prop_map(|(l, i, g)| {
         KvCacheEvictionEvent {
@@ -133,16 +234,30 @@ fn scheduler_stats() -> impl Strategy<Value = SchedulerStats> {
     (
         (count64(), count64(), count64(), any::<f64>()),
         prefix_stats(),
-        prop::option::of(prefix_stats()),
+        prop::option::of(connector_prefix_stats()),
         // Per-position vectors up to 3x the configured positions; small values keep the
         // expected total exact (the series saturate one by one).
         prop::option::of((count64(), prop::collection::vec(0u64..1000, 0..10))),
         prop::option::of((count64(), count64(), count64())),
         prop::collection::vec(eviction(), 0..3),
         prop::option::weighted(0.2, (count64(), "[A-Z]{0,6}")),
+        (
+            prop::option::weighted(0.3, connector_stats()),
+            prop::option::weighted(0.3, sleep_state()),
+            prop::bool::weighted(0.1),
+        ),
     )
         .prop_map(
-            |((running, waiting, skipped, usage), prefix, connector, spec, perf, ev, cg)| {
+            |(
+                (running, waiting, skipped, usage),
+                prefix,
+                connector,
+                spec,
+                perf,
+                ev,
+                cg,
+                (kv_connector_stats, sleep_state, sleep_state_only),
+            )| {
                 SchedulerStats {
                     num_running_reqs: running,
                     num_waiting_reqs: waiting,
@@ -169,7 +284,9 @@ fn scheduler_stats() -> impl Strategy<Value = SchedulerStats> {
                         num_paddings: 0,
                         runtime_mode: mode,
                     }),
-                    ..SchedulerStats::default()
+                    kv_connector_stats,
+                    sleep_state,
+                    sleep_state_only,
                 }
             },
         )
@@ -214,7 +331,23 @@ enum Op {
     RemoveEngine {
         engine: u32,
     },
+    Lora {
+        running: BTreeSet<String>,
+        waiting: BTreeSet<String>,
+        unix_time: f64,
+    },
+    SleepBegin {
+        operation: SleepOperation,
+    },
+    SleepEnd {
+        pick: usize,
+    },
     Scrape,
+}
+
+/// A set of adapter names: often empty, names from a small pool so that sets repeat.
+fn adapters() -> impl Strategy<Value = BTreeSet<String>> {
+    prop::collection::btree_set("[a-c]", 0..3)
 }
 
 fn engine() -> impl Strategy<Value = u32> {
@@ -246,6 +379,14 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (engine(), count64())
             .prop_map(|(engine, tokens)| Op::IterationTokens { engine, tokens }),
         1 => engine().prop_map(|engine| Op::RemoveEngine { engine }),
+        1 => (adapters(), adapters(), time()).prop_map(|(running, waiting, unix_time)| Op::Lora {
+            running,
+            waiting,
+            unix_time
+        }),
+        1 => prop::sample::select(SleepOperation::VARIANTS.to_vec())
+            .prop_map(|operation| Op::SleepBegin { operation }),
+        1 => any::<usize>().prop_map(|pick| Op::SleepEnd { pick }),
         2 => Just(Op::Scrape),
     ]
 }
@@ -261,6 +402,16 @@ const REASONS: [(FinishReason, &str); 5] = [
     (FinishReason::Repetition, "repetition"),
 ];
 
+/// One Mooncake operation x status series group.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct MooncakeTotals {
+    operations: u64,
+    keys: u64,
+    bytes: u64,
+    failed_keys: u64,
+    timed: u64,
+}
+
 /// One engine incarnation's expected counters (reset when the engine leaves).
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Totals {
@@ -270,6 +421,96 @@ struct Totals {
     preemptions: u64,
     prefix_queries: u64,
     accepted_per_pos: u64,
+    /// `prompt_tokens_cached_by_source` by tier, non-zero tiers only.
+    cached_by_source: BTreeMap<String, u64>,
+    /// NIXL counters and histogram observation counts by family, non-zero only.
+    nixl: BTreeMap<String, u64>,
+    /// By (operation, status): present once the pair recorded.
+    mooncake: BTreeMap<(String, String), MooncakeTotals>,
+    /// `request_num_preemptions`: `_count` and `_sum` (as integers).
+    finished_preemptions: (u64, u64),
+    /// `engine_sleep_resource_state` by (resource, state), and `engine_fully_awake`: the latest
+    /// snapshot, present once one arrived.
+    sleep_state: BTreeMap<(String, String), u64>,
+    fully_awake: Option<u64>,
+}
+
+/// Adds `value` to `key` (saturating), keeping only non-zero entries.
+fn add(map: &mut BTreeMap<String, u64>, key: &str, value: u64) {
+    if value > 0 {
+        let entry = map.entry(key.to_owned()).or_default();
+        *entry = entry.saturating_add(value);
+    }
+}
+
+fn mooncake_operation(operation: MooncakeOperation) -> &'static str {
+    match operation {
+        MooncakeOperation::SaveExists => "save_exists",
+        MooncakeOperation::SavePut => "save_put",
+        MooncakeOperation::LoadGet => "load_get",
+        MooncakeOperation::LookupExists => "lookup_exists",
+    }
+}
+
+fn mooncake_status(status: MooncakeStatus) -> &'static str {
+    match status {
+        MooncakeStatus::Ok => "ok",
+        MooncakeStatus::Error => "error",
+        MooncakeStatus::PartialFailure => "partial_failure",
+    }
+}
+
+fn sleep_operation(operation: SleepOperation) -> &'static str {
+    match operation {
+        SleepOperation::Sleep => "sleep",
+        SleepOperation::ReleaseKvCacheMemory => "release_kv_cache_memory",
+        SleepOperation::Wake => "wake",
+    }
+}
+
+/// The nine resource x state gauges a snapshot sets, and `fully_awake`.
+fn sleep_gauges(state: &EngineSleepState) -> (BTreeMap<(String, String), u64>, u64) {
+    let scheduler = if state.scheduler_paused {
+        "paused"
+    } else {
+        "running"
+    };
+    let weights = match state.weights {
+        WeightsState::Resident => "resident",
+        WeightsState::Offloaded => "offloaded",
+        WeightsState::Discarded => "discarded",
+        WeightsState::Unknown => "unknown",
+    };
+    let kv_cache = match state.kv_cache {
+        KvCacheState::Resident => "resident",
+        KvCacheState::Released => "released",
+        KvCacheState::Unknown => "unknown",
+    };
+    let mut gauges = BTreeMap::new();
+    for (resource, states, current) in [
+        ("scheduler", &["running", "paused"][..], scheduler),
+        (
+            "weights",
+            &["resident", "offloaded", "discarded", "unknown"][..],
+            weights,
+        ),
+        (
+            "kv_cache",
+            &["resident", "released", "unknown"][..],
+            kv_cache,
+        ),
+    ] {
+        for &value in states {
+            gauges.insert(
+                (resource.to_owned(), value.to_owned()),
+                u64::from(value == current),
+            );
+        }
+    }
+    let awake = !state.scheduler_paused
+        && state.weights == WeightsState::Resident
+        && state.kv_cache == KvCacheState::Resident;
+    (gauges, u64::from(awake))
 }
 
 struct Request {
@@ -280,6 +521,8 @@ struct Request {
     has_tokens: bool,
     /// Generated tokens the tracker holds and has not merged yet.
     pending_tokens: u64,
+    /// Preempted events the request went through.
+    preemptions: u64,
 }
 
 impl Request {
@@ -288,7 +531,21 @@ impl Request {
         let pending = std::mem::take(&mut self.pending_tokens);
         model.totals(self.engine, self.generation).generation_tokens += pending;
     }
+
+    /// The request finishes for `reason` (a finish, an abort or a drop): counted once, with
+    /// its own preemptions observed once.
+    fn end(&mut self, model: &mut Model, reason: FinishReason) {
+        self.finished = true;
+        self.merge(model);
+        model.finished(self.engine, self.generation, reason);
+        let t = model.totals(self.engine, self.generation);
+        t.finished_preemptions.0 += 1;
+        t.finished_preemptions.1 += self.preemptions;
+    }
 }
+
+/// What `lora_requests_info` must show: its two labels and its value.
+type LoraSeries = (String, String, f64);
 
 #[derive(Default)]
 struct Model {
@@ -301,6 +558,11 @@ struct Model {
     ignored_finishes: u64,
     /// Engines that left since the previous scrape: their counters may restart.
     left: Vec<u32>,
+    lora: Option<LoraSeries>,
+    /// Sleep-mode operations under way, oldest first.
+    sleep_guards: Vec<(SleepOperation, SleepOperationGuard)>,
+    /// Ended sleep-mode operations by name.
+    sleep_timed: BTreeMap<&'static str, u64>,
 }
 
 impl Model {
@@ -362,6 +624,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 finished: false,
                 has_tokens: false,
                 pending_tokens: 0,
+                preemptions: 0,
             }));
         }
         Op::Output {
@@ -381,22 +644,23 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             let tokens = output.new_token_ids.len() as u64;
             let first_tokens = tokens > 0 && !r.has_tokens;
             r.has_tokens |= tokens > 0;
-            r.finished = output.finish_reason.is_some();
             r.pending_tokens += tokens;
-            if r.pending_tokens >= FLUSH_INTERVAL_TOKENS || r.finished {
+            if r.pending_tokens >= FLUSH_INTERVAL_TOKENS {
                 r.merge(model);
             }
-            let t = model.totals(engine, generation);
-            t.preemptions += output
+            let preempted = output
                 .events
                 .iter()
                 .filter(|(e, _)| *e == EventType::Preempted)
                 .count() as u64;
+            r.preemptions += preempted;
+            let t = model.totals(engine, generation);
+            t.preemptions += preempted;
             if let (true, Some(p)) = (first_tokens, output.prefill_stats) {
                 t.prompt_tokens += u64::from(p.num_prompt_tokens);
             }
             if let Some(reason) = output.finish_reason {
-                model.finished(engine, generation, reason);
+                requests[i].end(model, reason);
             }
         }
         Op::Finish {
@@ -410,10 +674,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             if r.finished {
                 model.ignored_finishes += 1;
             } else {
-                r.finished = true;
-                r.merge(model);
-                let (engine, generation) = (r.engine, r.generation);
-                model.finished(engine, generation, reason);
+                r.end(model, reason);
             }
         }
         Op::Abort { pick: p, received } => {
@@ -422,8 +683,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             if r.finished {
                 model.ignored_finishes += 1;
             } else {
-                r.merge(model);
-                model.finished(r.engine, r.generation, FinishReason::Abort);
+                r.end(model, FinishReason::Abort);
             }
             r.tracker.abort(received);
         }
@@ -431,8 +691,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             let Some(i) = pick(requests, p) else { return };
             let mut r = requests.swap_remove(i);
             if !r.finished {
-                r.merge(model);
-                model.finished(r.engine, r.generation, FinishReason::Abort);
+                r.end(model, FinishReason::Abort);
             }
             drop(r.tracker);
         }
@@ -440,11 +699,40 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             metrics.scheduler().record(engine, &stats);
             let generation = model.join(engine);
             let t = model.totals(engine, generation);
+            if let Some(state) = &stats.sleep_state {
+                let (gauges, awake) = sleep_gauges(state);
+                t.sleep_state = gauges;
+                t.fully_awake = Some(awake);
+            }
+            if stats.sleep_state_only {
+                return;
+            }
             t.prefix_queries = t
                 .prefix_queries
                 .saturating_add(stats.prefix_cache_stats.queries);
             if let Some(spec) = &stats.spec_decoding_stats {
                 t.accepted_per_pos += spec.num_accepted_tokens_per_pos.iter().sum::<u64>();
+            }
+            // Local prefix-cache hits are `device`; a connector's hits go by their tier.
+            add(
+                &mut t.cached_by_source,
+                "device",
+                stats.prefix_cache_stats.hits,
+            );
+            if let Some(connector) = &stats.connector_prefix_cache_stats {
+                let by = &connector.hits_by_source;
+                for (tier, hits) in [
+                    ("device", by.device),
+                    ("host", by.host),
+                    ("p2p", by.p2p),
+                    ("disk", by.disk),
+                    ("external_unspecified", by.external_unspecified),
+                ] {
+                    add(&mut t.cached_by_source, tier, hits);
+                }
+            }
+            if let Some(connectors) = &stats.kv_connector_stats {
+                record_connectors(t, connectors);
             }
         }
         Op::IterationTokens { engine, tokens } => {
@@ -458,7 +746,99 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 model.left.push(engine);
             }
         }
+        Op::Lora {
+            running,
+            waiting,
+            unix_time,
+        } => {
+            let state = LoraState { running, waiting };
+            metrics.lora().update_at(&state, unix_time);
+            let join =
+                |names: &BTreeSet<String>| names.iter().cloned().collect::<Vec<_>>().join(",");
+            model.lora = (!state.running.is_empty() || !state.waiting.is_empty()).then(|| {
+                let value = if unix_time.is_finite() && unix_time > 0.0 {
+                    unix_time
+                } else {
+                    0.0
+                };
+                (join(&state.running), join(&state.waiting), value)
+            });
+        }
+        Op::SleepBegin { operation } => {
+            let guard = metrics.sleep_mode().begin(operation);
+            model.sleep_guards.push((operation, guard));
+        }
+        Op::SleepEnd { pick } => {
+            if !model.sleep_guards.is_empty() {
+                let i = pick % model.sleep_guards.len();
+                let (operation, guard) = model.sleep_guards.remove(i);
+                drop(guard);
+                *model
+                    .sleep_timed
+                    .entry(sleep_operation(operation))
+                    .or_default() += 1;
+            }
+        }
         Op::Scrape => unreachable!("handled by the caller"),
+    }
+}
+
+/// One step's connector telemetry into the model: every NIXL child adds to the same families;
+/// each Mooncake record counts once for its operation x status.
+fn record_connectors(t: &mut Totals, stats: &KvConnectorStats) {
+    for nixl in &stats.nixl {
+        for (family, observations) in [
+            (
+                "vllm:nixl_xfer_time_seconds_count",
+                nixl.transfer_duration.len(),
+            ),
+            (
+                "vllm:nixl_post_time_seconds_count",
+                nixl.post_duration.len(),
+            ),
+            (
+                "vllm:nixl_bytes_transferred_count",
+                nixl.bytes_transferred.len(),
+            ),
+            (
+                "vllm:nixl_num_descriptors_count",
+                nixl.num_descriptors.len(),
+            ),
+        ] {
+            add(&mut t.nixl, family, observations as u64);
+        }
+        for (family, increments) in [
+            (
+                "vllm:nixl_num_failed_transfers_total",
+                &nixl.num_failed_transfers,
+            ),
+            (
+                "vllm:nixl_num_failed_notifications_total",
+                &nixl.num_failed_notifications,
+            ),
+            (
+                "vllm:nixl_num_kv_expired_reqs_total",
+                &nixl.num_kv_expired_reqs,
+            ),
+        ] {
+            for &increment in increments {
+                add(&mut t.nixl, family, increment);
+            }
+        }
+    }
+    for (&operation, records) in stats.mooncake.iter().flat_map(|m| &m.0) {
+        for record in records {
+            let key = (
+                mooncake_operation(operation).to_owned(),
+                mooncake_status(record.status).to_owned(),
+            );
+            let m = t.mooncake.entry(key).or_default();
+            m.operations += 1;
+            m.timed += 1;
+            m.keys = m.keys.saturating_add(record.num_keys);
+            m.bytes = m.bytes.saturating_add(record.num_bytes);
+            m.failed_keys = m.failed_keys.saturating_add(record.num_failed_keys);
+        }
     }
 }
 
@@ -537,8 +917,51 @@ fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
     let left = std::mem::take(&mut model.left);
     let mut counters = Counters::new();
     let mut seen: HashMap<u32, Totals> = HashMap::new();
+    check_frontend_families(&samples, model);
     for s in &samples {
         let Some(engine) = engine_of(s) else { continue };
+        let number = || -> u64 {
+            let value: f64 = s.value.parse().expect("numeric sample");
+            value as u64
+        };
+        let mooncake_key = || {
+            (
+                s.label("operation").expect("operation").to_owned(),
+                s.label("status").expect("status").to_owned(),
+            )
+        };
+        match s.name.as_str() {
+            "vllm:nixl_xfer_time_seconds_count"
+            | "vllm:nixl_post_time_seconds_count"
+            | "vllm:nixl_bytes_transferred_count"
+            | "vllm:nixl_num_descriptors_count" => {
+                add(&mut seen.entry(engine).or_default().nixl, &s.name, number());
+            }
+            "vllm:mooncake_store_operation_time_seconds_count" => {
+                let t = seen.entry(engine).or_default();
+                t.mooncake.entry(mooncake_key()).or_default().timed = number();
+            }
+            "vllm:request_num_preemptions_count" => {
+                seen.entry(engine).or_default().finished_preemptions.0 = number();
+            }
+            "vllm:request_num_preemptions_sum" => {
+                seen.entry(engine).or_default().finished_preemptions.1 = number();
+            }
+            "vllm:engine_sleep_resource_state" => {
+                let key = (
+                    s.label("resource").expect("resource").to_owned(),
+                    s.label("state").expect("state").to_owned(),
+                );
+                seen.entry(engine)
+                    .or_default()
+                    .sleep_state
+                    .insert(key, number());
+            }
+            "vllm:engine_fully_awake" => {
+                seen.entry(engine).or_default().fully_awake = Some(number());
+            }
+            _ => {}
+        }
         if s.name.ends_with("_total") {
             let value: u64 = s.value.parse().expect("integer counter");
             let key = (s.name.clone(), s.labels.clone());
@@ -566,6 +989,28 @@ fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
                 "vllm:num_preemptions_total" => t.preemptions = value,
                 "vllm:prefix_cache_queries_total" => t.prefix_queries = value,
                 "vllm:spec_decode_num_accepted_tokens_per_pos_total" => t.accepted_per_pos += value,
+                "vllm:prompt_tokens_cached_by_source_total" => {
+                    add(
+                        &mut t.cached_by_source,
+                        s.label("source").expect("source"),
+                        value,
+                    );
+                }
+                "vllm:nixl_num_failed_transfers_total"
+                | "vllm:nixl_num_failed_notifications_total"
+                | "vllm:nixl_num_kv_expired_reqs_total" => add(&mut t.nixl, &s.name, value),
+                "vllm:mooncake_store_operation_total" => {
+                    t.mooncake.entry(mooncake_key()).or_default().operations = value;
+                }
+                "vllm:mooncake_store_operation_keys_total" => {
+                    t.mooncake.entry(mooncake_key()).or_default().keys = value;
+                }
+                "vllm:mooncake_store_operation_bytes_total" => {
+                    t.mooncake.entry(mooncake_key()).or_default().bytes = value;
+                }
+                "vllm:mooncake_store_operation_failed_keys_total" => {
+                    t.mooncake.entry(mooncake_key()).or_default().failed_keys = value;
+                }
                 _ => {}
             }
         } else if s.name == "vllm:kv_cache_usage_perc" {
@@ -589,6 +1034,56 @@ fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
     }
 }
 
+/// The families without engine labels: LoRA info and the sleep-mode operations.
+fn check_frontend_families(samples: &[Sample], model: &Model) {
+    let lora: Vec<LoraSeries> = samples
+        .iter()
+        .filter(|s| s.name == "vllm:lora_requests_info")
+        .map(|s| {
+            let keys: Vec<&str> = s.labels.iter().map(|(k, _)| k.as_str()).collect();
+            assert_eq!(keys, ["running_lora_adapters", "waiting_lora_adapters"]);
+            (
+                s.labels[0].1.clone(),
+                s.labels[1].1.clone(),
+                s.value.parse().expect("numeric gauge"),
+            )
+        })
+        .collect();
+    assert_eq!(lora, model.lora.iter().cloned().collect::<Vec<_>>());
+
+    let mut in_flight: BTreeMap<&str, f64> = BTreeMap::new();
+    let mut timed: BTreeMap<&str, u64> = BTreeMap::new();
+    for s in samples {
+        let operation = || s.label("operation").expect("operation");
+        match s.name.as_str() {
+            "vllm:sleep_mode_operations_in_flight" => {
+                in_flight.insert(operation(), s.value.parse().expect("numeric gauge"));
+            }
+            "vllm:sleep_mode_operation_duration_seconds_count" => {
+                let count: u64 = s.value.parse().expect("integer count");
+                if count > 0 {
+                    timed.insert(operation(), count);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut expected_in_flight: BTreeMap<&str, f64> = SleepOperation::VARIANTS
+        .iter()
+        .map(|&op| (sleep_operation(op), 0.0))
+        .collect();
+    for (op, _) in &model.sleep_guards {
+        *expected_in_flight.entry(sleep_operation(*op)).or_default() += 1.0;
+    }
+    assert_eq!(
+        in_flight, expected_in_flight,
+        "sleep-mode operations in flight"
+    );
+    let expected_timed: BTreeMap<&str, u64> =
+        model.sleep_timed.iter().map(|(k, v)| (*k, *v)).collect();
+    assert_eq!(timed, expected_timed, "sleep-mode operations timed");
+}
+
 fn run(ops: Vec<Op>) {
     let mut registry = Registry::default();
     let metrics = VllmMetrics::register(
@@ -610,8 +1105,7 @@ fn run(ops: Vec<Op>) {
     // Every request left is dropped: each unfinished one is then counted once, as an abort.
     for mut r in requests.drain(..) {
         if !r.finished {
-            r.merge(&mut model);
-            model.finished(r.engine, r.generation, FinishReason::Abort);
+            r.end(&mut model, FinishReason::Abort);
         }
     }
     if !model.present.is_empty() {
