@@ -9,6 +9,7 @@
 //! user only sees the errors the derive reported; `signature.rs` holds what both outputs
 //! must agree on. `label_set.rs` and `label_enum.rs` take the same steps (parse, check,
 //! generate or stub) for the two small derives.
+// The other lint levels are the workspace's (`[workspace.lints]` in the root `Cargo.toml`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

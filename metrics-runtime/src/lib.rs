@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+// The other lint levels are the workspace's (`[workspace.lints]` in the root `Cargo.toml`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
