@@ -1,5 +1,4 @@
-#![allow(unused_imports)]
-use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::{Family, Histogram, LabelEnum, LabelSet, MetricHandles};
 use metric_handles::prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

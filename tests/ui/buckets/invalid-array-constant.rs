@@ -1,4 +1,3 @@
-#![allow(unused_imports)]
 use metric_handles::{Family, Histogram, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

@@ -1,4 +1,3 @@
-#![allow(unused_imports)]
 use metric_handles::{Family, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]

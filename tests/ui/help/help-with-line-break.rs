@@ -1,4 +1,3 @@
-#![allow(unused_imports)]
 use metric_handles::{Counter, Family, Gauge, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]

@@ -1,5 +1,4 @@
-#![allow(unused_imports)]
-use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::LabelSet;
 
 // Three reserved keys in one struct: all three are reported together.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

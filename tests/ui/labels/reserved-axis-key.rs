@@ -1,5 +1,4 @@
-#![allow(unused_imports)]
-use metric_handles::{ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles, NoLabels};
+use metric_handles::{ByPosition, Counter, Family, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {
