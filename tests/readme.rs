@@ -42,6 +42,53 @@ fn every_readme_example_is_a_doc_test_of_the_crate() {
     }
 }
 
+/// Code with its layout taken out: no whitespace, no trailing comma before a closing bracket
+/// (what rustfmt adds when it breaks a line).
+fn without_layout(code: &str) -> String {
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.replace(",}", "}").replace(",)", ")")
+}
+
+/// `examples/quickstart.rs` runs the README's first example (its items at the top level, its
+/// statements in `main`): every line of the example appears in it, in order, whatever rustfmt
+/// made of the line breaks.
+#[test]
+fn the_quickstart_example_is_the_readmes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let quickstart = std::fs::read_to_string(root.join("examples/quickstart.rs"))
+        .expect("examples/quickstart.rs");
+    assert!(
+        quickstart.lines().count() <= 100,
+        "the quickstart stays short"
+    );
+    let quickstart = without_layout(&quickstart);
+    let example = rust_blocks(&readme).into_iter().next().expect("an example");
+    let mut from = 0;
+    for line in example.lines().map(without_layout) {
+        // A line's own trailing comma may be dropped before the next line's bracket.
+        let line = line.trim_end_matches(',');
+        if line.is_empty() {
+            continue;
+        }
+        match quickstart[from..].find(line) {
+            Some(at) => from += at + line.len(),
+            None => {
+                panic!("examples/quickstart.rs lacks this README line (or has it earlier): {line}")
+            }
+        }
+    }
+}
+
+#[test]
+fn layout_is_ignored_but_not_the_code() {
+    assert_eq!(
+        without_layout("f(A {\n    a: 1,\n});"),
+        without_layout("f(A { a: 1 });")
+    );
+    assert_ne!(without_layout("f(1, 2)"), without_layout("f(1)"));
+}
+
 #[test]
 fn code_blocks_are_found() {
     let blocks = rust_blocks("text\n```rust\nlet a = 1;\n```\n```sh\nls\n```\n");

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::clock::SimClock;
-use crate::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
-use crate::plan::RequestPlan;
-use crate::recorders::{RequestOutput, SchedulerStatsRecorder, VllmMetrics};
+use crate::sim::clock::SimClock;
+use crate::sim::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
+use crate::sim::plan::RequestPlan;
+use metric_handles::vllm::{iteration_tokens, RequestOutput, SchedulerStatsRecorder, VllmMetrics};
 
 /// One output as it reaches the client.
 pub struct Delivery {
@@ -241,16 +241,9 @@ fn handle_outputs(
         if batch.outputs.is_empty() {
             continue;
         }
-        let iteration_tokens: u64 = batch
-            .outputs
-            .iter()
-            .map(|(_, o)| {
-                o.new_token_ids.len() as u64
-                    + o.prefill_stats
-                        .map_or(0, |p| u64::from(p.num_computed_tokens))
-            })
-            .sum();
-        scheduler.record_iteration_tokens(index, iteration_tokens);
+        // Computed prompt tokens plus generated tokens, once per non-empty batch.
+        let tokens = iteration_tokens(batch.outputs.iter().map(|(_, output)| output));
+        scheduler.record_iteration_tokens(index, tokens);
         let mut streams = lock(&streams);
         for (id, output) in batch.outputs {
             let finished = output.finish_reason.is_some();

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use metric_handles::vllm::LoraInfoRecorder;
 
 use crate::frontend::lock;
-use crate::recorders::LoraState;
+use metric_handles::vllm::LoraState;
 
 pub struct LoraBook {
     recorder: LoraInfoRecorder,

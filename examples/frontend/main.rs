@@ -7,6 +7,13 @@
 //! clients send their requests over real HTTP. It records every step's `SchedulerStats`, follows
 //! every request with a `RequestMetricsTracker`, and counts HTTP requests by route.
 //!
+//! What a frontend author copies is at the top level: registration (`main.rs`), recording
+//! (`frontend.rs`: scheduler stats and iteration tokens per engine output batch; `session.rs`:
+//! one `RequestMetricsTracker` per request; `lora.rs`: LoRA adapters in flight) and serving
+//! (`routes.rs`, `openai.rs`, `server.rs`: the API, `/metrics` and the HTTP layer). `sim/` is
+//! the stand-in for real engines and clients: engine cores, KV cache, connectors, request
+//! plans, the built-in load clients and the report they keep.
+//!
 //! ```text
 //! cargo run --release --example frontend                  # serve on 127.0.0.1:9400 until Ctrl-C
 //! cargo run --release --example frontend -- --help
@@ -14,23 +21,13 @@
 //! ```
 
 mod cli;
-mod clock;
-mod connectors;
-mod engine_sim;
 mod frontend;
-mod http_client;
-mod kv_cache;
 mod lora;
 mod openai;
-mod plan;
-mod recorders;
-mod report;
-mod rng;
 mod routes;
 mod server;
 mod session;
 mod sim;
-mod workload;
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -45,9 +42,9 @@ use metric_handles::ExpositionFormat;
 use prometheus_client::registry::Registry;
 
 use crate::cli::Args;
-use crate::recorders::{StatsLogger, VllmMetrics, VllmMetricsConfig};
 use crate::routes::AppState;
 use crate::sim::Simulation;
+use metric_handles::vllm::{StatsLogger, VllmMetrics, VllmMetricsConfig};
 
 fn main() -> ExitCode {
     let args = Args::parse();

@@ -18,11 +18,11 @@ use hyper::body::{Frame, SizeHint};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::recorders::FinishReason;
-use crate::report::reason_label;
 use crate::routes::AppState;
 use crate::session::{Session, Step};
 use crate::sim::SubmitError;
+use metric_handles::vllm::FinishReason;
+use metric_handles::LabelEnum;
 
 /// Largest request body accepted.
 const MAX_BODY_BYTES: usize = 4 << 20;
@@ -230,7 +230,7 @@ fn text_of(token_ids: &[u32]) -> String {
 }
 
 fn finish_label(reason: Option<FinishReason>) -> Value {
-    reason.map_or(Value::Null, |r| Value::from(reason_label(r)))
+    reason.map_or(Value::Null, |r| Value::from(r.label_value()))
 }
 
 fn usage(session: &Session) -> Value {

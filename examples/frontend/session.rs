@@ -9,9 +9,9 @@ use std::task::{Context, Poll};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::frontend::{lock, Delivery, EngineClient};
-use crate::recorders::{FinishReason, RequestMetricsTracker, RequestParams};
-use crate::report::RequestOutcome;
+use crate::sim::report::RequestOutcome;
 use crate::sim::Simulation;
+use metric_handles::vllm::{FinishReason, RequestMetricsTracker, RequestParams};
 
 /// What one engine output gives the client.
 pub struct Step {

@@ -16,11 +16,11 @@
 use std::collections::BTreeMap;
 
 use crate::cli::Args;
-use crate::recorders::{
+use crate::sim::rng::Rng;
+use metric_handles::vllm::{
     CacheHitSource, CachedTokensBySource, KvConnectorStats, MooncakeOperation, MooncakeRecord,
     MooncakeStats, MooncakeStatus, NixlStats, PrefixCacheStats,
 };
-use crate::rng::Rng;
 
 const KV_BYTES_PER_TOKEN: u64 = 131_072;
 const NIXL_BYTES_PER_SECOND: f64 = 25e9;

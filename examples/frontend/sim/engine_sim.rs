@@ -7,16 +7,16 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::time::{Duration, Instant};
 
-use crate::clock::SimClock;
-use crate::connectors::{Admitted, Connectors};
-use crate::kv_cache::KvCache;
-use crate::plan::{stream, RequestPlan};
-use crate::recorders::{
+use crate::sim::clock::SimClock;
+use crate::sim::connectors::{Admitted, Connectors};
+use crate::sim::kv_cache::KvCache;
+use crate::sim::plan::{stream, RequestPlan};
+use crate::sim::rng::Rng;
+use metric_handles::vllm::{
     CacheHitSource, CudagraphStats, EngineSleepState, EventType, FinishReason,
     KvCacheEvictionEvent, KvCacheState, PerfStats, PrefillStats, PrefixCacheStats, RequestOutput,
     SchedulerStats, SpecDecodingStats, WeightsState,
 };
-use crate::rng::Rng;
 
 /// The scheduler's limits and the behaviour knobs that act inside the engine.
 #[derive(Clone, Debug)]

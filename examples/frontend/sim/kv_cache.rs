@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::recorders::KvCacheEvictionEvent;
+use metric_handles::vllm::KvCacheEvictionEvent;
 
 /// The blocks one request released together: evicted together, reported as one sampled event
 /// (vLLM samples evictions too rather than reporting every block).

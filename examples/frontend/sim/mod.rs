@@ -1,6 +1,16 @@
 //! Wires the simulation together: engines, the HTTP server's request intake, clients and engine
 //! churn, until the workload is done or the run is stopped.
 
+pub mod clock;
+pub mod connectors;
+pub mod engine_sim;
+pub mod http_client;
+pub mod kv_cache;
+pub mod plan;
+pub mod report;
+pub mod rng;
+pub mod workload;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -8,16 +18,16 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::cli::Args;
-use crate::clock::SimClock;
-use crate::connectors::Connectors;
-use crate::engine_sim::{Command, EngineConfig};
 use crate::frontend::{lock, Frontend};
 use crate::lora::LoraBook;
-use crate::plan::RequestPlan;
-use crate::recorders::{RequestParams, SleepOperation, VllmMetrics};
-use crate::report::Report;
 use crate::session::Session;
-use crate::workload::Workload;
+use crate::sim::clock::SimClock;
+use crate::sim::connectors::Connectors;
+use crate::sim::engine_sim::{Command, EngineConfig};
+use crate::sim::plan::RequestPlan;
+use crate::sim::report::Report;
+use crate::sim::workload::Workload;
+use metric_handles::vllm::{RequestParams, SleepOperation, VllmMetrics};
 
 pub struct Simulation {
     args: Args,

@@ -2,9 +2,9 @@
 //! request's fate never depends on thread timing (deterministic counts at `--concurrency 1`).
 
 use crate::cli::Args;
-use crate::connectors::Connectors;
-use crate::recorders::CacheHitSource;
-use crate::rng::Rng;
+use crate::sim::connectors::Connectors;
+use crate::sim::rng::Rng;
+use metric_handles::vllm::CacheHitSource;
 
 /// Random streams of one request. Each decision has its own stream so that, e.g., a preemption
 /// changing how many decode steps a request takes cannot shift its end-of-sequence draws.

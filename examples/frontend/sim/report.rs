@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::recorders::{EventType, FinishReason, RequestOutput};
+use metric_handles::vllm::{EventType, FinishReason, RequestOutput};
+use metric_handles::LabelEnum;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EngineTotals {
@@ -85,30 +86,12 @@ impl RequestOutcome {
     }
 }
 
-pub fn reason_label(reason: FinishReason) -> &'static str {
-    match reason {
-        FinishReason::Stop => "stop",
-        FinishReason::Length => "length",
-        FinishReason::Abort => "abort",
-        FinishReason::Error => "error",
-        FinishReason::Repetition => "repetition",
-    }
-}
-
-const REASONS: [FinishReason; 5] = [
-    FinishReason::Stop,
-    FinishReason::Length,
-    FinishReason::Abort,
-    FinishReason::Error,
-    FinishReason::Repetition,
-];
-
 impl EngineTotals {
     fn empty() -> Self {
         EngineTotals {
-            finished: REASONS
+            finished: FinishReason::VALUES
                 .iter()
-                .map(|r| (reason_label(*r).to_string(), 0))
+                .map(|reason| (reason.to_string(), 0))
                 .collect(),
             ..EngineTotals::default()
         }
@@ -119,7 +102,7 @@ impl EngineTotals {
         let reason = o.reason.unwrap_or(FinishReason::Abort);
         *self
             .finished
-            .entry(reason_label(reason).to_string())
+            .entry(reason.label_value().to_string())
             .or_default() += 1;
         if o.prompt_counted {
             self.prompt_tokens += u64::from(o.prompt_len);

@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::cli::{lora_adapter_name, Args};
-use crate::http_client::{post_json, SseReader};
-use crate::plan::RequestPlan;
+use crate::sim::http_client::{post_json, SseReader};
+use crate::sim::plan::RequestPlan;
 
 /// State the client threads share.
 pub struct Workload<'a> {
