@@ -4,10 +4,19 @@
 //! at most [`MAX_LABEL_VALUE_LEN`] bytes and the whole `{...}` at most [`MAX_LABEL_SET_LEN`].
 //! A label set over either limit gets no series of its own: its records go to the family's
 //! overflow series (`otel_metric_overflow="true"`), so no count is lost, and it is counted in
-//! `Dynamic::oversized_lookups`. Measuring encodes the label set once, only when it would
-//! create a new series.
+//! `Dynamic::oversized_lookups`. Only a label set that would create a new series is measured.
+//!
+//! Rejecting must stay cheap, since whoever sends huge label values can send them on every
+//! record. Encoding needs an owned copy of the label set (prometheus-client encodes only what
+//! a `Registry` owns) and scans each value whole, so a label set is first weighed by what its
+//! `Hash` feeds the hasher, which costs one addition per `write` whatever the sizes: past
+//! [`HASHED_BYTES_REJECTED`] it is rejected without being copied or encoded. A string is
+//! hashed as its bytes and written at least as long, so this only rejects what the exact rule
+//! would; a smaller label set is encoded and measured as written, stopping at the first byte
+//! over a limit.
 
 use std::fmt::{self, Write};
+use std::hash::{Hash, Hasher};
 
 use prometheus_client::encoding::{text, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::gauge::Gauge;
@@ -24,6 +33,37 @@ pub const MAX_LABEL_VALUE_LEN: usize = 1024;
 /// between `{` and `}`, in bytes.
 pub const MAX_LABEL_SET_LEN: usize = 4096;
 
+/// Bytes a label set may feed its `Hash` before it is rejected unencoded: 16 times
+/// [`MAX_LABEL_SET_LEN`], so that a label type whose `Hash` covers more than its label writes
+/// (a value encoded as a short digest of a longer one, say) is still measured as written
+/// unless it hashes a 64 KiB key.
+const HASHED_BYTES_REJECTED: usize = 16 * MAX_LABEL_SET_LEN;
+
+/// Whether `labels` is within [`MAX_LABEL_VALUE_LEN`] and [`MAX_LABEL_SET_LEN`].
+pub(crate) fn label_set_fits<D: LabelSet>(labels: &D) -> bool {
+    hashed_bytes(labels) <= HASHED_BYTES_REJECTED && fits_as_written(labels)
+}
+
+/// How many bytes `labels` feeds a hasher (integers count their width).
+fn hashed_bytes<D: Hash>(labels: &D) -> usize {
+    let mut weigh = ByteCount(0);
+    labels.hash(&mut weigh);
+    weigh.0
+}
+
+/// A "hasher" that only adds up the lengths it is fed.
+struct ByteCount(usize);
+
+impl Hasher for ByteCount {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = self.0.saturating_add(bytes.len());
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 as u64
+    }
+}
+
 /// Encodes one gauge under the probed label set.
 #[derive(Debug)]
 struct Probe<D>(D);
@@ -38,67 +78,127 @@ impl<D: LabelSet> EncodeMetric for Probe<D> {
     }
 }
 
-/// A `String` that refuses to grow past `limit` bytes.
-struct Bounded {
-    text: String,
-    limit: usize,
+/// Whether the label set of the one sample in `labels`' probe exposition is within the limits.
+fn fits_as_written<D: LabelSet>(labels: &D) -> bool {
+    let mut registry = Registry::default();
+    registry.register("p", "p", Probe(labels.clone()));
+    let mut measure = Measure::default();
+    // Only `Measure` fails, and only past a limit.
+    text::encode_registry(&mut measure, &registry).is_ok()
 }
 
-impl Write for Bounded {
+/// Where [`Measure`] is in the probe's exposition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Place {
+    /// At the start of a line.
+    #[default]
+    LineStart,
+    /// In a `# HELP` or `# TYPE` line.
+    Comment,
+    /// In the sample line, outside its label set.
+    Elsewhere,
+    /// Between the sample's `{` and `}`, outside a quoted value.
+    InSet,
+    /// In a quoted value; `escaped` after a backslash.
+    InValue { escaped: bool },
+}
+
+/// Measures the sample's label set as it is written, without keeping it: fails as soon as
+/// the set or one of its values passes its limit.
+#[derive(Debug, Default)]
+struct Measure {
+    place: Place,
+    set_len: usize,
+    value_len: usize,
+}
+
+impl Write for Measure {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.text.len() + s.len() > self.limit {
-            return Err(fmt::Error);
+        let mut rest = s.as_bytes();
+        while let Some(&byte) = rest.first() {
+            let taken = match self.place {
+                // Plain bytes of a value, as one run up to the next quote or backslash: a
+                // huge value is looked at only up to one byte past what the limits allow.
+                Place::InValue { escaped: false } if byte != b'"' && byte != b'\\' => {
+                    let budget = (MAX_LABEL_VALUE_LEN - self.value_len)
+                        .min(MAX_LABEL_SET_LEN - self.set_len)
+                        + 1;
+                    let window = &rest[..rest.len().min(budget)];
+                    let run = window
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\')
+                        .unwrap_or(window.len());
+                    self.count_value_bytes(run)?;
+                    run
+                }
+                // The HELP and TYPE lines are not measured.
+                Place::Comment => rest
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(rest.len(), |newline| newline + 1),
+                _ => {
+                    self.step(byte)?;
+                    1
+                }
+            };
+            if self.place == Place::Comment && rest[..taken].last() == Some(&b'\n') {
+                self.place = Place::LineStart;
+            }
+            rest = &rest[taken..];
         }
-        self.text.push_str(s);
         Ok(())
     }
 }
 
-/// Whether `labels` is within [`MAX_LABEL_VALUE_LEN`] and [`MAX_LABEL_SET_LEN`].
-pub(crate) fn label_set_fits<D: LabelSet>(labels: &D) -> bool {
-    let mut registry = Registry::default();
-    registry.register("p", "p", Probe(labels.clone()));
-    // HELP and TYPE lines and the sample's name and value take well under 64 bytes.
-    let mut out = Bounded {
-        text: String::new(),
-        limit: MAX_LABEL_SET_LEN + 64,
-    };
-    if text::encode_registry(&mut out, &registry).is_err() {
-        return false;
-    }
-    let Some(sample) = out.text.lines().find(|l| !l.starts_with('#')) else {
-        return true;
-    };
-    let (Some(open), Some(close)) = (sample.find('{'), sample.rfind('}')) else {
-        return true; // no labels
-    };
-    let set = &sample[open + 1..close];
-    set.len() <= MAX_LABEL_SET_LEN && longest_value(set) <= MAX_LABEL_VALUE_LEN
-}
-
-/// The longest quoted value in `k1="v1",k2="v2"`, in bytes as written.
-fn longest_value(set: &str) -> usize {
-    let (mut longest, mut current) = (0, 0);
-    let (mut quoted, mut escaped) = (false, false);
-    for byte in set.bytes() {
-        if !quoted {
-            if byte == b'"' {
-                quoted = true;
-                current = 0;
+impl Measure {
+    /// Moves past one byte outside a run of plain value bytes.
+    fn step(&mut self, byte: u8) -> fmt::Result {
+        self.place = match (self.place, byte) {
+            // A line break in a value is written escaped: a raw one ends the line.
+            (_, b'\n') => Place::LineStart,
+            (Place::LineStart, b'#') => Place::Comment,
+            (Place::LineStart | Place::Elsewhere, b'{') => Place::InSet,
+            (Place::LineStart | Place::Elsewhere | Place::Comment, _) => Place::Elsewhere,
+            (Place::InSet, b'}') => Place::Elsewhere,
+            (Place::InSet, b'"') => {
+                self.value_len = 0;
+                self.count_set_bytes(1)?;
+                Place::InValue { escaped: false }
             }
-        } else if escaped {
-            escaped = false;
-            current += 2;
-        } else if byte == b'\\' {
-            escaped = true;
-        } else if byte == b'"' {
-            quoted = false;
-            longest = longest.max(current);
-        } else {
-            current += 1;
-        }
+            (Place::InSet, _) => {
+                self.count_set_bytes(1)?;
+                Place::InSet
+            }
+            (Place::InValue { escaped: false }, b'"') => {
+                self.count_set_bytes(1)?;
+                Place::InSet
+            }
+            (Place::InValue { escaped }, _) => {
+                self.count_value_bytes(1)?;
+                Place::InValue {
+                    escaped: !escaped && byte == b'\\',
+                }
+            }
+        };
+        Ok(())
     }
-    longest
+
+    fn count_value_bytes(&mut self, n: usize) -> fmt::Result {
+        self.count_set_bytes(n)?;
+        self.value_len += n;
+        if self.value_len > MAX_LABEL_VALUE_LEN {
+            return Err(fmt::Error);
+        }
+        Ok(())
+    }
+
+    fn count_set_bytes(&mut self, n: usize) -> fmt::Result {
+        self.set_len += n;
+        if self.set_len > MAX_LABEL_SET_LEN {
+            return Err(fmt::Error);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -141,6 +241,63 @@ mod tests {
             a: "\"".repeat(600),
             b: String::new(),
         }));
-        assert_eq!(longest_value(r#"a="x\"y",b="zz""#), 4);
+    }
+
+    /// What `Measure` concludes about a written probe exposition.
+    fn measured(exposition: &str) -> bool {
+        let mut measure = Measure::default();
+        // Fed in uneven pieces, as an encoder may write it.
+        let (head, tail) = exposition.split_at(exposition.len() / 3);
+        measure.write_str(head).is_ok() && measure.write_str(tail).is_ok()
+    }
+
+    #[test]
+    fn the_measure_counts_the_sample_set_and_its_values_as_written() {
+        let sample = |set: &str| format!("# HELP p p.\n# TYPE p gauge\np{{{set}}} 0\n");
+        let value = |n: usize| format!("a=\"{}\"", "x".repeat(n));
+        assert!(measured(&sample(&value(MAX_LABEL_VALUE_LEN))));
+        assert!(!measured(&sample(&value(MAX_LABEL_VALUE_LEN + 1))));
+        // An escape is two bytes as written, and a quote inside it does not end the value.
+        let escaped = format!("a=\"{}\"", "\\\"".repeat(MAX_LABEL_VALUE_LEN / 2));
+        assert!(measured(&sample(&escaped)));
+        let escaped = format!("a=\"x{}\"", "\\\"".repeat(MAX_LABEL_VALUE_LEN / 2));
+        assert!(!measured(&sample(&escaped)));
+        // The set: six values of 1000 bytes are fine one by one, not together.
+        let six = vec![value(1000); 6].join(",");
+        assert!(!measured(&sample(&six)));
+        let four = vec![value(1000); 4].join(",");
+        assert!(measured(&sample(&four)));
+        // Braces in the help text or inside a value are not the set.
+        let braces = format!("# HELP p {{{}}}.\np{{a=\"}}{{\"}} 0\n", "x".repeat(5000));
+        assert!(measured(&braces));
+    }
+
+    #[test]
+    fn a_key_hashing_past_the_bound_is_rejected_without_encoding() {
+        assert_eq!(hashed_bytes(&"abc".to_owned()), 4); // the bytes and a 0xff terminator
+        assert!(!label_set_fits(&two(HASHED_BYTES_REJECTED, 0)));
+        // Within the bound, the exposition decides: a value over the limit as written.
+        assert!(!label_set_fits(&two(MAX_LABEL_VALUE_LEN + 1, 0)));
+        // A label type whose `Hash` covers more than it writes is measured as written.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        struct Digest(String);
+        impl Hash for Digest {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.0.hash(state);
+            }
+        }
+        impl prometheus_client::encoding::EncodeLabelSet for Digest {
+            fn encode(
+                &self,
+                encoder: &mut prometheus_client::encoding::LabelSetEncoder,
+            ) -> fmt::Result {
+                [("len", self.0.len().to_string().as_str())].encode(encoder)
+            }
+        }
+        impl LabelSet for Digest {
+            const KEYS: &'static [&'static str] = &["len"];
+        }
+        assert!(label_set_fits(&Digest("d".repeat(10_000))));
+        assert!(!label_set_fits(&Digest("d".repeat(HASHED_BYTES_REJECTED))));
     }
 }
