@@ -209,6 +209,9 @@ where
     M: FamilyMember,
 {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
+        if crate::registration::describing_only() {
+            return Ok(());
+        }
         self.inner.series.for_each(|labels, member| match labels {
             Some(labels) => member.encode_member(labels, &mut encoder),
             None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut encoder),

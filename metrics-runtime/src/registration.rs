@@ -4,10 +4,13 @@
 //! prometheus-client's `Registry` accepts any name twice and keeps no record a caller could
 //! query, so the registry's own exposition is the record: its `# TYPE` lines list every family
 //! it exposes (registered through this crate or not), with the type that fixes which sample
-//! names the family writes. Registration is a start-up step, so encoding the registry once per
-//! struct costs nothing that matters.
+//! names the family writes. The check encodes the registry once, and this crate's families
+//! write only their `# HELP`/`# TYPE` lines into it (see [`describing_only`]), so a check
+//! costs in proportion to the families registered, however many series they hold; only the
+//! names the new families would claim are looked up, so reading a line allocates nothing.
 
-use std::collections::HashMap;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use prometheus_client::encoding::text;
@@ -56,24 +59,67 @@ impl std::error::Error for RegistrationError {}
 /// sample names. OpenMetrics reserves `_created` for counters and histograms, and Python's
 /// parser counts it, so it is claimed too.
 fn claimed_names(family: &str, metric_type: &str) -> Vec<String> {
-    let suffixes: &[&str] = match metric_type {
+    claimed_suffixes(metric_type)
+        .iter()
+        .map(|s| format!("{family}{s}"))
+        .collect()
+}
+
+/// The suffixes of [`claimed_names`], the family's own name first.
+fn claimed_suffixes(metric_type: &str) -> &'static [&'static str] {
+    match metric_type {
         "counter" => &["", "_total", "_created"],
         "histogram" => &["", "_bucket", "_count", "_sum", "_created"],
         "gaugehistogram" => &["", "_bucket", "_gcount", "_gsum"],
         "summary" => &["", "_count", "_sum", "_created"],
         "info" => &["", "_info"],
         _ => &[""],
-    };
-    suffixes.iter().map(|s| format!("{family}{s}")).collect()
+    }
 }
 
-/// Every name the registry's families claim: claimed name -> (family, type).
-fn existing_claims(registry: &Registry) -> HashMap<String, (String, String)> {
+thread_local! {
+    /// Set while this thread encodes a registry for the registration check.
+    static DESCRIBING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the registry being encoded on this thread is only being read for its families
+/// (the registration check): a family of this crate then writes its descriptor lines and
+/// skips its series, which the check never reads.
+pub(crate) fn describing_only() -> bool {
+    DESCRIBING.with(Cell::get)
+}
+
+/// Sets [`describing_only`] for as long as it lives (cleared on unwind too).
+struct Describing;
+
+impl Describing {
+    fn start() -> Self {
+        DESCRIBING.with(|d| d.set(true));
+        Describing
+    }
+}
+
+impl Drop for Describing {
+    fn drop(&mut self) {
+        DESCRIBING.with(|d| d.set(false));
+    }
+}
+
+/// Which of `wanted` the registry's families already claim: claimed name -> (family, type).
+fn existing_claims(
+    registry: &Registry,
+    wanted: &HashSet<String>,
+) -> HashMap<String, (String, String)> {
     let mut exposition = String::new();
-    // Encoding into a `String` cannot fail for the crate's members; a collector that fails
-    // would fail every scrape too, and registering beside it checks what did encode.
-    let _ = text::encode_registry(&mut exposition, registry);
+    {
+        let _describing = Describing::start();
+        // Encoding into a `String` cannot fail for the crate's members; a collector that
+        // fails would fail every scrape too, and registering beside it checks what did
+        // encode.
+        let _ = text::encode_registry(&mut exposition, registry);
+    }
     let mut claims = HashMap::new();
+    let mut name = String::new();
     for line in exposition.lines() {
         let Some(rest) = line.strip_prefix("# TYPE ") else {
             continue;
@@ -81,8 +127,13 @@ fn existing_claims(registry: &Registry) -> HashMap<String, (String, String)> {
         let Some((family, metric_type)) = rest.split_once(' ') else {
             continue;
         };
-        for name in claimed_names(family, metric_type) {
-            claims.insert(name, (family.to_owned(), metric_type.to_owned()));
+        for suffix in claimed_suffixes(metric_type) {
+            name.clear();
+            name.push_str(family);
+            name.push_str(suffix);
+            if wanted.contains(&name) {
+                claims.insert(name.clone(), (family.to_owned(), metric_type.to_owned()));
+            }
         }
     }
     claims
@@ -115,13 +166,16 @@ pub fn check_registration(
     descriptors: &[MetricDescriptor],
     options: &RegisterOptions,
 ) -> Result<(), RegistrationError> {
-    let mut claims = existing_claims(registry);
+    let wanted: HashSet<String> = descriptors
+        .iter()
+        .flat_map(|descriptor| {
+            family_names(descriptor, options)
+                .flat_map(|family| claimed_names(&family, type_name(descriptor.kind)))
+        })
+        .collect();
+    let mut claims = existing_claims(registry, &wanted);
     for descriptor in descriptors {
-        let metric_type = match descriptor.kind {
-            MetricKind::Counter => "counter",
-            MetricKind::Gauge => "gauge",
-            MetricKind::Histogram => "histogram",
-        };
+        let metric_type = type_name(descriptor.kind);
         for family in family_names(descriptor, options) {
             let claimed = claimed_names(&family, metric_type);
             if let Some((name, (existing, existing_type))) = claimed
@@ -141,6 +195,15 @@ pub fn check_registration(
         }
     }
     Ok(())
+}
+
+/// The OpenMetrics type name of `kind`, as a `# TYPE` line writes it.
+fn type_name(kind: MetricKind) -> &'static str {
+    match kind {
+        MetricKind::Counter => "counter",
+        MetricKind::Gauge => "gauge",
+        MetricKind::Histogram => "histogram",
+    }
 }
 
 #[cfg(test)]

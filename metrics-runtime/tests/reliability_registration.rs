@@ -151,3 +151,91 @@ fn several_models_record_through_one_registration() {
     assert!(text.contains(r#"model_name="llama",engine="0""#));
     assert!(!text.contains(r#"model_name="qwen""#));
 }
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, metric_handles::LabelSet)]
+pub struct Replica {
+    pub replica: u32,
+}
+
+/// One family of each type, the template of the many structs registered below.
+#[derive(MetricHandles)]
+#[metric_handles(labels = Replica)]
+pub struct Mixed {
+    /// Jobs done
+    #[metric(name = "jobs")]
+    pub jobs: Family<Replica, Counter>,
+    /// Jobs queued
+    #[metric(name = "queued")]
+    pub queued: Family<Replica, Gauge>,
+    /// Job time
+    #[metric(name = "job_time", unit = "seconds", buckets = [0.1, 1.0, 10.0])]
+    pub job_time: Family<Replica, Histogram>,
+}
+
+/// Registers `Mixed`'s families under the prefix `p`, through the calls a generated
+/// `try_register_with` makes: the registration check, then one `register_family` per field.
+fn register_mixed_as(registry: &mut Registry, p: &str) -> Result<(), RegistrationError> {
+    use metric_handles::__private::register_family as reg;
+    use metric_handles::{MetricDescriptor, MetricKind, RegisterOptions};
+    let descriptors: Vec<MetricDescriptor> = Mixed::DESCRIPTORS
+        .iter()
+        .map(|d| MetricDescriptor {
+            name: Box::leak(format!("{p}:{}", d.name).into_boxed_str()),
+            ..*d
+        })
+        .collect();
+    let options = RegisterOptions::new();
+    metric_handles::__private::check_registration(registry, &descriptors, &options)?;
+    for d in &descriptors {
+        match d.kind {
+            MetricKind::Counter => drop(reg::<Replica, Counter>(registry, d, &options)),
+            MetricKind::Gauge => drop(reg::<Replica, Gauge>(registry, d, &options)),
+            MetricKind::Histogram => drop(reg::<Replica, Histogram>(registry, d, &options)),
+        }
+    }
+    Ok(())
+}
+
+/// Registers `count` structs of three families each, returning the milliseconds the first
+/// and the last tenth took.
+fn register_many(registry: &mut Registry, count: usize) -> (f64, f64, f64) {
+    let tenth = count / 10;
+    let mut times = Vec::with_capacity(count);
+    for i in 0..count {
+        let started = std::time::Instant::now();
+        register_mixed_as(registry, &format!("s{i}")).expect("distinct names register");
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let first: f64 = times[..tenth].iter().sum();
+    let last: f64 = times[count - tenth..].iter().sum();
+    (times.iter().sum(), first, last)
+}
+
+#[test]
+fn registering_many_structs_costs_in_proportion_to_what_is_registered() {
+    let count = 200;
+    let mut registry = Registry::default();
+    let (total, first, last) = register_many(&mut registry, count);
+    // A registry already holding 2,000 label sets (a struct resolved for 2,000 replicas).
+    let mut busy = Registry::default();
+    let replicas = Mixed::register(&mut busy);
+    for replica in 0..2000 {
+        replicas.resolve(&Replica { replica });
+    }
+    let (busy_total, busy_first, busy_last) = register_many(&mut busy, count);
+    println!(
+        "registering {count} structs of 3 families: {total:.1} ms (first 20: {first:.2} ms, last \
+         20: {last:.2} ms); beside 2,000 resolved label sets: {busy_total:.1} ms (first 20: \
+         {busy_first:.2} ms, last 20: {busy_last:.2} ms)"
+    );
+    // Every family is exposed once, and a name already taken is still refused.
+    let text = exposition(&registry);
+    assert_eq!(text.matches("# TYPE ").count(), 3 * count);
+    let err = register_mixed_as(&mut registry, "s7").unwrap_err();
+    assert_eq!(err.existing, "s7:jobs");
+    let err = register_mixed_as(&mut busy, "s0").unwrap_err();
+    assert_eq!(err.existing, "s0:jobs");
+    // The check did not disturb the series the busy registry holds.
+    let text = exposition(&busy);
+    assert_eq!(text.matches("jobs_total{replica=").count(), 2000);
+}

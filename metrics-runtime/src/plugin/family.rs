@@ -198,6 +198,9 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
             inner.unit.as_ref(),
             metric_type,
         )?;
+        if crate::registration::describing_only() {
+            return Ok(());
+        }
         inner.series.for_each(|key, member| match key {
             Some((common, values)) => {
                 let extra = ExtraLabels {
