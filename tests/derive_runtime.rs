@@ -7,8 +7,8 @@ use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
 use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
 use metric_handles::prometheus_client::registry::{Registry, Unit};
 use metric_handles::{
-    Buckets, ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
-    LabelSet, MetricHandles, MetricKind, RegisterOptions,
+    Buckets, ByLabel, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram,
+    LabelAxis, LabelEnum, LabelSet, MetricHandles, MetricKind, RegisterOptions,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -65,6 +65,11 @@ fn engine(n: u32) -> EngineLabels {
     }
 }
 
+/// The registry in Prometheus' text format.
+fn prometheus_text(registry: &Registry) -> String {
+    ExpositionFormat::PrometheusText.encode(registry).unwrap()
+}
+
 #[test]
 fn derived_code_encodes_exactly_like_the_hand_expansion() {
     let mut registry = Registry::default();
@@ -84,9 +89,7 @@ fn derived_code_encodes_exactly_like_the_hand_expansion() {
             })
             .inc();
     }
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     let expected = r#"# HELP vllm:num_requests_running Number of requests in model execution batches.
 # TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m",engine="0"} 2
@@ -120,9 +123,7 @@ demo:lora_requests_total{model_name="m",engine="0",otel_metric_overflow="true"} 
     assert_eq!(text, expected);
 
     metrics.remove(&labels);
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(!text.contains("model_name=\"m\""), "{text}");
 }
 
@@ -241,19 +242,11 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
         .iter()
         .for_each(|v| request_tokens.get_or_create(&labels).observe(*v));
 
-    let ours_text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&ours)
-        .unwrap();
-    let theirs_text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&theirs)
-        .unwrap();
+    let ours_text = prometheus_text(&ours);
+    let theirs_text = prometheus_text(&theirs);
     assert_eq!(ours_text, theirs_text);
-    let ours_om = metric_handles::ExpositionFormat::OpenMetrics
-        .encode(&ours)
-        .unwrap();
-    let theirs_om = metric_handles::ExpositionFormat::OpenMetrics
-        .encode(&theirs)
-        .unwrap();
+    let ours_om = ExpositionFormat::OpenMetrics.encode(&ours).unwrap();
+    let theirs_om = ExpositionFormat::OpenMetrics.encode(&theirs).unwrap();
     assert_eq!(ours_om, theirs_om);
     // Not vacuous: every metric is there with its value.
     assert!(ours_text.contains(r#"cmp:step_seconds_count{model_name="m",engine="3"} 6"#));
@@ -300,20 +293,14 @@ macro_rules! serve {
 fn adding_a_field_adds_one_metric_and_changes_nothing_else() {
     let (before, _, _) = serve!(Before);
     let (after, _, handles) = serve!(After);
-    let before = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&before)
-        .unwrap();
-    let after_text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&after)
-        .unwrap();
+    let before = prometheus_text(&before);
+    let after_text = prometheus_text(&after);
     let added = "# HELP app:rejected_total Requests rejected.\n\
                  # TYPE app:rejected_total counter\n\
                  app:rejected_total 0\n";
     assert_eq!(after_text, format!("{before}{added}"));
     handles.rejected.inc();
-    let after_text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&after)
-        .unwrap();
+    let after_text = prometheus_text(&after);
     assert!(
         after_text.ends_with("app:rejected_total 1\n"),
         "{after_text}"
@@ -333,16 +320,12 @@ fn remove_drops_one_label_set_and_keeps_the_others() {
     h0.generation_tokens.inc();
     h1.generation_tokens.inc_by(2);
     metrics.remove(&engine(0));
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(!text.contains(r#"engine="0""#), "{text}");
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="1"} 2"#));
     // Resolving again after removal starts a fresh series.
     metrics.resolve(&engine(0)).generation_tokens.inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="0"} 1"#));
 }
 
@@ -363,9 +346,7 @@ fn max_label_sets_routes_extra_label_sets_to_the_overflow_series() {
     }
     assert_eq!(metrics.requests.len(), 2);
     assert_eq!(metrics.requests.overflowed_lookups(), 2);
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(
         text.contains(r#"lim:requests_total{model_name="m",engine="1"} 1"#),
         "{text}"
@@ -399,9 +380,7 @@ fn aliases_are_exposed_only_for_their_version() {
     let mut registry = Registry::default();
     let hidden = Renamed::register(&mut registry);
     hidden.resolve(&metric_handles::NoLabels).preemptions.inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(text.contains("vllm:num_preemptions_total 1"), "{text}");
     assert!(!text.contains("num_preemptions_old"), "{text}");
 
@@ -413,9 +392,7 @@ fn aliases_are_exposed_only_for_their_version() {
             .resolve(&metric_handles::NoLabels)
             .preemptions
             .inc_by(3);
-        let text = metric_handles::ExpositionFormat::PrometheusText
-            .encode(&registry)
-            .unwrap();
+        let text = prometheus_text(&registry);
         assert!(text.contains("vllm:num_preemptions_total 3"), "{text}");
         assert_eq!(
             text.contains("vllm:num_preemptions_old_total 3"),
@@ -441,9 +418,7 @@ fn positions_default_from_the_attribute_and_are_overridable() {
     let h = metrics.resolve(&engine(0));
     assert_eq!(h.accepted_per_pos.preresolved(), 5);
     h.accepted_per_pos.get_or_create(4).inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(text.contains(
         r#"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",engine="0",position="4"} 1"#
     ));
@@ -469,9 +444,7 @@ fn cfg_fields_are_absent_everywhere_and_skipped_fields_are_defaulted() {
     let metrics = WithCfg::register(&mut registry);
     assert_eq!(metrics.note, "");
     metrics.resolve(&metric_handles::NoLabels).present.inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(text.contains("cfg:present_total 1"));
     assert!(!text.contains("cfg:absent"));
 }

@@ -6,8 +6,8 @@ use std::sync::atomic::AtomicU64;
 
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
-    ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
-    LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,
+    ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelAxis,
+    LabelEnum, LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -93,6 +93,11 @@ fn samples(text: &str, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// The registry in Prometheus' text format.
+fn prometheus_text(registry: &Registry) -> String {
+    ExpositionFormat::PrometheusText.encode(registry).unwrap()
+}
+
 #[test]
 fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     let mut registry = Registry::default();
@@ -100,9 +105,7 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     let h = metrics.resolve(&service("api"));
     h.requests.get((Method::Post, Status::ServerError)).inc();
     h.requests.get((Method::Get, Status::Success)).inc_by(3);
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert_eq!(
         samples(&text, "gw:requests_total"),
         [
@@ -117,9 +120,7 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     h.latency
         .get((Method::Get, Status::ClientError))
         .observe(0.5);
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(
         text.contains(
             r#"gw:latency_seconds_bucket{service="api",method="GET",status="4xx",le="1"} 1"#
@@ -143,9 +144,7 @@ fn three_axes_and_a_position_axis() {
     // Beyond the pre-resolved positions: looked up, never lost, sorted numerically.
     h.retries.get((Operation::Put, 9)).inc();
     h.retries.get((Operation::Put, 4)).inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     let cube = samples(&text, "gw:cube_total");
     assert_eq!(cube.len(), 12);
     assert_eq!(
@@ -221,9 +220,7 @@ fn aliases_and_paths_record_like_the_spelled_types() {
     h.bytes.inc_by(10);
     h.load.set(0.25);
     h.pc.inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(text.contains("# TYPE gw:bytes_total counter"), "{text}");
     assert!(
         text.contains(r#"gw:bytes_total{service="api"} 10"#),
@@ -244,9 +241,7 @@ fn positions_come_out_numerically() {
     for position in [4, 3, 7, 2] {
         h.positions.get_or_create(position).inc();
     }
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     let positions: Vec<String> = samples(&text, "gw:positions_total")
         .iter()
         .map(|l| {
@@ -281,9 +276,7 @@ fn the_dynamic_limit_applies_per_label_set_and_keeps_the_common_labels() {
             tenant: "t1".into(),
         })
         .inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert_eq!(
         samples(&text, "gw:tenant_requests_total"),
         [
@@ -315,9 +308,7 @@ fn raising_positions_at_registration_stays_within_max_series() {
     let h = metrics.resolve(&NoLabels);
     assert_eq!(h.retries.positions(), 4, "8 series / 2 operations");
     h.retries.get((Operation::Get, 50)).inc();
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = prometheus_text(&registry);
     assert!(
         text.contains(r#"s:retries_total{operation="get",attempt="50"} 1"#),
         "{text}"

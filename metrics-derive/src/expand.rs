@@ -5,6 +5,7 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident};
 
@@ -282,8 +283,7 @@ fn const_idents(plans: &[MetricPlan]) -> Vec<Ident> {
         .iter()
         .enumerate()
         .map(|(i, plan)| {
-            let field = plan.field.ident.to_string();
-            let field = field.trim_start_matches("r#").to_ascii_uppercase();
+            let field = plan.field.ident.unraw().to_string().to_ascii_uppercase();
             let mut name = format!("__METRIC_HANDLES_{field}");
             if !seen.insert(name.clone()) {
                 name = format!("{name}_{i}");
@@ -333,8 +333,7 @@ fn descriptor_parts(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident)
 
 fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
     let name = &plan.name;
-    let field = plan.field.ident.to_string();
-    let field = field.trim_start_matches("r#");
+    let field = plan.field.ident.unraw().to_string();
     let member = &plan.family.member;
     let kind = respan(
         quote!(<#member as #krate::FamilyMember>::KIND),
@@ -402,8 +401,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
 /// the field and the rule.
 fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> Vec<TokenStream> {
     let member = &plan.family.member;
-    let field = plan.field.ident.to_string();
-    let field = field.trim_start_matches("r#");
+    let field = plan.field.ident.unraw().to_string();
     let shown = ty::render(member);
     let kind = quote!(<#member as #krate::FamilyMember>::KIND);
     let shape = quote!(<#member as #krate::FamilyMember>::AXIS);

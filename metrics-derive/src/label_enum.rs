@@ -5,15 +5,15 @@
 //! `check` turns it into the values to encode, `generate` writes the impls; when a step
 //! reported an error, stubs take their place.
 
-use std::collections::HashMap;
-
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::quote;
+use syn::ext::IdentExt;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr};
 
 use crate::case::{self, RenameRule};
 use crate::ctxt::Ctxt;
 use crate::label_attr;
+use crate::label_impl::{self, Claims};
 use crate::suggest;
 
 /// The input as read.
@@ -90,7 +90,7 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
                 if !matches!(variant.fields, Fields::Unit) {
                     cx.error_spanned_by(
                         &variant.fields,
-                        format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{}` has fields: a label value carries no data; remove them", unraw(&variant.ident)),
+                        format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{}` has fields: a label value carries no data; remove them", variant.ident.unraw()),
                     );
                 }
                 variants.push(Variant {
@@ -112,27 +112,18 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
     }
 }
 
-/// The variant's name as written, without `r#`.
-fn unraw(ident: &Ident) -> String {
-    ident.to_string().trim_start_matches("r#").to_owned()
-}
-
 /// Every value non-empty and distinct.
 fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Value<'a>> {
-    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut claims = Claims::default();
     let mut values = Vec::new();
     for variant in &input.variants {
         let ident = variant.ident;
-        let name = unraw(ident);
-        let (value, tokens) = match &variant.rename {
-            Some(lit) => (lit.value(), lit.to_token_stream()),
-            None => (
-                input
-                    .rule
-                    .map_or_else(|| name.clone(), |rule| rule.apply(&name)),
-                ident.to_token_stream(),
-            ),
-        };
+        let name = ident.unraw().to_string();
+        let (value, tokens) = label_impl::label_text(variant.rename.as_ref(), ident, || {
+            input
+                .rule
+                .map_or_else(|| name.clone(), |rule| rule.apply(&name))
+        });
         if value.is_empty() {
             cx.error_spanned_by(
                 &tokens,
@@ -140,15 +131,12 @@ fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Value<'a>> {
             );
             continue;
         }
-        if let Some(first) = seen.get(&value) {
-            cx.error_spanned_by(
-                &tokens,
-                format!("duplicate label value `{value}`: variant `{first}` already has it; give one of them `#[label(rename = \"...\")]`"),
-            );
-            continue;
+        let duplicate = |first: &str| {
+            format!("duplicate label value `{value}`: variant `{first}` already has it; give one of them `#[label(rename = \"...\")]`")
+        };
+        if claims.claim(cx, &tokens, &value, name, duplicate) {
+            values.push(Value { ident, value });
         }
-        seen.insert(value.clone(), name);
-        values.push(Value { ident, value });
     }
     values
 }
@@ -182,29 +170,29 @@ fn impls(input: &Input, values: &[Value], index_body: TokenStream) -> TokenStrea
     let krate = &input.krate;
     let variants = values.iter().map(|v| v.ident);
     let values = values.iter().map(|v| &v.value);
-    let ident = &input.derive.ident;
-    let (impl_generics, ty_generics, where_clause) = input.derive.generics.split_for_impl();
-    let encoding = quote!(#krate::__private::prometheus_client::encoding);
-    let std = quote!(#krate::__private::std);
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::LabelEnum for #ident #ty_generics #where_clause {
+    let label_enum = label_impl::impl_for(
+        input.derive,
+        quote!(#krate::LabelEnum),
+        quote! {
             const VARIANTS: &'static [Self] = &[#(Self::#variants),*];
             const VALUES: &'static [&'static str] = &[#(#values),*];
             #[inline]
             fn index(self) -> usize {
                 #index_body
             }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #encoding::EncodeLabelValue for #ident #ty_generics #where_clause {
-            fn encode(
-                &self,
-                encoder: &mut #encoding::LabelValueEncoder,
-            ) -> #std::result::Result<(), #std::fmt::Error> {
-                #std::fmt::Write::write_str(encoder, #krate::LabelEnum::label_value(*self))
-            }
-        }
-    }
+        },
+    );
+    let encode = label_impl::encode_impl(
+        input.derive,
+        krate,
+        "EncodeLabelValue",
+        "LabelValueEncoder",
+        quote! {
+            #krate::__private::std::fmt::Write::write_str(
+                encoder,
+                #krate::LabelEnum::label_value(*self),
+            )
+        },
+    );
+    quote!(#label_enum #encode)
 }

@@ -4,15 +4,15 @@
 //! `check` turns it into the labels to encode, `generate` writes the impls; when a step
 //! reported an error, the impls are generated without labels, as stubs.
 
-use std::collections::HashMap;
-
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type};
 
 use crate::ctxt::Ctxt;
 use crate::label_attr;
+use crate::label_impl::{self, Claims};
 use crate::names;
 
 /// The input as read.
@@ -101,15 +101,13 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
 
 /// Every key valid and distinct.
 fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Label<'a>> {
-    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut claims = Claims::default();
     let mut labels = Vec::new();
     for field in &input.fields {
         let ident = field.ident;
-        let field_name = ident.to_string().trim_start_matches("r#").to_owned();
-        let (key, span_tokens) = match &field.rename {
-            Some(lit) => (lit.value(), lit.to_token_stream()),
-            None => (field_name.clone(), ident.to_token_stream()),
-        };
+        let field_name = ident.unraw().to_string();
+        let (key, span_tokens) =
+            label_impl::label_text(field.rename.as_ref(), ident, || field_name.clone());
         if let Err(message) = names::check_label_key(&key) {
             let fix = if field.rename.is_some() {
                 "choose another key"
@@ -119,15 +117,12 @@ fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Label<'a>> {
             cx.error_spanned_by(&span_tokens, format!("{message}: {fix}"));
             continue;
         }
-        if let Some(first) = seen.get(&key) {
-            cx.error_spanned_by(
-                &span_tokens,
-                format!("duplicate label key `{key}`: field `{first}` already uses it; give one of them `#[label(rename = \"...\")]`"),
-            );
-            continue;
+        let duplicate = |first: &str| {
+            format!("duplicate label key `{key}`: field `{first}` already uses it; give one of them `#[label(rename = \"...\")]`")
+        };
+        if claims.claim(cx, &span_tokens, &key, field_name, duplicate) {
+            labels.push(Label { key, field });
         }
-        seen.insert(key.clone(), field_name);
-        labels.push(Label { key, field });
     }
     labels
 }
@@ -155,26 +150,21 @@ fn generate(input: &Input, labels: &[Label]) -> TokenStream {
             }
         }
     });
-    let ident = &input.derive.ident;
-    let (impl_generics, ty_generics, where_clause) = input.derive.generics.split_for_impl();
-    let encoding = quote!(#krate::__private::prometheus_client::encoding);
-    let std = quote!(#krate::__private::std);
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #encoding::EncodeLabelSet for #ident #ty_generics #where_clause {
-            fn encode(
-                &self,
-                encoder: &mut #encoding::LabelSetEncoder,
-            ) -> #std::result::Result<(), #std::fmt::Error> {
-                let _ = &encoder;
-                #(#encodes)*
-                #std::result::Result::Ok(())
-            }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #krate::LabelSet for #ident #ty_generics #where_clause {
-            const KEYS: &'static [&'static str] = &[#(#keys),*];
-        }
-    }
+    let encode = label_impl::encode_impl(
+        input.derive,
+        krate,
+        "EncodeLabelSet",
+        "LabelSetEncoder",
+        quote! {
+            let _ = &encoder;
+            #(#encodes)*
+            #krate::__private::std::result::Result::Ok(())
+        },
+    );
+    let label_set = label_impl::impl_for(
+        input.derive,
+        quote!(#krate::LabelSet),
+        quote!(const KEYS: &'static [&'static str] = &[#(#keys),*];),
+    );
+    quote!(#encode #label_set)
 }

@@ -8,7 +8,7 @@
 //! `expand.rs` generates code, and `fallback.rs` emits stubs when there are errors, so the
 //! user only sees the errors the derive reported; `signature.rs` holds what both outputs
 //! must agree on. `label_set.rs` and `label_enum.rs` take the same steps (parse, check,
-//! generate or stub) for the two small derives.
+//! generate or stub) for the two small derives, and share `label_impl.rs`.
 // The other lint levels are the workspace's (`[workspace.lints]` in the root `Cargo.toml`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -24,6 +24,7 @@ mod expand;
 mod fallback;
 mod label_attr;
 mod label_enum;
+mod label_impl;
 mod label_set;
 mod manifest;
 mod metric_attr;

@@ -197,37 +197,42 @@ fn check_positions(
     field: &Field,
     axis: Option<&Axis>,
 ) -> Result<Option<TokenStream>, Invalid> {
-    let positions = &field.metric.positions;
-    if let (Some(keyed), Some(axis)) = (positions, axis) {
-        if !axis.has_position() {
-            cx.error_spanned_by(
-                &keyed.key,
-                format!("`positions` only applies to a position axis (`ByPosition<_>`, or `Position` in `ByLabels<(..), _>`), and field `{}` has none: remove `positions`", field.ident),
-            );
-            return Err(Invalid);
-        }
-    }
-    value_of(positions)
+    let applies = axis.is_none_or(Axis::has_position);
+    value_where(cx, &field.metric.positions, applies, || {
+        format!("`positions` only applies to a position axis (`ByPosition<_>`, or `Position` in `ByLabels<(..), _>`), and field `{}` has none: remove `positions`", field.ident)
+    })
 }
 
 /// `max_series = N`: only on a member with an axis (a plain member has one series per label
-/// set; `max_label_sets` limits those).
+/// set; `max_label_sets` limits those). A value that did not parse was reported already.
 fn check_max_series(
     cx: &Ctxt,
     field: &Field,
     axis: Option<&Axis>,
 ) -> Result<Option<TokenStream>, Invalid> {
     let max_series = &field.metric.max_series;
-    if let (Some(keyed), Some(Axis::None)) = (max_series, axis) {
-        if keyed.value.is_some() {
-            cx.error_spanned_by(
-                &keyed.key,
-                format!("`max_series` limits the series an axis creates per label set, and field `{}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`", field.ident),
-            );
-            return Err(Invalid);
+    let parsed = max_series.as_ref().is_some_and(|k| k.value.is_some());
+    let applies = !(parsed && matches!(axis, Some(Axis::None)));
+    value_where(cx, max_series, applies, || {
+        format!("`max_series` limits the series an axis creates per label set, and field `{}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`", field.ident)
+    })
+}
+
+/// [`value_of`] for a key that only some members take: given where it does not `apply`, it is
+/// reported at the key.
+fn value_where<T: Clone>(
+    cx: &Ctxt,
+    keyed: &Option<Keyed<Option<T>>>,
+    applies: bool,
+    message: impl FnOnce() -> String,
+) -> Result<Option<T>, Invalid> {
+    match keyed {
+        Some(keyed) if !applies => {
+            cx.error_spanned_by(&keyed.key, message());
+            Err(Invalid)
         }
+        _ => value_of(keyed),
     }
-    value_of(max_series)
 }
 
 /// Every `alias(name = "...", deprecated_in = "...")`: both keys given, a valid name, a
