@@ -10,7 +10,9 @@
 //! * At most `--max-connections` connections are open, and always fewer than the descriptor
 //!   limit allows (with a reserve for the rest of the process). At the limit, a new connection
 //!   closes the oldest connection with no request in progress (a stalled or idle one); when
-//!   every connection is busy, the new one gets a 503 and is closed.
+//!   every connection is busy, the new one gets a 503 and is closed. A closed connection
+//!   counts until its descriptor is, and the accept loop waits for that: a flood of new
+//!   connections cannot run the process out of descriptors, which would fail every accept.
 //! * When many connections have closed (an attack or a burst is over), freed heap pages go back
 //!   to the system ([`return_freed_memory`]): glibc keeps them otherwise, and the process would
 //!   stay at its peak size for good.
@@ -81,8 +83,11 @@ struct Entry {
     /// Requests whose response has not been fully written (or dropped).
     in_flight: Arc<AtomicUsize>,
     close: Arc<Notify>,
+    /// Told to close, not yet closed: it still holds its descriptor.
+    closing: bool,
 }
 
+/// Every connection whose descriptor is open, until its task has dropped it.
 #[derive(Default)]
 struct Connections {
     next_id: u64,
@@ -90,15 +95,16 @@ struct Connections {
 }
 
 impl Connections {
-    /// Closes the oldest connection with no request in progress; `false` when all are busy.
+    /// Tells the oldest connection with no request in progress to close; `false` when all
+    /// are busy (or already closing). It stays counted until its task ends.
     fn evict_oldest_idle(&mut self) -> bool {
         let victim = self
             .open
-            .iter()
-            .find(|(_, e)| e.in_flight.load(Ordering::Acquire) == 0)
-            .map(|(&id, _)| id);
-        match victim.and_then(|id| self.open.remove(&id)) {
+            .values_mut()
+            .find(|e| !e.closing && e.in_flight.load(Ordering::Acquire) == 0);
+        match victim {
             Some(entry) => {
+                entry.closing = true;
                 entry.close.notify_one();
                 true
             }
@@ -107,9 +113,24 @@ impl Connections {
     }
 }
 
+/// Waits until the connections holding a descriptor (evicted ones included, until their
+/// tasks have closed them) are within `max`, so that accepting cannot run out of descriptors.
+async fn wait_for_room(connections: &Mutex<Connections>, closed: &Notify, max: usize) {
+    loop {
+        // Registered before the check, so a close in between is not missed.
+        let notified = closed.notified();
+        if lock(connections).open.len() <= max {
+            return;
+        }
+        notified.await;
+    }
+}
+
 /// Accepts connections until the listener fails for good; each connection runs on its own task.
 pub async fn serve(listener: TcpListener, router: Router, limits: Limits) -> io::Result<()> {
     let connections = Arc::new(Mutex::new(Connections::default()));
+    // Told whenever a connection's task has ended and its descriptor is closed.
+    let closed = Arc::new(Notify::new());
     tokio::spawn(return_freed_memory(connections.clone()));
     tracing::info!(
         max_connections = limits.max_connections,
@@ -118,13 +139,17 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits) -> io:
         "HTTP connection limits"
     );
     loop {
+        // An evicted connection keeps its descriptor until its task has run: accepting on
+        // before it did would go past the descriptor limit under a flood of new connections,
+        // and every accept would then fail (a scrape waiting behind them too).
+        wait_for_room(&connections, &closed, limits.max_connections).await;
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) if is_transient(&e) => {
-                // Out of descriptors or a connection reset before it was accepted: wait for
-                // connections to close instead of spinning.
+                // Out of descriptors or a connection reset before it was accepted: wait for a
+                // connection to close (at most 50 ms) instead of spinning.
                 tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                let _ = tokio::time::timeout(Duration::from_millis(50), closed.notified()).await;
                 continue;
             }
             Err(e) => return Err(e),
@@ -148,15 +173,19 @@ pub async fn serve(listener: TcpListener, router: Router, limits: Limits) -> io:
                 Entry {
                     in_flight: in_flight.clone(),
                     close: close.clone(),
+                    closing: false,
                 },
             );
             id
         };
         let connections = connections.clone();
+        let closed = closed.clone();
         let router = router.clone();
         tokio::spawn(async move {
+            // Takes the stream: its descriptor is closed when this returns.
             serve_connection(stream, peer, router, limits, in_flight, close).await;
             lock(&connections).open.remove(&id);
+            closed.notify_waiters();
         });
     }
 }
