@@ -1,7 +1,8 @@
 //! Micro-benchmarks behind the runtime's layout choices:
 //!
-//! * `bucket_search_N`: the histogram's branch-free linear count against a binary search and
-//!   an early-exit scan, for vLLM's bucket lists of 5, 13, 19 and 22 bounds and a 64-bound list
+//! * `bucket_search_N`: the histogram's branch-free linear count (its `observe`) and slot
+//!   lookup table (its merges of request-local batches) against a binary search and an
+//!   early-exit scan, for vLLM's bucket lists of 5, 13, 19 and 22 bounds and a 64-bound list
 //!   (where the runtime switches to binary search).
 //! * `separate_counters_Tt` / `separate_histograms_Tt`: `T` threads each recording into *its
 //!   own* series (one engine per thread), series created one after the other as `resolve`
@@ -11,7 +12,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::__private::new_family;
+use metric_handles::__private::{new_family, BucketLookup};
 use metric_handles::{Counter, Family, SeriesSpec};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::{
@@ -42,12 +43,13 @@ fn bucket_search(c: &mut Criterion) {
         candidate!("linear_count", search::linear_count);
         candidate!("binary", search::binary);
         candidate!("linear_early_exit", search::linear_early_exit);
-        if let Some(octaves) = search::OctaveIndex::new(bounds) {
-            group.bench_function("octave_index", |b| {
+        // The histogram's search for merged batches (it leaves NaN to its caller).
+        if let Some(lookup) = BucketLookup::new(bounds) {
+            group.bench_function("slot_lookup", |b| {
                 let mut i = 0usize;
                 b.iter(|| {
                     i = i.wrapping_add(1);
-                    black_box(&octaves).index(values[i & MASK])
+                    black_box(&lookup).index(values[i & MASK])
                 })
             });
         }

@@ -36,8 +36,8 @@ use std::sync::{Arc, OnceLock};
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
+use crate::bucket_lookup::BucketLookup;
 use crate::local::{HistogramBuffer, LocalHistogram};
-use crate::octave_index::OctaveIndex;
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -64,7 +64,7 @@ struct HistogramCore {
     /// Finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
     bounds: Box<[f64]>,
     /// The bucket search of merged batches, when the bounds suit it (every vLLM list does).
-    octaves: Option<OctaveIndex>,
+    lookup: Option<BucketLookup>,
     /// `shard_count()` blocks of `lines_per_shard` lines. In each block, cell 0 holds the sum of
     /// the shard's finite observations (as `f64::to_bits`), and cells `1..=bounds.len() + 1`
     /// its non-cumulative bucket counts, the last one being `+Inf`; `observe` adds to them with
@@ -160,7 +160,7 @@ impl Histogram {
             .collect();
         Histogram {
             core: Arc::new(HistogramCore {
-                octaves: OctaveIndex::new(&bounds),
+                lookup: BucketLookup::new(&bounds),
                 bounds: bounds.into_boxed_slice(),
                 lines,
                 lines_per_shard,
@@ -297,29 +297,22 @@ impl HistogramCore {
             (Some(_), Some(sum)) => f64::from_bits(sum.load(Ordering::Relaxed)),
             _ => 0.0,
         };
-        // One pass: count the batch per bucket on the stack and add it up in order. The
-        // searches are independent of each other, and the sum's chain of additions runs
-        // alongside them.
-        let mut counts = [0u32; MERGE_BUCKETS];
-        let mut sum = start;
-        for &value in values {
-            let bucket = match &self.octaves {
-                Some(octaves) => octaves.index(value),
-                None => self.bucket_index(value),
-            };
-            if let Some(count) = counts.get_mut(bucket) {
-                *count += 1;
-            }
-            sum = add_observation(sum, value);
-        }
-        let touched = counts
-            .iter()
-            .take(buckets)
-            .enumerate()
-            .filter(|c| *c.1 != 0)
-            .map(|(bucket, &count)| (bucket, u64::from(count)));
+        let mut counts: BatchCounts = [0; MERGE_BUCKETS];
+        let exact = |value| self.bucket_index(value);
+        let sum = match &self.lookup {
+            Some(lookup) => count_and_add(
+                values,
+                start,
+                &mut counts,
+                |value| lookup.index(value),
+                exact,
+            ),
+            None => count_and_add(values, start, &mut counts, exact, exact),
+        };
+        let counts = counts.iter().take(buckets).map(|&count| u64::from(count));
         if let Some(flag) = owned {
-            for (bucket, count) in touched {
+            // Every bucket, touched or not: a plain load and store each, no branch.
+            for (bucket, count) in counts.enumerate() {
                 if let Some(cell) = self.cell(shard, area + 1 + bucket) {
                     let total = cell.load(Ordering::Relaxed).wrapping_add(count);
                     cell.store(total, Ordering::Relaxed);
@@ -331,7 +324,7 @@ impl HistogramCore {
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
-            for (bucket, count) in touched {
+            for (bucket, count) in counts.enumerate().filter(|&(_, count)| count != 0) {
                 if let Some(cell) = self.cell(shard, 1 + bucket) {
                     cell.fetch_add(count, Ordering::Relaxed);
                 }
@@ -391,6 +384,59 @@ fn add_observation(total: f64, value: f64) -> f64 {
     } else {
         next.clamp(-f64::MAX, f64::MAX)
     }
+}
+
+/// A merged batch's count per bucket. A batch holds at most [`HistogramBuffer::CAPACITY`]
+/// values, so a byte per bucket cannot overflow.
+type BatchCounts = [u8; MERGE_BUCKETS];
+
+const _: () = assert!(HistogramBuffer::CAPACITY <= u8::MAX as usize);
+
+/// Counts `values` per bucket into `counts` (the bucket of each found by `bucket_of`, which
+/// need not handle NaN) and returns `start` plus the values added in order with the rules of
+/// [`add_observation`]. The searches are independent of each other, so they overlap, and the
+/// chain of additions runs alongside them.
+///
+/// The common batch (every value finite, no overflow) is added with plain additions: they give
+/// the same result as [`add_observation`] there, and a NaN, an infinity or an overflow anywhere
+/// leaves the plain total non-finite for good, so a finite total proves the batch common.
+/// Anything else is counted again with `exact_bucket_of` and added with the rules.
+#[inline(always)]
+fn count_and_add(
+    values: &[f64],
+    start: f64,
+    counts: &mut BatchCounts,
+    bucket_of: impl Fn(f64) -> usize,
+    exact_bucket_of: impl Fn(f64) -> usize,
+) -> f64 {
+    let mut sum = start;
+    for &value in values {
+        if let Some(count) = counts.get_mut(bucket_of(value)) {
+            *count += 1;
+        }
+        sum += value;
+    }
+    if sum.is_finite() {
+        return sum;
+    }
+    recount_and_add(values, start, counts, exact_bucket_of)
+}
+
+/// The rare case of [`count_and_add`]: a batch with a non-finite value or an overflowing sum.
+#[cold]
+fn recount_and_add(
+    values: &[f64],
+    start: f64,
+    counts: &mut BatchCounts,
+    bucket_of: impl Fn(f64) -> usize,
+) -> f64 {
+    counts.fill(0);
+    for &value in values {
+        if let Some(count) = counts.get_mut(bucket_of(value)) {
+            *count += 1;
+        }
+    }
+    add_in_order(start, values)
 }
 
 /// `start` plus `values` added one by one in order (see [`add_observation`]): exactly what

@@ -18,6 +18,7 @@ mod counter;
 pub mod guide {}
 #[doc = include_str!("../docs/attributes.md")]
 pub mod attributes {}
+mod bucket_lookup;
 mod descriptor;
 mod exposition;
 mod family;
@@ -30,7 +31,6 @@ mod label_size;
 mod labels;
 mod local;
 mod member;
-mod octave_index;
 mod options;
 pub mod plugin;
 mod registration;

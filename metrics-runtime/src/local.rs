@@ -411,10 +411,17 @@ mod tests {
         let values: Vec<f64> = (0..200)
             .map(|i| (f64::from(i) * 0.037).sin().abs() * 1.3)
             .chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, -2.5])
+            .chain([-f64::NAN, 5e-324, 1.0, 1.0f64.next_up(), 0.5f64.next_down()])
             .collect();
-        for interval in [1, 3, 7, 32] {
-            let direct = Histogram::new(BOUNDS);
-            let merged = Histogram::new(BOUNDS);
+        // The batch search is a lookup table for bounds like vLLM's, a linear count for the
+        // others: both must agree with `observe`.
+        let bounds: [&[f64]; 2] = [&BOUNDS, &[-1.0, 0.0, 0.5, 1.0]];
+        for (interval, bounds) in [1, 3, 7, 32]
+            .into_iter()
+            .flat_map(|i| bounds.map(|b| (i, b)))
+        {
+            let direct = Histogram::new(bounds.iter().copied());
+            let merged = Histogram::new(bounds.iter().copied());
             let mut local = merged.local_with_interval(interval);
             for &v in &values {
                 direct.observe(v);

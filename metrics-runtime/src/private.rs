@@ -1,6 +1,7 @@
 //! Items the derive's generated code (and this repository's tests and benchmarks) refer to, as
 //! `metric_handles::__private`. Not a stable API: anything here may change in any release.
 
+pub use crate::bucket_lookup::BucketLookup;
 pub use crate::family::register_family;
 pub use crate::member::SeriesSpec;
 pub use crate::registration::check_registration;
