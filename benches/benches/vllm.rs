@@ -50,6 +50,9 @@ fn request_lifecycle(c: &mut Criterion) {
             let mut lifecycle = RequestLifecycle::new(request.params);
             for (batch, received, output) in &request.outputs {
                 black_box(lifecycle.observe_output(*batch, *received, black_box(output)));
+                if let Some(reason) = output.finish_reason {
+                    black_box(lifecycle.finish(reason, *received));
+                }
             }
         })
     });

@@ -348,6 +348,9 @@ impl<'a> LookupTracker<'a> {
             .observe_output(batch_timestamp, received_at, output)
         {
             self.write_output(&record);
+            if let Some(reason) = output.finish_reason {
+                self.finish(reason, received_at);
+            }
         }
     }
 
@@ -399,9 +402,6 @@ impl<'a> LookupTracker<'a> {
         }
         if let Some(itl) = record.itl {
             m.inter_token_latency.get_or_create(l).observe(itl);
-        }
-        if let Some(finish) = &record.finish {
-            self.write_finish(finish);
         }
     }
 

@@ -33,7 +33,7 @@ impl Default for RequestParams {
     }
 }
 
-/// The prompt counters a request adds once (spec 4.1, "Prompt counters").
+/// The prompt counters a request adds once, on its first token-carrying output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PromptRecord {
     /// `vllm:prompt_tokens`.
@@ -48,7 +48,9 @@ pub struct PromptRecord {
     pub cached: u32,
 }
 
-/// What one output of a request asks to record (spec 4.1).
+/// What one output of a request asks to record. Small and `Copy`: one is made per output, on
+/// the hottest path of a frontend. An output's finish is applied apart, with
+/// [`RequestLifecycle::finish`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct OutputRecord {
     /// Added to `vllm:generation_tokens`.
@@ -61,11 +63,9 @@ pub struct OutputRecord {
     pub ttft: Option<f64>,
     /// An inter-token-latency sample, seconds.
     pub itl: Option<f64>,
-    /// The finish, when this output carries a finish reason.
-    pub finish: Option<FinishRecord>,
 }
 
-/// What a request's finish asks to record (spec 4.2). Every duration is finite and `>= 0`.
+/// What a request's finish asks to record. Every duration is finite and `>= 0`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FinishRecord {
     /// `vllm:request_success{finished_reason}` += 1.
@@ -167,10 +167,13 @@ impl RequestLifecycle {
         &self.params
     }
 
-    /// Applies one output (spec 4.1), and the finish when it carries a finish reason.
+    /// Applies one output, except its finish reason: a caller passes `output.finish_reason`,
+    /// when there is one, to [`finish`](Self::finish) after recording the returned record (so
+    /// that the finish sees this output's tokens and timestamps).
     ///
     /// Returns `None`, changing nothing, when the request has already finished: an output after
     /// the finish is ignored (the caller reports it).
+    #[inline]
     pub fn observe_output(
         &mut self,
         batch_timestamp: f64,
@@ -218,13 +221,10 @@ impl RequestLifecycle {
             }
             self.last_token_ts = Some(batch_timestamp);
         }
-        if let Some(reason) = output.finish_reason {
-            record.finish = self.finish(reason, received_at);
-        }
         Some(record)
     }
 
-    /// Finishes the request with `reason` at wall-clock time `received_at` (spec 4.2): for an
+    /// Finishes the request with `reason` at wall-clock time `received_at`: for an
     /// explicit abort, a dropped tracker, or a finish reason on an output. Returns `None` when
     /// the request had already finished, so a request is finished exactly once.
     pub fn finish(&mut self, reason: FinishReason, received_at: f64) -> Option<FinishRecord> {
@@ -321,7 +321,11 @@ mod tests {
         last.finish_reason = Some(FinishReason::Length);
         let rec = r.observe_output(13.0, 1003.0, &last).unwrap();
         assert_eq!(rec.itl, Some(1.5));
-        let fin = rec.finish.unwrap();
+        assert!(
+            !r.is_finished(),
+            "the finish reason is the caller's to apply"
+        );
+        let fin = r.finish(FinishReason::Length, 1003.0).unwrap();
         assert_eq!(fin.reason, FinishReason::Length);
         assert_eq!(fin.generation_tokens, 4);
         assert_eq!(
@@ -379,7 +383,7 @@ mod tests {
         abort.finish_reason = Some(FinishReason::Abort);
         let rec = r.observe_output(6.0, 1002.0, &abort).unwrap();
         assert_eq!((rec.ttft, rec.itl, rec.prompt), (None, None, None));
-        let fin = rec.finish.unwrap();
+        let fin = r.finish(FinishReason::Abort, 1002.0).unwrap();
         assert_eq!(
             (fin.queue, fin.prefill, fin.decode, fin.inference),
             (0.0, 0.0, 0.0, 0.0)

@@ -159,7 +159,12 @@ impl RequestMetricsTracker {
             .lifecycle
             .observe_output(batch_timestamp, received_at, output)
         {
-            Some(record) => self.write_output(&record),
+            Some(record) => {
+                self.write_output(&record);
+                if let Some(reason) = output.finish_reason {
+                    self.finish(reason, received_at);
+                }
+            }
             None => self.ignored(),
         }
     }
@@ -231,9 +236,6 @@ impl RequestMetricsTracker {
         }
         if let Some(ttft) = record.ttft {
             h.time_to_first_token.observe(ttft);
-        }
-        if let Some(finish) = &record.finish {
-            self.write_finish(finish);
         }
     }
 

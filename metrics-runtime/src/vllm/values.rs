@@ -33,14 +33,12 @@ pub(crate) fn diff_or_zero(end: f64, start: f64) -> f64 {
 /// negative or non-finite sample; the observation itself is still counted.
 #[inline]
 pub(crate) fn elapsed_or_zero(end: f64, start: f64) -> f64 {
-    if end.is_finite() && start.is_finite() && end >= start {
-        let d = end - start;
-        // `f64::MAX - (-f64::MAX)` overflows to +Inf.
-        if d.is_finite() {
-            d
-        } else {
-            0.0
-        }
+    // One subtraction and two comparisons cover every case: a NaN or infinite reading makes
+    // the difference NaN or infinite (`Inf - Inf` is NaN), a clock that went backwards makes
+    // it negative, and `f64::MAX - (-f64::MAX)` overflows to +Inf.
+    let elapsed = end - start;
+    if (0.0..f64::INFINITY).contains(&elapsed) {
+        elapsed
     } else {
         0.0
     }
@@ -85,6 +83,39 @@ pub(crate) fn non_negative(seconds: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elapsed_is_the_difference_only_when_it_is_a_finite_non_negative_number() {
+        let readings = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1.5,
+            1e-300,
+            1e308,
+            -1e308,
+            f64::MAX,
+            -f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1_700_000_000.25,
+        ];
+        for end in readings {
+            for start in readings {
+                let d = end - start;
+                let expected =
+                    if end.is_finite() && start.is_finite() && end >= start && d.is_finite() {
+                        d
+                    } else {
+                        0.0
+                    };
+                let got = elapsed_or_zero(end, start);
+                assert_eq!(got.to_bits(), expected.to_bits(), "{end} - {start}");
+            }
+        }
+    }
 
     #[test]
     fn documented_examples_hold() {
