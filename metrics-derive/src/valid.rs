@@ -507,10 +507,7 @@ fn check_unique_names(cx: &Ctxt, plans: &[MetricPlan]) {
         let cfg = cfg_key(plan.field);
         let unit = plan.unit.as_deref();
         // prometheus-client registers `name_unit`: that is what must be unique.
-        let registered = |name: &str| match unit {
-            Some(unit) => format!("{name}_{unit}"),
-            None => name.to_owned(),
-        };
+        let registered = |name: &str| registered_name(name, unit);
         let own = registered(&plan.name.value());
         let names = std::iter::once((&plan.name, false))
             .chain(plan.aliases.iter().map(|(name, _)| (name, true)));
@@ -525,7 +522,7 @@ fn check_unique_names(cx: &Ctxt, plans: &[MetricPlan]) {
                 continue;
             }
             match seen.get(&key) {
-                Some(first) if cfg.is_empty() || first.cfg.is_empty() || first.cfg == cfg => {
+                Some(first) if may_coexist(&first.cfg, &cfg) => {
                     let what = if is_alias { "alias" } else { "metric name" };
                     let shown = match unit {
                         Some(unit) => format!("`{key}` (`{written}` with `unit = \"{unit}\"`)"),
@@ -580,10 +577,7 @@ fn check_sample_collisions(cx: &Ctxt, plans: &[MetricPlan]) {
         let Some(kind) = plan.family.leaf else {
             continue;
         };
-        let registered = |name: &str| match plan.unit.as_deref() {
-            Some(unit) => format!("{name}_{unit}"),
-            None => name.to_owned(),
-        };
+        let registered = |name: &str| registered_name(name, plan.unit.as_deref());
         let names = std::iter::once(&plan.name).chain(plan.aliases.iter().map(|(name, _)| name));
         let mut mine: Vec<(String, String)> = Vec::new();
         for lit in names {
@@ -594,7 +588,7 @@ fn check_sample_collisions(cx: &Ctxt, plans: &[MetricPlan]) {
                     claims
                         .get(&sample)
                         .filter(|c| c.family != family)
-                        .filter(|c| cfg.is_empty() || c.cfg.is_empty() || c.cfg == cfg)
+                        .filter(|c| may_coexist(&c.cfg, &cfg))
                         .map(|c| (sample, c))
                 });
             if let Some((sample, other)) = clash {
@@ -627,6 +621,23 @@ fn check_sample_collisions(cx: &Ctxt, plans: &[MetricPlan]) {
     }
 }
 
+/// The family name prometheus-client registers: `name`, with `_unit` appended when there is a
+/// unit.
+fn registered_name(name: &str, unit: Option<&str>) -> String {
+    match unit {
+        Some(unit) => format!("{name}_{unit}"),
+        None => name.to_owned(),
+    }
+}
+
+/// Whether two fields with these `#[cfg]`s (see [`cfg_key`]) can exist in one build: a field
+/// without `#[cfg]` always exists, and the same `#[cfg]`s exist together. Different ones are
+/// assumed exclusive (the macro cannot evaluate them).
+fn may_coexist(a: &str, b: &str) -> bool {
+    a.is_empty() || b.is_empty() || a == b
+}
+
+/// The field's `#[cfg]` attributes as one string, empty without any.
 fn cfg_key(field: &Field) -> String {
     field
         .cfgs()
