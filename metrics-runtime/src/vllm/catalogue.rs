@@ -7,12 +7,12 @@ use super::buckets::{
     PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
     TTFT_BUCKETS,
 };
-use super::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
-use super::lora_info::LoraInfoMetrics;
-use super::request_metrics::RequestMetrics;
-use super::scheduler_metrics::SchedulerMetrics;
-use super::sleep_mode::SleepModeMetrics;
-use super::sleep_state::SLEEP_STATE_DESCRIPTORS;
+use super::request::metrics::RequestMetrics;
+use super::scheduler::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
+use super::scheduler::lora_info::LoraInfoMetrics;
+use super::scheduler::metrics::SchedulerMetrics;
+use super::sleep::mode::SleepModeMetrics;
+use super::sleep::state::SLEEP_STATE_DESCRIPTORS;
 use crate::catalogue::Catalogue;
 use crate::http::{
     HttpMetrics, HTTP_REQUEST_DURATION_BUCKETS, HTTP_REQUEST_DURATION_HIGHR_BUCKETS,

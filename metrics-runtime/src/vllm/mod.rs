@@ -45,27 +45,14 @@
 
 mod buckets;
 mod catalogue;
-mod connector_stats;
-mod connectors;
-mod cudagraph;
 mod engines;
 mod labels;
-mod lifecycle;
-mod log_stats;
-mod logger;
-mod lora_info;
-mod pending;
-mod request_metrics;
+mod log;
+mod request;
 mod scheduler;
-mod scheduler_metrics;
 mod sleep;
-mod sleep_mode;
-mod sleep_state;
-mod stats_line;
-mod tracker;
 mod types;
 mod values;
-mod warn_limit;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -80,39 +67,39 @@ pub use buckets::{
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 pub use catalogue::catalogue;
-pub use connector_stats::{
-    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
-};
-pub use connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
-pub use cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
 pub(crate) use engines::ENGINE_SLOTS;
 pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
-pub use lifecycle::{
+pub use log::interval::{LogStatsInterval, MAX_LOGGED_POSITIONS};
+pub use log::line::{SpecDecodeLine, StatsLine};
+pub use log::logger::StatsLogger;
+pub use request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
-pub use log_stats::{LogStatsInterval, MAX_LOGGED_POSITIONS};
-pub use logger::StatsLogger;
-pub use lora_info::{
+pub use request::metrics::{RequestHandles, RequestMetrics};
+pub use request::pending::FLUSH_INTERVAL_TOKENS;
+pub use request::tracker::{RequestMetricsRecorder, RequestMetricsTracker};
+pub use scheduler::connector_stats::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
+};
+pub use scheduler::connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
+pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
+pub use scheduler::lora_info::{
     LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState,
 };
-pub use pending::FLUSH_INTERVAL_TOKENS;
-pub use request_metrics::{RequestHandles, RequestMetrics};
-pub use scheduler::{iteration_tokens, SchedulerStatsRecorder};
-pub use scheduler_metrics::{SchedulerHandles, SchedulerMetrics};
-pub use sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
-pub use sleep_mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
-pub use sleep_state::SLEEP_STATE_DESCRIPTORS;
-pub use stats_line::{SpecDecodeLine, StatsLine};
-pub use tracker::{RequestMetricsRecorder, RequestMetricsTracker};
+pub use scheduler::metrics::{SchedulerHandles, SchedulerMetrics};
+pub use scheduler::recorder::{iteration_tokens, SchedulerStatsRecorder};
+pub use sleep::mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
+pub use sleep::state::SLEEP_STATE_DESCRIPTORS;
+pub use sleep::types::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
 pub use types::{
     CachedTokensBySource, CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats,
     PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
 };
 
-use connectors::{ConnectorFamilies, ConnectorHandles};
 use engines::{EngineTable, EntryRef, OverflowedEngines};
-use log_stats::LogStatsAccumulator;
-use sleep_state::{EngineSleepGauges, SleepStateFamilies};
+use log::interval::LogStatsAccumulator;
+use scheduler::connectors::{ConnectorFamilies, ConnectorHandles};
+use sleep::state::{EngineSleepGauges, SleepStateFamilies};
 
 use crate::http::HttpMetrics;
 use crate::plugin::RuntimeFamilies;
@@ -187,7 +174,7 @@ impl VllmMetricsConfig {
             "vllm:spec_decode_num_accepted_tokens_per_pos",
             self.num_speculative_tokens,
         );
-        for name in request_metrics::TOKEN_HISTOGRAMS {
+        for name in request::metrics::TOKEN_HISTOGRAMS {
             // `tokens_buckets` is non-empty, finite and strictly increasing for every input,
             // so the override cannot be rejected; keep the declared buckets if it ever were.
             options = match options
@@ -409,7 +396,7 @@ impl Families {
 pub(crate) struct Diagnostics {
     pub(crate) outputs_after_finish: AtomicU64,
     /// Limits the warning for ignored outputs to one per interval.
-    pub(crate) outputs_after_finish_warning: warn_limit::WarnLimiter,
+    pub(crate) outputs_after_finish_warning: log::warn_limit::WarnLimiter,
     pub(crate) finishes_after_finish: AtomicU64,
 }
 

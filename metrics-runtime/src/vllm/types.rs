@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::connector_stats::KvConnectorStats;
 use super::labels::CacheHitSource;
-use super::sleep::EngineSleepState;
+use super::scheduler::connector_stats::KvConnectorStats;
+use super::sleep::types::EngineSleepState;
 use crate::LabelEnum;
 
 /// Why a request finished. Label values are the lower-case variant names.

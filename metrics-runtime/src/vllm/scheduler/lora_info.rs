@@ -43,7 +43,7 @@ pub struct LoraState {
 }
 
 /// Updates `vllm:lora_requests_info`. Obtained from
-/// [`VllmMetrics::lora`](super::VllmMetrics::lora); cheap to clone, clones share the series.
+/// [`VllmMetrics::lora`](crate::vllm::VllmMetrics::lora); cheap to clone, clones share the series.
 #[derive(Clone, Debug)]
 pub struct LoraInfoRecorder {
     family: Family<LoraInfoLabels, Gauge<f64, AtomicU64>>,

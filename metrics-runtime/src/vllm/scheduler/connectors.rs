@@ -11,16 +11,16 @@
 
 use std::sync::OnceLock;
 
-use super::buckets::{
+use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::vllm::buckets::{
     MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
     NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
 };
-use super::connector_stats::{
+use crate::vllm::labels::EngineLabels;
+use crate::vllm::scheduler::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
-use super::labels::EngineLabels;
-use super::values::{non_negative, saturating_inc_by};
-use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::vllm::values::{non_negative, saturating_inc_by};
 use crate::{
     Buckets, Counter, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
 };

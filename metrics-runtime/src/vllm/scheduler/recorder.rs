@@ -3,15 +3,15 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::labels::CacheHitSource;
-use super::labels::WaitingReason;
-use super::log_stats::LogStatsInterval;
-use super::types::{RequestOutput, SchedulerStats};
-use super::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
-use super::Core;
+use crate::vllm::labels::CacheHitSource;
+use crate::vllm::labels::WaitingReason;
+use crate::vllm::log::interval::LogStatsInterval;
+use crate::vllm::types::{RequestOutput, SchedulerStats};
+use crate::vllm::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
+use crate::vllm::Core;
 
 /// Records scheduler stats per engine. Obtained from
-/// [`VllmMetrics::scheduler`](super::VllmMetrics::scheduler); cheap to clone.
+/// [`VllmMetrics::scheduler`](crate::vllm::VllmMetrics::scheduler); cheap to clone.
 #[derive(Clone)]
 pub struct SchedulerStatsRecorder {
     core: Arc<Core>,

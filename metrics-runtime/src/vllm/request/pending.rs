@@ -4,8 +4,8 @@
 
 use crate::HistogramBuffer;
 
-use super::request_metrics::RequestHandles;
-use super::values::saturating_inc_by;
+use crate::vllm::request::metrics::RequestHandles;
+use crate::vllm::values::saturating_inc_by;
 
 /// Generated tokens between two merges of a request's per-output records: vLLM's Rust
 /// frontend's default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS` = 32, vLLM pull request 57582),

@@ -2,8 +2,8 @@
 
 use std::sync::atomic::AtomicU64;
 
-use super::buckets::{ITERATION_TOKENS_BUCKETS, KV_RESIDENCY_BUCKETS};
-use super::labels::{CacheHitSource, EngineLabels, WaitingReason};
+use crate::vllm::buckets::{ITERATION_TOKENS_BUCKETS, KV_RESIDENCY_BUCKETS};
+use crate::vllm::labels::{CacheHitSource, EngineLabels, WaitingReason};
 use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandles};
 
 /// Every scheduler metric of one engine. Help texts are vLLM's (without the final `.`, which

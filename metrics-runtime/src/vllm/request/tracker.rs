@@ -6,16 +6,18 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::labels::PromptSource;
-use super::lifecycle::{FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams};
-use super::pending::PendingOutputs;
-use super::request_metrics::RequestHandles;
-use super::types::{FinishReason, RequestOutput};
-use super::values::saturating_inc_by;
-use super::{Core, EngineEntry};
+use crate::vllm::labels::PromptSource;
+use crate::vllm::request::lifecycle::{
+    FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
+};
+use crate::vllm::request::metrics::RequestHandles;
+use crate::vllm::request::pending::PendingOutputs;
+use crate::vllm::types::{FinishReason, RequestOutput};
+use crate::vllm::values::saturating_inc_by;
+use crate::vllm::{Core, EngineEntry};
 
 /// Creates request trackers. Obtained from
-/// [`VllmMetrics::requests`](super::VllmMetrics::requests); cheap to clone.
+/// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.
 #[derive(Clone)]
 pub struct RequestMetricsRecorder {
     core: Arc<Core>,
@@ -117,7 +119,7 @@ struct ParentState {
 ///
 /// The records made on every output, `vllm:generation_tokens` and
 /// `vllm:inter_token_latency_seconds`, are kept in the tracker with plain arithmetic and merged
-/// into the engine's series every [`FLUSH_INTERVAL_TOKENS`](super::FLUSH_INTERVAL_TOKENS) generated tokens (as vLLM's Rust
+/// into the engine's series every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) generated tokens (as vLLM's Rust
 /// frontend does), at the finish, on [`flush`](Self::flush), and when the tracker is dropped:
 /// a scrape during the request lags it by fewer than that many tokens and samples, and once
 /// the request has finished the exposition is the same, byte for byte, as if every output had
@@ -186,7 +188,7 @@ impl RequestMetricsTracker {
     }
 
     /// Merges the per-output records kept in the tracker into the engine's series now (they
-    /// are merged every [`FLUSH_INTERVAL_TOKENS`](super::FLUSH_INTERVAL_TOKENS) tokens and at the finish anyway).
+    /// are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) tokens and at the finish anyway).
     pub fn flush(&mut self) {
         self.pending.flush(&self.entry.requests);
     }

@@ -1,14 +1,14 @@
 //! The request metrics, one set per engine, declared with the derive.
 
-use super::buckets::{
+use crate::vllm::buckets::{
     ITL_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS,
 };
-use super::labels::{EngineLabels, PromptSource};
-use super::types::FinishReason;
+use crate::vllm::labels::{EngineLabels, PromptSource};
+use crate::vllm::types::FinishReason;
 use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
 
 /// Every request metric of one engine. Token-count histograms are declared with the default
-/// `max_model_len` (131072); [`VllmMetrics::register`](super::VllmMetrics::register) replaces
+/// `max_model_len` (131072); [`VllmMetrics::register`](crate::vllm::VllmMetrics::register) replaces
 /// their buckets with the configured one's. Help texts are vLLM's.
 ///
 /// `vllm:time_per_output_token_seconds` was deprecated in vLLM 0.11 (renamed

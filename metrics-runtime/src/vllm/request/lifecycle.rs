@@ -3,11 +3,11 @@
 //! [`RequestLifecycle`] implements vLLM's per-request metric arithmetic without touching a
 //! metric: each output yields
 //! an [`OutputRecord`], the finish a [`FinishRecord`]. The tracker
-//! ([`RequestMetricsTracker`](super::RequestMetricsTracker)) writes those into cached handles.
+//! ([`RequestMetricsTracker`](crate::vllm::RequestMetricsTracker)) writes those into cached handles.
 //! Keeping the arithmetic here makes every edge case unit-testable on its own.
 
-use super::types::{EventType, FinishReason, RequestOutput};
-use super::values::{diff_or_zero, elapsed_or_zero};
+use crate::vllm::types::{EventType, FinishReason, RequestOutput};
+use crate::vllm::values::{diff_or_zero, elapsed_or_zero};
 
 /// The request parameters a tracker is created with.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::labels::PromptSource;
-use super::log_stats::LogStatsInterval;
-use super::stats_line::{CounterTotals, GaugeReadings, StatsLine};
-use super::{EngineEntry, VllmMetrics};
+use crate::vllm::labels::PromptSource;
+use crate::vllm::log::interval::LogStatsInterval;
+use crate::vllm::log::line::{CounterTotals, GaugeReadings, StatsLine};
+use crate::vllm::{EngineEntry, VllmMetrics};
 
 /// Computes vLLM's periodic log line (the format of vLLM's `LoggingStatLogger`) from counter deltas since the previous
 /// line, over every engine present at the time of the line (engines need not start at 0), and

@@ -1,12 +1,12 @@
 //! The arithmetic and text of vLLM's periodic log line, on plain values.
 //!
-//! [`StatsLogger`](super::StatsLogger) reads the metrics into [`CounterTotals`] and
+//! [`StatsLogger`](crate::vllm::StatsLogger) reads the metrics into [`CounterTotals`] and
 //! [`GaugeReadings`]; [`StatsLine::compute`] turns two readings and the drained log stats into
 //! the line. Nothing here touches a metric.
 
 use std::fmt;
 
-use super::log_stats::LogStatsInterval;
+use crate::vllm::log::interval::LogStatsInterval;
 
 /// Cumulative counter values at one instant, summed over every engine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,10 +11,10 @@
 
 use std::sync::OnceLock;
 
-use super::connectors::descriptor;
-use super::labels::EngineLabels;
-use super::sleep::{EngineSleepState, KvCacheState, WeightsState};
 use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::vllm::labels::EngineLabels;
+use crate::vllm::scheduler::connectors::descriptor;
+use crate::vllm::sleep::types::{EngineSleepState, KvCacheState, WeightsState};
 use crate::{Gauge, LabelEnum, MetricDescriptor, MetricKind};
 
 const RESOURCE_STATE: MetricDescriptor = descriptor(

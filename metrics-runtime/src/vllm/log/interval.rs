@@ -10,8 +10,8 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::cudagraph::{CudagraphCounts, CudagraphKey};
-use super::types::CudagraphStats;
+use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
+use crate::vllm::types::CudagraphStats;
 
 /// The most per-position spec-decode values the log stats keep: positions at or past it are
 /// summed into [`LogStatsInterval::accepted_beyond_logged`], so the log line's per-position list
@@ -29,10 +29,10 @@ pub struct LogStatsInterval {
     /// Accepted tokens at positions [`MAX_LOGGED_POSITIONS`] and beyond, summed.
     pub accepted_beyond_logged: u64,
     /// How many steps reported each CUDA-graph padding shape, in first-seen order (at most
-    /// [`MAX_CUDAGRAPH_SHAPES`](super::MAX_CUDAGRAPH_SHAPES) shapes).
+    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::MAX_CUDAGRAPH_SHAPES) shapes).
     pub cudagraph: Vec<(CudagraphKey, u64)>,
     /// Steps whose CUDA-graph shape was not kept: it came after
-    /// [`MAX_CUDAGRAPH_SHAPES`](super::MAX_CUDAGRAPH_SHAPES) others in the interval.
+    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::MAX_CUDAGRAPH_SHAPES) others in the interval.
     pub cudagraph_other_steps: u64,
 }
 

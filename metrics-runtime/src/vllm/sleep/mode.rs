@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use super::buckets::SLEEP_MODE_DURATION_BUCKETS;
-use super::sleep::SleepOperation;
+use crate::vllm::buckets::SLEEP_MODE_DURATION_BUCKETS;
+use crate::vllm::sleep::types::SleepOperation;
 use crate::{ByLabel, Family, Gauge, Histogram, MetricHandles, NoLabels};
 
 /// The two sleep-mode families. Help texts are vLLM's Rust frontend's.
@@ -26,7 +26,7 @@ pub struct SleepModeMetrics {
 }
 
 /// Times sleep-mode operations. Obtained from
-/// [`VllmMetrics::sleep_mode`](super::VllmMetrics::sleep_mode); cheap to clone.
+/// [`VllmMetrics::sleep_mode`](crate::vllm::VllmMetrics::sleep_mode); cheap to clone.
 #[derive(Clone, Debug)]
 pub struct SleepModeRecorder {
     handles: SleepModeHandles,
