@@ -260,6 +260,22 @@ impl HistogramCore {
         line.0.get(cell % CELLS_PER_LINE)
     }
 
+    /// The cells of shard `shard`'s block from cell `first` on, in order: line by line, so
+    /// that walking them costs no division and no bounds check per cell.
+    #[inline]
+    fn cells(&self, shard: usize, first: usize) -> impl Iterator<Item = &AtomicU64> {
+        let block = shard * self.lines_per_shard;
+        let lines = self
+            .lines
+            .get(block + first / CELLS_PER_LINE..block + self.lines_per_shard)
+            .unwrap_or(&[]);
+        let skip = first % CELLS_PER_LINE;
+        lines.iter().enumerate().flat_map(move |(i, line)| {
+            let start = if i == 0 { skip } else { 0 };
+            line.0.get(start..).unwrap_or(&[])
+        })
+    }
+
     /// Adds a batch of observations to the calling thread's shard (see [`Histogram::merge`]).
     ///
     /// The batch goes to the shard's merge area when its flag is free: one compare-and-swap
@@ -312,11 +328,9 @@ impl HistogramCore {
         let counts = counts.iter().take(buckets).map(|&count| u64::from(count));
         if let Some(flag) = owned {
             // Every bucket, touched or not: a plain load and store each, no branch.
-            for (bucket, count) in counts.enumerate() {
-                if let Some(cell) = self.cell(shard, area + 1 + bucket) {
-                    let total = cell.load(Ordering::Relaxed).wrapping_add(count);
-                    cell.store(total, Ordering::Relaxed);
-                }
+            for (cell, count) in self.cells(shard, area + 1).zip(counts) {
+                let total = cell.load(Ordering::Relaxed).wrapping_add(count);
+                cell.store(total, Ordering::Relaxed);
             }
             if let Some(cell) = self.cell(shard, area) {
                 cell.store(sum.to_bits(), Ordering::Relaxed);
@@ -324,8 +338,8 @@ impl HistogramCore {
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
-            for (bucket, count) in counts.enumerate().filter(|&(_, count)| count != 0) {
-                if let Some(cell) = self.cell(shard, 1 + bucket) {
+            for (cell, count) in self.cells(shard, 1).zip(counts) {
+                if count != 0 {
                     cell.fetch_add(count, Ordering::Relaxed);
                 }
             }
