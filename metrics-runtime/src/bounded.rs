@@ -10,6 +10,8 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use crate::sync::{read, write};
+
 /// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
 /// OpenTelemetry's Prometheus exporter gives its overflow attribute.
 pub(crate) const OVERFLOW_LABEL: &str = "otel_metric_overflow";
@@ -180,9 +182,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         (entries, overflow)
     }
 
-    // A panic while a lock is held (only possible inside a user's `Hash`/`Eq`) must not take
-    // every later scrape and resolve down with it: the table is still structurally valid, so
-    // poisoning is ignored.
+    // A panic while a lock is held is only possible inside a user's `Hash`/`Eq`; the table is
+    // still structurally valid after it (see `crate::sync`).
     fn read(&self) -> RwLockReadGuard<'_, Table<K, M>> {
         read(&self.table)
     }
@@ -190,14 +191,6 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
         write(&self.table)
     }
-}
-
-fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

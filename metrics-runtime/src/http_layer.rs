@@ -41,7 +41,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -56,6 +56,7 @@ use crate::http::{
     HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
     UNMATCHED_HANDLER,
 };
+use crate::sync::lock;
 use crate::{Counter, Histogram};
 
 /// Route templates that get their own series unless [`HttpMetricsLayer::with_max_routes`] says
@@ -148,7 +149,7 @@ impl Shared {
         if let Some(route) = self.routes.load().get(handler) {
             return route.clone();
         }
-        let _adding = self.adding.lock().unwrap_or_else(PoisonError::into_inner);
+        let _adding = lock(&self.adding);
         let current = self.routes.load_full();
         if let Some(route) = current.get(handler) {
             return route.clone();

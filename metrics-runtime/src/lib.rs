@@ -35,6 +35,7 @@ mod options;
 pub mod plugin;
 mod registration;
 mod sanitize;
+mod sync;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 

@@ -15,6 +15,7 @@ use super::validate::validate;
 use crate::family::unit_from_str;
 use crate::labels::LabelSet;
 use crate::member::SeriesSpec;
+use crate::sync;
 
 /// Families described at run time, each with the common label set `L` first and its own extra
 /// label keys after.
@@ -131,14 +132,12 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         self.len() == 0
     }
 
-    // The lock only guards the list of families; a panic while it is held (impossible in this
-    // module's code) leaves the list valid, so poisoning is ignored.
     fn read(&self) -> RwLockReadGuard<'_, State<L>> {
-        self.shared.state.read().unwrap_or_else(|e| e.into_inner())
+        sync::read(&self.shared.state)
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, State<L>> {
-        self.shared.state.write().unwrap_or_else(|e| e.into_inner())
+        sync::write(&self.shared.state)
     }
 }
 
@@ -158,7 +157,7 @@ impl<L> fmt::Debug for RuntimeFamilies<L> {
 
 impl<L> fmt::Debug for Shared<L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        let state = sync::read(&self.state);
         f.debug_struct("RuntimeFamilies")
             .field("families", &state.families)
             .finish()
@@ -177,13 +176,7 @@ impl<L> fmt::Debug for Exported<L> {
 impl<L: LabelSet> Collector for Exported<L> {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
         // Clone the list out so that registering never waits for a slow scrape writer.
-        let families: Vec<Arc<dyn ErasedFamily<L>>> = self
-            .0
-            .state
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .families
-            .clone();
+        let families: Vec<Arc<dyn ErasedFamily<L>>> = sync::read(&self.0.state).families.clone();
         for family in &families {
             family.encode(&mut encoder)?;
         }

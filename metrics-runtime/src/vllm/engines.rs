@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use arc_swap::{ArcSwapOption, Guard};
 
+use crate::sync::{lock, read, write};
+
 /// Engine indices with a lock-free slot.
 pub(crate) const ENGINE_SLOTS: usize = 256;
 
@@ -86,7 +88,7 @@ impl<T> EngineTable<T> {
                 entry
             }
             None => {
-                let mut beyond = self.beyond.write().unwrap_or_else(|e| e.into_inner());
+                let mut beyond = write(&self.beyond);
                 Arc::clone(beyond.entry(engine).or_insert_with(|| Arc::new(join())))
             }
         }
@@ -98,11 +100,7 @@ impl<T> EngineTable<T> {
         let _membership = lock(&self.membership);
         let removed = match self.slot(engine) {
             Some(slot) => slot.swap(None),
-            None => self
-                .beyond
-                .write()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&engine),
+            None => write(&self.beyond).remove(&engine),
         };
         match removed {
             Some(entry) => {
@@ -121,7 +119,7 @@ impl<T> EngineTable<T> {
             .zip(0u32..)
             .filter_map(|(slot, engine)| slot.load_full().map(|e| (engine, e)))
             .collect();
-        let beyond = self.beyond.read().unwrap_or_else(|e| e.into_inner());
+        let beyond = read(&self.beyond);
         let mut rest: Vec<(u32, Arc<T>)> =
             beyond.iter().map(|(&k, v)| (k, Arc::clone(v))).collect();
         rest.sort_by_key(|(k, _)| *k);
@@ -132,10 +130,6 @@ impl<T> EngineTable<T> {
     fn slot(&self, engine: u32) -> Option<&ArcSwapOption<T>> {
         usize::try_from(engine).ok().and_then(|i| self.slots.get(i))
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// How many present engines record into the families' shared overflow series.

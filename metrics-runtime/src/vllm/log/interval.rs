@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use crate::sync::lock;
 use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
 use crate::vllm::types::CudagraphStats;
 
@@ -196,11 +197,6 @@ fn saturating_add(cell: &AtomicU64, delta: u64) {
             Some(c.saturating_add(delta))
         });
     }
-}
-
-// The protected data is plain counts, valid after any panic: ignore poisoning.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::sync::lock;
 use crate::{Family, Gauge, LabelSet, MetricHandles};
 
 /// The labels of `vllm:lora_requests_info`: adapter names, sorted and comma-joined.
@@ -79,8 +80,8 @@ impl LoraInfoRecorder {
                 running_lora_adapters: join(&state.running),
                 waiting_lora_adapters: join(&state.waiting),
             });
-        // The lock only orders concurrent updates; a panic cannot happen while it is held.
-        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        // The lock only orders concurrent updates.
+        let mut current = lock(&self.current);
         if *current != next {
             if let Some(previous) = current.as_ref() {
                 self.family.remove(previous);
