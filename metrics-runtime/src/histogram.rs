@@ -260,20 +260,36 @@ impl HistogramCore {
         line.0.get(cell % CELLS_PER_LINE)
     }
 
-    /// The cells of shard `shard`'s block from cell `first` on, in order: line by line, so
-    /// that walking them costs no division and no bounds check per cell.
+    /// Applies `add` to each cell of shard `shard`'s block from cell `first` on, paired with
+    /// `counts` in order. Line by line, with slices, so that a cell costs no division and no
+    /// bounds check.
     #[inline]
-    fn cells(&self, shard: usize, first: usize) -> impl Iterator<Item = &AtomicU64> {
+    fn add_counts(
+        &self,
+        shard: usize,
+        first: usize,
+        mut counts: &[u32],
+        add: impl Fn(&AtomicU64, u64),
+    ) {
         let block = shard * self.lines_per_shard;
         let lines = self
             .lines
             .get(block + first / CELLS_PER_LINE..block + self.lines_per_shard)
             .unwrap_or(&[]);
-        let skip = first % CELLS_PER_LINE;
-        lines.iter().enumerate().flat_map(move |(i, line)| {
-            let start = if i == 0 { skip } else { 0 };
-            line.0.get(start..).unwrap_or(&[])
-        })
+        let mut skip = first % CELLS_PER_LINE;
+        for line in lines {
+            let cells = line.0.get(skip..).unwrap_or(&[]);
+            let n = cells.len().min(counts.len());
+            let (now, rest) = counts.split_at(n);
+            for (cell, &count) in cells.iter().zip(now) {
+                add(cell, u64::from(count));
+            }
+            counts = rest;
+            if counts.is_empty() {
+                return;
+            }
+            skip = 0;
+        }
     }
 
     /// Adds a batch of observations to the calling thread's shard (see [`Histogram::merge`]).
@@ -325,24 +341,24 @@ impl HistogramCore {
             ),
             None => count_and_add(values, start, &mut counts, exact, exact),
         };
-        let counts = counts.iter().take(buckets).map(|&count| u64::from(count));
+        let counts = counts.get(..buckets).unwrap_or(&counts);
         if let Some(flag) = owned {
             // Every bucket, touched or not: a plain load and store each, no branch.
-            for (cell, count) in self.cells(shard, area + 1).zip(counts) {
+            self.add_counts(shard, area + 1, counts, |cell, count| {
                 let total = cell.load(Ordering::Relaxed).wrapping_add(count);
                 cell.store(total, Ordering::Relaxed);
-            }
+            });
             if let Some(cell) = self.cell(shard, area) {
                 cell.store(sum.to_bits(), Ordering::Relaxed);
             }
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
-            for (cell, count) in self.cells(shard, 1).zip(counts) {
+            self.add_counts(shard, 1, counts, |cell, count| {
                 if count != 0 {
                     cell.fetch_add(count, Ordering::Relaxed);
                 }
-            }
+            });
             if let Some(cell) = self.cell(shard, 0) {
                 add_all_to_f64_bits(cell, values);
             }
