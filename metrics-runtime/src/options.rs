@@ -8,16 +8,22 @@ use crate::descriptor::{Alias, MetricDescriptor};
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///
+/// The builders that cannot fail take and return the options by value, for chaining.
+/// [`buckets`](Self::buckets), the one that can, borrows them: a rejected list leaves the
+/// options as they were, still usable.
+///
 /// ```
 /// use metric_handles::RegisterOptions;
 ///
-/// let options = RegisterOptions::new()
-///     .buckets("vllm:request_prompt_tokens", metric_handles::buckets::one_two_five(4096.0))
-///     .expect("valid buckets")
+/// let mut options = RegisterOptions::new()
 ///     .positions("vllm:spec_decode_num_accepted_tokens_per_pos", 3)
 ///     .max_label_sets("vllm:num_requests_running", 64)
 ///     .show_hidden_metrics_for_version("0.10");
-/// # let _ = options;
+/// options
+///     .buckets("vllm:request_prompt_tokens", metric_handles::buckets::one_two_five(4096.0))
+///     .expect("valid buckets");
+/// // A rejected list is reported and changes nothing.
+/// assert!(options.buckets("vllm:e2e_request_latency", vec![2.0, 1.0]).is_err());
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct RegisterOptions {
@@ -37,12 +43,13 @@ impl RegisterOptions {
     /// Replaces the buckets of the histogram registered as `metric` (its primary name).
     /// Fails, naming the bound, unless the list is non-empty, at most
     /// [`MAX_BUCKETS`](crate::buckets::MAX_BUCKETS) long, finite, non-negative and strictly
-    /// increasing.
+    /// increasing; on failure the options are left unchanged (an earlier override of `metric`
+    /// stays in force).
     pub fn buckets(
-        mut self,
+        &mut self,
         metric: impl Into<String>,
         bounds: Vec<f64>,
-    ) -> Result<Self, BucketError> {
+    ) -> Result<&mut Self, BucketError> {
         buckets::validate(&bounds)?;
         self.buckets.insert(metric.into(), bounds);
         Ok(self)
@@ -120,7 +127,7 @@ impl RegisterOptions {
     }
 
     /// The limit on common label sets for `descriptor`.
-    pub fn label_set_limit(&self, descriptor: &MetricDescriptor) -> usize {
+    pub(crate) fn label_set_limit(&self, descriptor: &MetricDescriptor) -> usize {
         self.max_label_sets
             .get(descriptor.name)
             .copied()
@@ -186,6 +193,25 @@ mod tests {
             name: "old",
             deprecated_in: "0.10"
         }));
+    }
+
+    #[test]
+    fn a_rejected_bucket_list_leaves_the_options_unchanged_and_usable() {
+        let mut options = RegisterOptions::new().positions("p", 2);
+        options.buckets("h", vec![1.0, 2.0]).unwrap();
+        assert_eq!(
+            options.buckets("h", vec![2.0, 1.0]).err(),
+            Some(BucketError::NotIncreasing { index: 1 })
+        );
+        assert_eq!(
+            options.buckets("g", Vec::new()).err(),
+            Some(BucketError::Empty)
+        );
+        assert_eq!(options.buckets.get("h"), Some(&vec![1.0, 2.0]));
+        assert!(!options.buckets.contains_key("g"));
+        assert_eq!(options.positions.get("p"), Some(&2));
+        let options = options.max_series("s", 7);
+        assert_eq!(options.max_series.get("s"), Some(&7));
     }
 
     #[test]

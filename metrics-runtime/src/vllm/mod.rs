@@ -176,14 +176,9 @@ impl VllmMetricsConfig {
         );
         for name in request::metrics::TOKEN_HISTOGRAMS {
             // `tokens_buckets` is non-empty, finite and strictly increasing for every input,
-            // so the override cannot be rejected; keep the declared buckets if it ever were.
-            options = match options
-                .clone()
-                .buckets(*name, tokens_buckets(self.max_model_len))
-            {
-                Ok(with_buckets) => with_buckets,
-                Err(_) => options,
-            };
+            // so the override cannot be rejected; a rejected one would leave the declared
+            // buckets in force.
+            let _ = options.buckets(*name, tokens_buckets(self.max_model_len));
         }
         if let Some(version) = &self.show_hidden_metrics_for_version {
             options = options.show_hidden_metrics_for_version(version.clone());
