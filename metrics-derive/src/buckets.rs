@@ -1,5 +1,7 @@
 //! `buckets = ...`: parsing and checking the four bucket forms at compile time.
 
+use proc_macro2::Span;
+use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, Path, UnOp};
 
 use crate::attr::strip;
@@ -14,24 +16,15 @@ pub enum BucketSpec {
     Explicit(Vec<f64>),
     /// `SOME_CONST`: checked at compile time by a generated `const` assertion.
     Const(Path),
-    Exponential {
-        start: f64,
-        factor: f64,
-        count: u16,
-    },
-    Linear {
-        start: f64,
-        width: f64,
-        count: u16,
-    },
-    OneTwoFive {
-        max: f64,
-    },
-    /// A generator with at least one argument given as a constant's path: its arguments and
-    /// bounds are checked at compile time by a generated `const` assertion.
-    WithConstants {
+    /// `exponential(...)`, `linear(...)` or `one_two_five(...)`, its arguments in the
+    /// generator's order. Literal arguments are checked here, with a span; constants, and the
+    /// bounds the generator makes, by a generated `const` assertion that walks them with the
+    /// runtime's own generator arithmetic (so the macro keeps no second copy of it).
+    Generator {
         generator: Symbol,
         args: Vec<(Symbol, GeneratorArg)>,
+        /// The generator call, where a failed assertion on literal arguments points.
+        span: Span,
     },
 }
 
@@ -258,49 +251,23 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             None
         }
     };
-    if !constants.is_empty() {
-        // The literal arguments are checked here; the constants, and the bounds they make, by
-        // the generated assertion.
-        let mut args = Vec::new();
-        for (symbol, _, _) in &values {
-            args.push((*symbol, GeneratorArg::Literal(check(*symbol)?)));
+    let mut args = Vec::new();
+    let mut valid = true;
+    for symbol in expected {
+        let constant = constants.iter().find(|(s, _)| s == symbol);
+        match constant {
+            Some((_, path)) => args.push((*symbol, GeneratorArg::Const(path.clone()))),
+            None => match check(*symbol) {
+                Some(value) => args.push((*symbol, GeneratorArg::Literal(value))),
+                None => valid = false,
+            },
         }
-        args.extend(
-            constants
-                .into_iter()
-                .map(|(symbol, path)| (symbol, GeneratorArg::Const(path))),
-        );
-        return Some(BucketSpec::WithConstants { generator, args });
     }
-    let count = |count: Option<f64>| u16::try_from(count? as u64).ok();
-    let spec = if generator == EXPONENTIAL {
-        let (start, factor, count) = (check(START), check(FACTOR), count(check(COUNT)));
-        BucketSpec::Exponential {
-            start: start?,
-            factor: factor?,
-            count: count?,
-        }
-    } else if generator == LINEAR {
-        let (start, width, count) = (check(START), check(WIDTH), count(check(COUNT)));
-        BucketSpec::Linear {
-            start: start?,
-            width: width?,
-            count: count?,
-        }
-    } else {
-        BucketSpec::OneTwoFive { max: check(MAX)? }
-    };
-    // The generated bounds must all be finite and increasing, like an explicit list.
-    let bounds = bounds_of(&spec);
-    let valid = bounds.iter().all(|b| b.is_finite()) && bounds.windows(2).all(|w| w[0] < w[1]);
-    if !valid {
-        cx.error_spanned_by(
-            call,
-            format!("`{func}(...)` produces bounds that overflow `f64` or stop increasing: use fewer buckets"),
-        );
-        return None;
-    }
-    Some(spec)
+    valid.then(|| BucketSpec::Generator {
+        generator,
+        args,
+        span: call.span(),
+    })
 }
 
 /// What a literal argument `symbol` of `generator` must be: the test, and the rule in words.
@@ -327,27 +294,6 @@ fn example_args(generator: Symbol) -> &'static str {
         "start = 0.0, width = 1.0, count = 5"
     } else {
         "max = 1000"
-    }
-}
-
-/// The bounds a generator stands for, computed as the runtime computes them.
-fn bounds_of(spec: &BucketSpec) -> Vec<f64> {
-    match *spec {
-        BucketSpec::Exponential {
-            start,
-            factor,
-            count,
-        } => std::iter::successors(Some(start), |b| Some(b * factor))
-            .take(usize::from(count))
-            .collect(),
-        BucketSpec::Linear {
-            start,
-            width,
-            count,
-        } => (0..count).map(|i| start + width * f64::from(i)).collect(),
-        BucketSpec::OneTwoFive { max } => vec![max],
-        BucketSpec::Explicit(ref bounds) => bounds.clone(),
-        BucketSpec::Const(_) | BucketSpec::WithConstants { .. } => Vec::new(),
     }
 }
 

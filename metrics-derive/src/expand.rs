@@ -420,7 +420,7 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
             #krate::__private::dynamic_keys(#shape),
         )
     }));
-    if let Some(spec @ BucketSpec::WithConstants { args, .. }) = &plan.buckets {
+    if let Some(spec @ BucketSpec::Generator { args, span, .. }) = &plan.buckets {
         let value = buckets(spec, krate, const_ident);
         let span = args
             .iter()
@@ -428,7 +428,7 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
                 GeneratorArg::Const(path) => Some(path.span()),
                 GeneratorArg::Literal(_) => None,
             })
-            .unwrap_or_else(Span::call_site);
+            .unwrap_or(*span);
         checks.push(respan(
             quote!(#krate::__private::assert_valid_generator(#value)),
             span,
@@ -525,34 +525,14 @@ fn buckets(spec: &BucketSpec, krate: &TokenStream, const_ident: &Ident) -> Token
             let bounds_const = format_ident!("{}_BOUNDS", const_ident);
             quote!(#krate::Buckets::Explicit(Self::#bounds_const))
         }
-        BucketSpec::Exponential {
-            start,
-            factor,
-            count,
+        BucketSpec::Generator {
+            generator, args, ..
         } => {
-            let (start, factor) = (float(*start), float(*factor));
-            let count = Literal::u16_unsuffixed(*count);
-            quote!(#krate::Buckets::Exponential { start: #start, factor: #factor, count: #count })
-        }
-        BucketSpec::Linear {
-            start,
-            width,
-            count,
-        } => {
-            let (start, width) = (float(*start), float(*width));
-            let count = Literal::u16_unsuffixed(*count);
-            quote!(#krate::Buckets::Linear { start: #start, width: #width, count: #count })
-        }
-        BucketSpec::OneTwoFive { max } => {
-            let max = float(*max);
-            quote!(#krate::Buckets::OneTwoFive { max: #max })
-        }
-        BucketSpec::WithConstants { generator, args } => {
             let fields = args.iter().map(|(symbol, arg)| {
                 let name = format_ident!("{}", symbol.as_str());
                 let value = match arg {
                     GeneratorArg::Literal(value) if *symbol == COUNT => {
-                        // Checked to be an integer from 1 to 65535.
+                        // Checked to be an integer from 1 to 256.
                         let literal = Literal::u16_unsuffixed(*value as u16);
                         quote!(#literal)
                     }

@@ -7,6 +7,7 @@
 /// Message buffer size; a longer message is cut (never a panic of its own).
 const CAPACITY: usize = 256;
 
+#[derive(Clone, Copy)]
 struct Message {
     bytes: [u8; CAPACITY],
     len: usize,
@@ -172,8 +173,9 @@ pub const fn bucket_count(count: u128) -> u16 {
     count as u16
 }
 
-/// Fails compilation when a generator with constant arguments is invalid: the same rules the
-/// derive applies to literal arguments, and every bound finite.
+/// Fails compilation when a declared generator is invalid: the argument rules (which the derive
+/// also applies, with a span, to literal arguments), and every bound it makes finite and
+/// strictly increasing, walked with the generators' own arithmetic.
 pub const fn assert_valid_generator(buckets: crate::Buckets) {
     use crate::Buckets;
     let start = Message::new().push_str("bucket generator ");
@@ -195,14 +197,12 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
                     .fail();
             }
             let mut bound = first;
-            let mut i = 1;
+            let mut i = 0;
             while i < count {
-                bound *= factor;
+                let next = crate::buckets::exponential_bound(first, factor, bound, i);
+                check_generated(name, bound, next, i);
+                bound = next;
                 i += 1;
-            }
-            if !bound.is_finite() {
-                name.push_str("its bounds overflow `f64`: use fewer buckets")
-                    .fail();
             }
         }
         Buckets::Linear {
@@ -221,9 +221,13 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
                     .push_f64(width)
                     .fail();
             }
-            if !(first + width * (count as f64 - 1.0)).is_finite() {
-                name.push_str("its bounds overflow `f64`: use fewer buckets")
-                    .fail();
+            let mut bound = first;
+            let mut i = 0;
+            while i < count {
+                let next = crate::buckets::linear_bound(first, width, i);
+                check_generated(name, bound, next, i);
+                bound = next;
+                i += 1;
             }
         }
         Buckets::OneTwoFive { max } => {
@@ -235,6 +239,23 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
             }
         }
         Buckets::Explicit(bounds) => assert_valid_buckets("", bounds),
+    }
+}
+
+/// Fails compilation unless generated bound `index` (`bound`) is finite and, past the first,
+/// above the one before it (`previous`).
+const fn check_generated(name: Message, previous: f64, bound: f64, index: u16) {
+    if !bound.is_finite() {
+        name.push_str("its bounds overflow `f64`: use fewer buckets")
+            .fail();
+    }
+    if index > 0 && bound <= previous {
+        name.push_str("its bounds stop increasing at bound [")
+            .push_usize(index as usize)
+            .push_str("] = ")
+            .push_f64(bound)
+            .push_str(": use a larger step or fewer buckets")
+            .fail();
     }
 }
 
@@ -277,5 +298,44 @@ mod tests {
     )]
     fn a_decreasing_bound_is_named() {
         super::assert_valid_buckets("ITL", &[0.1, 1.0, 0.5]);
+    }
+
+    #[test]
+    fn generators_within_the_rules_pass() {
+        use crate::Buckets;
+        super::assert_valid_generator(Buckets::Exponential {
+            start: 0.001,
+            factor: 2.0,
+            count: 256,
+        });
+        super::assert_valid_generator(Buckets::Linear {
+            start: 0.0,
+            width: 0.5,
+            count: 256,
+        });
+        super::assert_valid_generator(Buckets::OneTwoFive { max: 4096.0 });
+    }
+
+    #[test]
+    #[should_panic(expected = "bucket generator `exponential(...)`: its bounds overflow `f64`")]
+    fn an_overflowing_exponential_generator_fails() {
+        super::assert_valid_generator(crate::Buckets::Exponential {
+            start: 1e300,
+            factor: 10.0,
+            count: 20,
+        });
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "bucket generator `linear(...)`: its bounds stop increasing at bound [1]"
+    )]
+    fn a_linear_step_lost_to_rounding_fails() {
+        // 1e17 + 1 rounds back to 1e17: the bounds would not increase.
+        super::assert_valid_generator(crate::Buckets::Linear {
+            start: 1e17,
+            width: 1.0,
+            count: 3,
+        });
     }
 }

@@ -96,14 +96,39 @@ impl fmt::Display for Buckets {
 
 /// `count` exponentially growing bounds starting at `start`.
 pub fn exponential(start: f64, factor: f64, count: u16) -> Vec<f64> {
-    std::iter::successors(Some(start), |b| Some(b * factor))
-        .take(usize::from(count))
+    let mut bound = start;
+    (0..count)
+        .map(|index| {
+            bound = exponential_bound(start, factor, bound, index);
+            bound
+        })
         .collect()
 }
 
 /// `count` evenly spaced bounds starting at `start`.
 pub fn linear(start: f64, width: f64, count: u16) -> Vec<f64> {
-    (0..count).map(|i| start + width * f64::from(i)).collect()
+    (0..count)
+        .map(|index| linear_bound(start, width, index))
+        .collect()
+}
+
+// The generators' arithmetic, written once and `const`: the lists above and the compile-time
+// check of a declared generator (`bucket_check::assert_valid_generator`, which the derive's
+// generated code calls for every `exponential(...)`/`linear(...)`) walk the same bounds.
+
+/// Bound `index` of `exponential(start, factor, _)`, given bound `index - 1` as `previous`
+/// (ignored for index 0): repeated multiplication, as the list is built.
+pub(crate) const fn exponential_bound(start: f64, factor: f64, previous: f64, index: u16) -> f64 {
+    if index == 0 {
+        start
+    } else {
+        previous * factor
+    }
+}
+
+/// Bound `index` of `linear(start, width, _)`.
+pub(crate) const fn linear_bound(start: f64, width: f64, index: u16) -> f64 {
+    start + width * index as f64
 }
 
 /// The 1-2-5 series up to `max`: for exponents 0, 1, 2, ... emit 1·10^e, 2·10^e, 5·10^e while

@@ -149,7 +149,13 @@ impl Axes {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY_CHECK_1: () = if <Dynamic<
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_1: () = ::metric_handles::__private::assert_valid_generator(::metric_handles::Buckets::Exponential {
+        start: 0.5,
+        factor: 2.0,
+        count: 4,
+    });
+    #[doc(hidden)]
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_2: () = if <Dynamic<
         Adapter,
         Histogram,
     > as ::metric_handles::FamilyMember>::AXIS
@@ -228,6 +234,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
         let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
+        let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_2;
         ::metric_handles::__private::std::result::Result::Ok(Self {
             success: ::metric_handles::__private::register_family(
                 registry,
@@ -296,6 +303,7 @@ const _: () = Axes::__METRIC_HANDLES_ACCEPTED_CHECK_1;
 const _: () = Axes::__METRIC_HANDLES_ACCEPTED_CHECK_2;
 const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
 const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
+const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_2;
 ///Cached handles of [`Grids`] for one label set.
 ///
 #[derive(Clone, Debug)]
