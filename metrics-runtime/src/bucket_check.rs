@@ -183,7 +183,7 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
         Buckets::Exponential {
             start: first,
             factor,
-            count,
+            count: _,
         } => {
             let name = start.push_str("`exponential(...)`: ");
             if !(first.is_finite() && first > 0.0) {
@@ -196,19 +196,12 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
                     .push_f64(factor)
                     .fail();
             }
-            let mut bound = first;
-            let mut i = 0;
-            while i < count {
-                let next = crate::buckets::exponential_bound(first, factor, bound, i);
-                check_generated(name, bound, next, i);
-                bound = next;
-                i += 1;
-            }
+            check_generated(name, buckets);
         }
         Buckets::Linear {
             start: first,
             width,
-            count,
+            count: _,
         } => {
             let name = start.push_str("`linear(...)`: ");
             if !(first.is_finite() && first >= 0.0) {
@@ -221,14 +214,7 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
                     .push_f64(width)
                     .fail();
             }
-            let mut bound = first;
-            let mut i = 0;
-            while i < count {
-                let next = crate::buckets::linear_bound(first, width, i);
-                check_generated(name, bound, next, i);
-                bound = next;
-                i += 1;
-            }
+            check_generated(name, buckets);
         }
         Buckets::OneTwoFive { max } => {
             if !(max.is_finite() && max >= 1.0) {
@@ -242,20 +228,26 @@ pub const fn assert_valid_generator(buckets: crate::Buckets) {
     }
 }
 
-/// Fails compilation unless generated bound `index` (`bound`) is finite and, past the first,
-/// above the one before it (`previous`).
-const fn check_generated(name: Message, previous: f64, bound: f64, index: u16) {
-    if !bound.is_finite() {
-        name.push_str("its bounds overflow `f64`: use fewer buckets")
-            .fail();
-    }
-    if index > 0 && bound <= previous {
-        name.push_str("its bounds stop increasing at bound [")
-            .push_usize(index as usize)
-            .push_str("] = ")
-            .push_f64(bound)
-            .push_str(": use a larger step or fewer buckets")
-            .fail();
+/// Fails compilation unless every bound `generator` makes is finite and above the one before,
+/// walking them as registration will make them.
+const fn check_generated(name: Message, generator: crate::Buckets) {
+    let mut previous = 0.0;
+    let mut index = 0;
+    while let Some(bound) = generator.step(previous, index) {
+        if !bound.is_finite() {
+            name.push_str("its bounds overflow `f64`: use fewer buckets")
+                .fail();
+        }
+        if index > 0 && bound <= previous {
+            name.push_str("its bounds stop increasing at bound [")
+                .push_usize(index as usize)
+                .push_str("] = ")
+                .push_f64(bound)
+                .push_str(": use a larger step or fewer buckets")
+                .fail();
+        }
+        previous = bound;
+        index += 1;
     }
 }
 

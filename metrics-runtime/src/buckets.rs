@@ -96,39 +96,55 @@ impl fmt::Display for Buckets {
 
 /// `count` exponentially growing bounds starting at `start`.
 pub fn exponential(start: f64, factor: f64, count: u16) -> Vec<f64> {
-    let mut bound = start;
-    (0..count)
-        .map(|index| {
-            bound = exponential_bound(start, factor, bound, index);
-            bound
-        })
-        .collect()
+    stepwise(Buckets::Exponential {
+        start,
+        factor,
+        count,
+    })
 }
 
 /// `count` evenly spaced bounds starting at `start`.
 pub fn linear(start: f64, width: f64, count: u16) -> Vec<f64> {
-    (0..count)
-        .map(|index| linear_bound(start, width, index))
-        .collect()
+    stepwise(Buckets::Linear {
+        start,
+        width,
+        count,
+    })
 }
 
-// The generators' arithmetic, written once and `const`: the lists above and the compile-time
-// check of a declared generator (`bucket_check::assert_valid_generator`, which the derive's
-// generated code calls for every `exponential(...)`/`linear(...)`) walk the same bounds.
-
-/// Bound `index` of `exponential(start, factor, _)`, given bound `index - 1` as `previous`
-/// (ignored for index 0): repeated multiplication, as the list is built.
-pub(crate) const fn exponential_bound(start: f64, factor: f64, previous: f64, index: u16) -> f64 {
-    if index == 0 {
-        start
-    } else {
-        previous * factor
+/// The bounds of a generator made bound by bound, with [`Buckets::step`].
+fn stepwise(generator: Buckets) -> Vec<f64> {
+    let mut bound = 0.0;
+    let mut bounds = Vec::new();
+    let mut index = 0;
+    while let Some(next) = generator.step(bound, index) {
+        bound = next;
+        bounds.push(bound);
+        index += 1;
     }
+    bounds
 }
 
-/// Bound `index` of `linear(start, width, _)`.
-pub(crate) const fn linear_bound(start: f64, width: f64, index: u16) -> f64 {
-    start + width * index as f64
+impl Buckets {
+    /// Bound `index` of an `exponential` or `linear` generator, given bound `index - 1` as
+    /// `previous` (ignored for index 0); `None` past its `count`, and for the forms not made
+    /// bound by bound. The generators' arithmetic, written once and `const`: the lists above
+    /// and the compile-time check of a declared generator (which the derive's generated code
+    /// calls for every `exponential(...)` and `linear(...)`) walk the same bounds.
+    pub(crate) const fn step(self, previous: f64, index: u16) -> Option<f64> {
+        match self {
+            Buckets::Exponential { count, .. } | Buckets::Linear { count, .. }
+                if index >= count =>
+            {
+                None
+            }
+            Buckets::Exponential { start, .. } if index == 0 => Some(start),
+            // Repeated multiplication, not `powi`: every bound is the one before times `factor`.
+            Buckets::Exponential { factor, .. } => Some(previous * factor),
+            Buckets::Linear { start, width, .. } => Some(start + width * index as f64),
+            Buckets::Explicit(_) | Buckets::OneTwoFive { .. } => None,
+        }
+    }
 }
 
 /// The 1-2-5 series up to `max`: for exponents 0, 1, 2, ... emit 1·10^e, 2·10^e, 5·10^e while
