@@ -6,7 +6,7 @@
 //! SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
 mod demo_support;
-#[path = "../metrics-runtime/tests/external_tool/mod.rs"]
+#[path = "../metrics-runtime/tests/support/external_tool.rs"]
 mod external_tool;
 
 use std::io::Write;

@@ -1,18 +1,14 @@
 //! The periodic log line and the records of ignored or adjusted input (outputs and finishes
 //! after the finish, an empty or truncated model name) are emitted through `tracing`.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, StatsLogger};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
-use vllm_support::*;
 
 /// Collects `(level, message)` of every event.
 #[derive(Clone, Default)]

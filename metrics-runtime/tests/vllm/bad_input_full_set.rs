@@ -1,13 +1,10 @@
 //! One test per bad-input row of `docs/reliability.md` for the connector, sleep, LoRA and
 //! plug-in families: each feeds one kind of bad input and asserts what a scraper sees.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::support::vllm::*;
 use metric_handles::plugin::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
     EngineSleepState, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation, MooncakeRecord,
@@ -18,7 +15,6 @@ use metric_handles::{Counter, Gauge, Histogram, MetricKind};
 use serde::de::value::{Error as DeError, StrDeserializer};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;
-use vllm_support::*;
 
 fn mooncake(records: Vec<MooncakeRecord>) -> MooncakeStats {
     MooncakeStats(BTreeMap::from([(MooncakeOperation::SavePut, records)]))

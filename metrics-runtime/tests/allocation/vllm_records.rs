@@ -1,54 +1,13 @@
 //! The record paths allocate nothing once an engine is known, shown with a
 //! counting global allocator. Counts are per thread, so tests running in parallel do not see
 //! each other's allocations.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
 
-mod vllm_support;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
+use crate::counting::allocations_during;
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, RequestParams,
     SchedulerStats, SpecDecodingStats, VllmMetricsConfig,
 };
-use vllm_support::*;
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: delegates to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's pointer and layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded with the caller's arguments.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> u64 {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 fn params() -> RequestParams {
     RequestParams {

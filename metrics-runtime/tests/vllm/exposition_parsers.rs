@@ -3,22 +3,17 @@
 //!
 //! Without Python's `prometheus_client` the test prints a `SKIPPED:` line and passes, unless
 //! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`), where it fails.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod external_tool;
-mod vllm_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     CudagraphStats, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     RequestMetrics, RequestParams, SchedulerMetrics, SchedulerStats, SpecDecodingStats,
     VllmMetrics, VllmMetricsConfig,
 };
 use metric_handles::{ExpositionFormat, MetricKind};
-use vllm_support::*;
 
 fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {
@@ -142,8 +137,9 @@ fn script() -> PathBuf {
 
 #[test]
 fn both_formats_parse_with_pythons_prometheus_client() {
-    let available = external_tool::runs("python3", &["-c", "import prometheus_client"]);
-    if !external_tool::available_or_skip(
+    let available =
+        crate::support::external_tool::runs("python3", &["-c", "import prometheus_client"]);
+    if !crate::support::external_tool::available_or_skip(
         available,
         "both_formats_parse_with_pythons_prometheus_client",
         "python3 with prometheus_client",

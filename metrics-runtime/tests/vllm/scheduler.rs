@@ -1,17 +1,13 @@
 //! Scheduler-metric scenarios: engines joining and leaving, the log-stats
 //! accumulator, the periodic log line and the deprecated aliases.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
 
 use std::time::{Duration, Instant};
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     iteration_tokens, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     RequestParams, SchedulerStats, SpecDecodingStats, StatsLogger, VllmMetricsConfig,
 };
-use vllm_support::*;
 
 fn prefix(queries: u64, hits: u64) -> PrefixCacheStats {
     PrefixCacheStats {

@@ -1,8 +1,5 @@
 //! `docs/metrics.md` is generated from the descriptors; this test fails when the committed file
-//! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue`.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
+//! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metric-handles --test vllm catalogue`.
 use std::path::Path;
 
 use metric_handles::vllm::{catalogue, RequestMetrics, SchedulerMetrics};
@@ -11,7 +8,7 @@ use metric_handles::vllm::{catalogue, RequestMetrics, SchedulerMetrics};
 fn generated() -> String {
     format!(
         "<!-- Generated from the descriptor tables by metric_handles::vllm::catalogue(); do not edit by hand.\n     \
-         Regenerate with: UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue -->\n{}",
+         Regenerate with: UPDATE_DOCS=1 cargo test -p metric-handles --test vllm catalogue -->\n{}",
         catalogue().to_markdown()
     )
 }
@@ -28,7 +25,7 @@ fn docs_metrics_md_is_up_to_date() {
     assert!(
         committed == generated,
         "docs/metrics.md is stale (or missing): it must equal metric_handles::vllm::catalogue(). \
-         Regenerate it with:\n\n    UPDATE_DOCS=1 cargo test -p metric-handles --test vllm_catalogue\n"
+         Regenerate it with:\n\n    UPDATE_DOCS=1 cargo test -p metric-handles --test vllm catalogue\n"
     );
 }
 

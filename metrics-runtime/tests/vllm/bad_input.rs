@@ -1,17 +1,13 @@
 //! One test per row of `docs/reliability.md`'s bad-input table: each feeds the recorders one
 //! kind of bad input and asserts the exact outcome a scraper sees (and the diagnostic counter,
-//! where the input is ignored). The log records are asserted in `vllm_tracing.rs`.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
+//! where the input is ignored). The log records are asserted in `vllm/tracing_events.rs`.
 
-mod vllm_support;
-
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     EventType::{Preempted, Queued, Scheduled},
     FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats, RequestParams,
     SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_MODEL_NAME_LEN,
 };
-use vllm_support::*;
 
 /// The duration histograms of a finished request, with their first bucket bound.
 const DURATIONS: [(&str, f64); 7] = [

@@ -4,17 +4,12 @@
 //! ends, the same exposition as recording every output directly, a bounded lag mid-request,
 //! and consistent histograms while requests merge and scrapes run at once.
 
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
-
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     FinishReason, RequestMetricsTracker, RequestOutput, RequestParams, VllmMetrics,
     FLUSH_INTERVAL_TOKENS, ITL_BUCKETS,
 };
 use metric_handles::Histogram;
-use vllm_support::*;
 
 const ITL: &str = "vllm:inter_token_latency_seconds";
 const TOKENS: &str = "vllm:generation_tokens";

@@ -2,19 +2,14 @@
 //! while a third engine leaves and re-joins: the figures show scraping does not block recording
 //! (printed, never asserted), and both runs end with exact totals.
 //! `METRIC_HANDLES_STRESS=long` records 25x more.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod reliability_support;
-mod vllm_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::support::exposition::stress;
+use crate::support::vllm::*;
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, VllmMetrics};
-use reliability_support::long_stress;
-use vllm_support::*;
 
 const THREADS: u32 = 2;
 
@@ -22,11 +17,7 @@ const THREADS: u32 = 2;
 const OPS_PER_ROUND: u64 = 4;
 
 fn rounds() -> u64 {
-    if long_stress() {
-        500_000
-    } else {
-        20_000
-    }
+    stress(20_000, 500_000)
 }
 
 /// Records `rounds` rounds on each of `THREADS` threads (engine = thread index); returns the

@@ -5,42 +5,13 @@
 //! adversarial stream of distinct label values, measures live heap bytes with a counting
 //! allocator, and checks that no record was lost.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
+use crate::counting::live_bytes;
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, FamilyMember, LabelSet, NoLabels,
 };
-
-struct CountingAllocator;
-
-// Per thread: the test harness and the other test in this binary allocate concurrently, and a
-// process-wide count made the growth check fail at random (several kB seen under load).
-thread_local! {
-    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
-}
-
-fn live_bytes() -> isize {
-    LIVE_BYTES.with(Cell::get)
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = LIVE_BYTES.try_with(|b| b.set(b.get() + layout.size() as isize));
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        let _ = LIVE_BYTES.try_with(|b| b.set(b.get() - layout.size() as isize));
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct UserLabel {

@@ -3,18 +3,13 @@
 //! per-position spec-decode vector. Each test prints the figures it measured (RSS, time per
 //! record); the assertions are on what is kept, never on time.
 
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
-
 use std::time::Instant;
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     CudagraphStats, SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_CUDAGRAPH_SHAPES,
     MAX_LOGGED_POSITIONS, MAX_RUNTIME_MODE_LEN,
 };
-use vllm_support::*;
 
 /// Resident set size in bytes (Linux), 0 elsewhere.
 fn rss_bytes() -> u64 {

@@ -2,13 +2,9 @@
 //! by source, preemptions per request, NIXL and Mooncake connectors, sleep state and sleep-mode
 //! operations, LoRA adapters, the HTTP declarations, and the whole set exported at once.
 
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
-
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::support::vllm::*;
 use metric_handles::http::HttpMetrics;
 use metric_handles::plugin::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
@@ -18,7 +14,6 @@ use metric_handles::vllm::{
     RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
 };
 use metric_handles::{Counter, MetricKind};
-use vllm_support::*;
 
 fn params() -> RequestParams {
     RequestParams {

@@ -1,16 +1,12 @@
 //! The exported metric set against vLLM's list, written here as data independently of the
 //! declarations: exact names, types, label keys, enum label values and bucket bounds, and
 //! nothing else exported.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
 
 use std::collections::BTreeMap;
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{RequestMetrics, SchedulerMetrics, VllmMetricsConfig};
 use metric_handles::MetricKind;
-use vllm_support::*;
 
 const TTFT: &[f64] = &[
     0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
@@ -163,7 +159,7 @@ fn request_spec() -> Vec<Expected> {
 }
 
 /// The families without the per-engine shape above, registered by `VllmMetrics` too: (exposed
-/// name in `# TYPE`, type). Their samples and buckets are checked in `vllm_full_set.rs`.
+/// name in `# TYPE`, type). Their samples and buckets are checked in `full_set.rs`.
 const OTHER_FAMILIES: &[(&str, &str)] = &[
     ("vllm:nixl_xfer_time_seconds", "histogram"),
     ("vllm:nixl_post_time_seconds", "histogram"),

@@ -1,14 +1,10 @@
 //! Recording from several threads while another scrapes and an engine joins and leaves: every
 //! total of the stable engines is exact at the end, and nothing panics or deadlocks.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
-mod vllm_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::support::vllm::*;
 use metric_handles::vllm::{FinishReason, PrefixCacheStats, RequestParams, SchedulerStats};
-use vllm_support::*;
 
 const THREADS: u32 = 4;
 const ROUNDS: u64 = 10_000;

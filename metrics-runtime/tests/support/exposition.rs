@@ -8,6 +8,15 @@ pub fn long_stress() -> bool {
     std::env::var("METRIC_HANDLES_STRESS").as_deref() == Ok("long")
 }
 
+/// `default`, or `long` when `METRIC_HANDLES_STRESS=long`.
+pub fn stress<T>(default: T, long: T) -> T {
+    if long_stress() {
+        long
+    } else {
+        default
+    }
+}
+
 /// One sample line: its name, its labels in order, and its value as written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sample {

@@ -2,16 +2,12 @@
 //! in the vLLM repository) works unchanged: every series its panels query exists, with the
 //! `model_name` label its `$model_name` variable filters on, once deprecated names are switched
 //! on with one setting.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
 
-mod vllm_support;
-
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     EventType::{Queued, Scheduled},
     FinishReason, RequestParams, SchedulerStats, VllmMetricsConfig,
 };
-use vllm_support::*;
 
 /// Every series the dashboard's PromQL reads, by panel.
 const DASHBOARD_SERIES: &[(&str, &str)] = &[

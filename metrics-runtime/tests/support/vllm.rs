@@ -168,6 +168,15 @@ impl Scrape {
             buckets,
         }
     }
+
+    /// Asserts that each histogram named holds one observation of engine `engine`, summing to
+    /// the value given.
+    pub fn assert_one_observation_each(&self, engine: &str, expected: &[(&str, f64)]) {
+        for &(name, sum) in expected {
+            let h = self.hist(name, engine);
+            assert_eq!((h.count, h.sum), (1.0, sum), "{name}");
+        }
+    }
 }
 
 /// An output with `tokens` new tokens.

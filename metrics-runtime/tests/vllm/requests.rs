@@ -1,15 +1,11 @@
 //! Request-metric scenarios: whole lifecycles driven through the tracker, every
 //! affected sample asserted in the encoded exposition, one test per edge case.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
 
-mod vllm_support;
-
+use crate::support::vllm::*;
 use metric_handles::vllm::{
     EventType::{Preempted, Queued, Scheduled},
     FinishReason, RequestMetricsTracker, RequestParams, VllmMetrics, VllmMetricsConfig,
 };
-use vllm_support::*;
 
 fn params(arrival_time: f64, prompt_len: u32, max_tokens: Option<u32>) -> RequestParams {
     RequestParams {
@@ -102,22 +98,22 @@ fn a_complete_request_records_every_metric() {
         (prompt.count, prompt.sum, prompt.le(5.0), prompt.le(10.0)),
         (1.0, 8.0, 0.0, 1.0)
     );
-    for (name, sum) in [
-        ("vllm:request_generation_tokens", 3.0),
-        ("vllm:request_max_num_generation_tokens", 3.0),
-        ("vllm:request_params_max_tokens", 3.0),
-        ("vllm:request_params_n", 1.0),
-        ("vllm:request_prefill_kv_computed_tokens", 6.0),
-        ("vllm:e2e_request_latency_seconds", 1.5),
-        ("vllm:request_queue_time_seconds", 0.25),
-        ("vllm:request_prefill_time_seconds", 0.25),
-        ("vllm:request_decode_time_seconds", 0.75),
-        ("vllm:request_inference_time_seconds", 1.0),
-        ("vllm:request_time_per_output_token_seconds", 0.375),
-    ] {
-        let h = s.hist(name, "0");
-        assert_eq!((h.count, h.sum), (1.0, sum), "{name}");
-    }
+    s.assert_one_observation_each(
+        "0",
+        &[
+            ("vllm:request_generation_tokens", 3.0),
+            ("vllm:request_max_num_generation_tokens", 3.0),
+            ("vllm:request_params_max_tokens", 3.0),
+            ("vllm:request_params_n", 1.0),
+            ("vllm:request_prefill_kv_computed_tokens", 6.0),
+            ("vllm:e2e_request_latency_seconds", 1.5),
+            ("vllm:request_queue_time_seconds", 0.25),
+            ("vllm:request_prefill_time_seconds", 0.25),
+            ("vllm:request_decode_time_seconds", 0.75),
+            ("vllm:request_inference_time_seconds", 1.0),
+            ("vllm:request_time_per_output_token_seconds", 0.375),
+        ],
+    );
     let e2e = s.hist("vllm:e2e_request_latency_seconds", "0");
     assert_eq!((e2e.le(1.0), e2e.le(1.5)), (0.0, 1.0));
     let tpot = s.hist("vllm:request_time_per_output_token_seconds", "0");
@@ -145,18 +141,18 @@ fn preemption_counts_and_phase_times_include_the_preempted_time() {
     assert_success(&s, "0", [0.0, 1.0, 0.0, 0.0, 0.0]);
     let itl = s.hist("vllm:inter_token_latency_seconds", "0");
     assert_eq!((itl.count, itl.sum), (2.0, 4.0));
-    for (name, sum) in [
-        ("vllm:request_queue_time_seconds", 1.0),
-        ("vllm:request_prefill_time_seconds", 1.0),
-        ("vllm:request_decode_time_seconds", 4.0),
-        // From the first Scheduled (2.0), not the second (5.0): 5.0, not 2.0.
-        ("vllm:request_inference_time_seconds", 5.0),
-        ("vllm:request_time_per_output_token_seconds", 2.0),
-        ("vllm:e2e_request_latency_seconds", 5.0),
-    ] {
-        let h = s.hist(name, "0");
-        assert_eq!((h.count, h.sum), (1.0, sum), "{name}");
-    }
+    s.assert_one_observation_each(
+        "0",
+        &[
+            ("vllm:request_queue_time_seconds", 1.0),
+            ("vllm:request_prefill_time_seconds", 1.0),
+            ("vllm:request_decode_time_seconds", 4.0),
+            // From the first Scheduled (2.0), not the second (5.0): 5.0, not 2.0.
+            ("vllm:request_inference_time_seconds", 5.0),
+            ("vllm:request_time_per_output_token_seconds", 2.0),
+            ("vllm:e2e_request_latency_seconds", 5.0),
+        ],
+    );
     // No prefill stats were reported: the prompt counters stay at 0, the whole prompt counts as
     // computed in the prefill histogram.
     assert_eq!(s.counter("vllm:prompt_tokens", "0"), 0.0);

@@ -21,9 +21,6 @@
 //!
 //! The exposition is parsed by a small parser of its own (escapes included), not the helpers of
 //! the other tests. `METRIC_HANDLES_STRESS=long` runs 100,000 cases.
-// The vLLM recorders exist only with the default `vllm` feature.
-#![cfg(feature = "vllm")]
-
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -40,20 +37,14 @@ use metric_handles::LabelEnum;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 
-mod reliability_support;
-
-use reliability_support::{long_stress, parse, Sample};
+use crate::support::exposition::{parse, stress, Sample};
 
 /// Engines the operations pick from: three lock-free slots and one past them.
 const ENGINES: [u32; 4] = [0, 1, 2, 300];
 const SPEC_POSITIONS: usize = 3;
 
 fn cases() -> u32 {
-    if long_stress() {
-        100_000
-    } else {
-        100
-    }
+    stress(100, 100_000)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,14 @@
+//! The runtime without the vLLM layer: families under concurrent recording and scraping, the
+//! histogram against prometheus-client's, the escaping of every label value and help text,
+//! the size rule of record-time labels and the registration check.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+// `pub`, as each was its own crate root: the fields of the structs they derive are read by
+// generated code only, which a private module would report as never read.
+pub mod concurrency;
+pub mod escaping;
+pub mod histogram_parity;
+pub mod label_size;
+pub mod registration;

@@ -1,0 +1,10 @@
+//! What the test binaries share: the stress level and an exposition parser written apart from
+//! the encoder ([`exposition`]), the vLLM set-up and scrape reader ([`vllm`]), and the rule for
+//! tests that need an external tool ([`external_tool`]). Each binary includes it with
+//! `#[path = "../support/mod.rs"] mod support;`, and uses what it needs.
+#![allow(dead_code)]
+
+pub mod exposition;
+pub mod external_tool;
+#[cfg(feature = "vllm")]
+pub mod vllm;
