@@ -47,26 +47,20 @@ struct HttpLabels {
 const METHODS: [Method; 4] = [Method::Get, Method::Post, Method::Put, Method::Delete];
 const STATUSES: [Status; 3] = [Status::Success, Status::ClientError, Status::ServerError];
 
-const GRID_2: &[LabelAxis] = &[
-    LabelAxis::Enum {
-        key: "method",
-        values: Method::VALUES,
-    },
-    LabelAxis::Enum {
-        key: "status",
-        values: Status::VALUES,
-    },
-];
+const METHOD_AXIS: LabelAxis = LabelAxis::Enum {
+    key: "method",
+    values: Method::VALUES,
+};
+const STATUS_AXIS: LabelAxis = LabelAxis::Enum {
+    key: "status",
+    values: Status::VALUES,
+};
+
+const GRID_2: &[LabelAxis] = &[METHOD_AXIS, STATUS_AXIS];
 
 const GRID_3: &[LabelAxis] = &[
-    LabelAxis::Enum {
-        key: "method",
-        values: Method::VALUES,
-    },
-    LabelAxis::Enum {
-        key: "status",
-        values: Status::VALUES,
-    },
+    METHOD_AXIS,
+    STATUS_AXIS,
     LabelAxis::Position {
         key: "attempt",
         count: 4,
