@@ -15,7 +15,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use demo_support::{http_get, parse_exposition, serve_frontend, serve_frontend_with_fd_limit};
+use demo_support::{
+    http_get, parse_exposition, serve_frontend, serve_frontend_with_fd_limit, Response,
+};
 
 const CLIENTS: usize = 8;
 
@@ -39,17 +41,22 @@ const SIMULATOR: &[&str] = &[
     "--concurrency=8",
 ];
 
+/// Scrape number `i` of `/metrics`, which must answer 200, and how long it took.
+fn scrape(addr: SocketAddr, i: usize) -> (Response, Duration) {
+    let start = Instant::now();
+    let r = http_get(addr, "/metrics", None).unwrap_or_else(|e| panic!("scrape {i} failed: {e}"));
+    let elapsed = start.elapsed();
+    assert_eq!(r.status, 200, "scrape {i}");
+    (r, elapsed)
+}
+
 /// One client's scrapes: each must succeed, and the stable engines' counters (0 and 1; the
 /// churning ones restart at 0 when they rejoin) must never decrease. Returns the latencies.
 fn client(addr: SocketAddr, scrapes: usize) -> Vec<Duration> {
     let mut previous: HashMap<String, f64> = HashMap::new();
     (0..scrapes)
         .map(|i| {
-            let start = Instant::now();
-            let r = http_get(addr, "/metrics", None)
-                .unwrap_or_else(|e| panic!("scrape {i} failed: {e}"));
-            let elapsed = start.elapsed();
-            assert_eq!(r.status, 200, "scrape {i}");
+            let (r, elapsed) = scrape(addr, i);
             let samples = parse_exposition(&r.body);
             assert!(
                 samples
@@ -248,11 +255,7 @@ fn closed_by_server(stream: &mut TcpStream, deadline: Instant) -> bool {
 fn timed_scrapes(addr: SocketAddr, n: usize) -> Vec<Duration> {
     let mut latencies: Vec<Duration> = (0..n)
         .map(|i| {
-            let start = Instant::now();
-            let r = http_get(addr, "/metrics", None)
-                .unwrap_or_else(|e| panic!("scrape {i} failed: {e}"));
-            let elapsed = start.elapsed();
-            assert_eq!(r.status, 200, "scrape {i}");
+            let (_, elapsed) = scrape(addr, i);
             assert!(elapsed < HANG_BOUND, "scrape {i} took {elapsed:?}");
             elapsed
         })
