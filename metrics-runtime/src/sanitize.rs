@@ -20,8 +20,8 @@ use std::borrow::Cow;
 /// `text` (one encoded exposition) with control characters replaced and, for OpenMetrics,
 /// the `# HELP` text escaped.
 pub(crate) fn sanitize(text: String, openmetrics: bool) -> String {
-    let has_controls = text.bytes().any(is_replaced_control);
-    let help_needs_escape = openmetrics && text.contains("# HELP ") && help_has_specials(&text);
+    let has_controls = has_replaced_control(text.as_bytes());
+    let help_needs_escape = openmetrics && help_has_specials(&text);
     if !has_controls && !help_needs_escape {
         return text;
     }
@@ -59,9 +59,30 @@ fn help_text_start(line: &str) -> Option<usize> {
     Some("# HELP ".len() + name_len + 1)
 }
 
+/// Whether a `# HELP` line has a `\\` or `"` in its text. Only the `# HELP` lines are read,
+/// found through the `#` characters of the scrape (a fast byte search; a `#` inside a label
+/// value is looked at and passed over).
 fn help_has_specials(text: &str) -> bool {
-    text.split('\n')
-        .any(|line| help_text_start(line).is_some_and(|start| line[start..].contains(['\\', '"'])))
+    text.match_indices('#').any(|(at, _)| {
+        let starts_line = at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n');
+        let line = &text[at..];
+        if !starts_line || !line.starts_with("# HELP ") {
+            return false;
+        }
+        let line = line.split_once('\n').map_or(line, |(line, _)| line);
+        help_text_start(line).is_some_and(|start| line[start..].contains(['\\', '"']))
+    })
+}
+
+/// Whether `bytes` has a byte [`is_replaced_control`] replaces: a scan of every byte of the
+/// scrape, so it goes a block at a time without an early exit inside a block, which lets the
+/// compiler compare 16 bytes per instruction.
+fn has_replaced_control(bytes: &[u8]) -> bool {
+    bytes.chunks(256).any(|block| {
+        block
+            .iter()
+            .fold(false, |found, &byte| found | is_replaced_control(byte))
+    })
 }
 
 fn is_replaced_control(byte: u8) -> bool {
@@ -119,6 +140,21 @@ mod tests {
             sanitize(text, false),
             "# HELP a C:\\x \"q\"\u{2409}.\na{l=\"\u{240d}\u{2400}\u{2421}\\\\\"} 1\n"
         );
+    }
+
+    #[test]
+    fn only_help_lines_are_escaped_and_controls_are_found_anywhere() {
+        // A `#` and help-like text inside a label value is not a help line.
+        let text = "# HELP a Plain.\na{l=\"# HELP x \\\"y\\\"\"} 1\n".to_owned();
+        assert_eq!(sanitize(text.clone(), true), text);
+        // A control far from the start, past the first blocks of the scan.
+        let mut long = "a 1\n".repeat(300);
+        long.push_str("b{l=\"\r\"} 1\n");
+        let clean = sanitize(long, false);
+        assert!(clean.ends_with("b{l=\"\u{240d}\"} 1\n"), "{clean}");
+        // A help line after other lines is still found.
+        let text = "# TYPE a gauge\na 1\n# HELP b Say \"hi\".\n".to_owned();
+        assert!(sanitize(text, true).ends_with("# HELP b Say \\\"hi\\\".\n"));
     }
 
     #[test]
