@@ -1,110 +1,128 @@
-//! The bucket search of merged batches: a lookup table keyed by a value's top bits.
+//! The bucket search of merged batches: a lookup table indexed by a value's top bits.
 //!
-//! For a non-negative `f64`, the bit pattern read as an integer grows with the value, so its
-//! top bits (the exponent and the first few mantissa bits) cut the number line into *slots*:
-//! each octave `[2^e, 2^(e+1))` split into `2^sub_bits` equal parts. The table is built with
-//! enough sub-bits that no slot holds more than one bound. A value's bucket is then the number
-//! of bounds below its slot (one table load) plus one comparison with the first bound at or
-//! above the slot's start: no loop, no branch on the value, and nothing one value's search
-//! waits for from another's, so a batch's searches overlap.
+//! An `f64`'s bit pattern, read as an integer, grows with the value for non-negative values,
+//! so its top bits (the sign, the exponent and two mantissa bits) cut the number line into
+//! *slots*: each octave `[2^e, 2^(e+1))` in four equal parts. When no slot holds two of a
+//! histogram's bounds, a value's bucket is the number of bounds below its slot's start (one
+//! table load) plus one comparison with the one bound the slot can hold: no loop, no branch
+//! on the value, no bounds check (the table has a slot for every key), and nothing one
+//! value's search waits for from another's, so a batch's searches overlap.
 //!
-//! Values outside the table's slots need no special case: the slot is clamped, which sends
-//! everything below the first bound's slot (zero, negatives, -Inf) to slot 0, where the count
-//! is 0 and the comparison with the first bound is false, and everything above the last
-//! bound's slot (+Inf, a positive NaN) to the slot past it, where the count is every bound and
-//! the comparison is with the `+Inf` sentinel. NaN is the one value it gets wrong (a NaN with
-//! its sign bit set lands in slot 0): the merge, which searches batches with it, finds out
-//! from the batch's sum (NaN makes it non-finite) and counts such a batch again the slow way.
+//! The table covers every bit pattern, so no value needs a special case: zero, subnormals and
+//! every value below the lowest bound find 0 bounds below them and compare below the lowest
+//! bound; a negative value (sign bit set) finds 0 and compares below it too; +Inf and
+//! everything above the highest bound find every bound below them and compare with the `+Inf`
+//! sentinel. NaN is the one value it gets wrong (a NaN with its sign bit set lands with the
+//! negatives): the merge, which searches batches with it, finds out from the batch's sum (NaN
+//! makes it non-finite) and counts such a batch again the slow way.
 //!
-//! It suits positive bounds that are not crowded (every vLLM list needs at most 2 sub-bits and
-//! at most 64 slots); [`BucketLookup::new`] declines the others, which keep the linear count.
+//! A table is 16 KiB of slots and 2 KiB of bounds, shared by every histogram with the same
+//! bounds (every series of a family). It suits positive bounds no two of which share an octave
+//! quarter (every vLLM list); [`BucketLookup::new`] declines the others, which keep the linear
+//! count.
 
-/// Sub-bits tried at most: 64 slots per octave.
-const MAX_SUB_BITS: u32 = 6;
+use std::fmt;
+use std::sync::{Arc, Mutex};
 
-/// Slots a table may have at most (16 bytes each).
-const MAX_SLOTS: usize = 1024;
+/// Bits of a value's bit pattern that make its slot: the sign, the 11 exponent bits and
+/// [`SUB_BITS`] mantissa bits.
+const KEY_BITS: u32 = 1 + 11 + SUB_BITS;
 
-/// What a value in one slot needs: its bucket is `below`, plus one if it exceeds `candidate`.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    /// The first bound at or above the slot's start (`+Inf` past the highest bound): the only
-    /// bound the slot can hold.
-    candidate: f64,
-    /// How many bounds lie below the slot's start.
-    below: u8,
+/// Slots per octave: `2^SUB_BITS`. Two bits suit every vLLM list (no octave quarter holds two
+/// of its bounds).
+const SUB_BITS: u32 = 2;
+
+/// Slots in a table: one per key, so that any value's key indexes the table directly.
+const SLOTS: usize = 1 << KEY_BITS;
+
+/// Tables kept for reuse, one per distinct bound list: a family's series all share their
+/// bounds, so a process needs a handful. Past this many, further lists get no table (their
+/// merges use the linear count), which bounds the memory at 18 KiB a list.
+const MAX_SHARED_TABLES: usize = 64;
+
+/// A table kept for reuse, with the bounds it was built from.
+type SharedTable = (Box<[f64]>, Arc<BucketLookup>);
+
+/// The lookup table of one bound list.
+pub struct BucketLookup {
+    /// `below[key]`: how many bounds lie below the start of the slot `key`. A negative value's
+    /// key (sign bit set) has 0, and so does every slot below the lowest bound.
+    below: Box<[u8; SLOTS]>,
+    /// The bounds followed by `+Inf`: `padded[below[key]]` is the only bound slot `key` can
+    /// hold (or a higher one, or `+Inf`).
+    padded: Box<[f64; 256]>,
 }
 
-/// Bits of an `f64` below the exponent.
-const MANTISSA_BITS: u32 = 52;
-
-/// The lookup table of one histogram's bounds.
-#[derive(Debug)]
-pub struct BucketLookup {
-    /// One entry per slot; the last slot is the one past the highest bound's.
-    slots: Box<[Slot]>,
-    /// A value's slot key is its bits shifted right by this.
-    shift: u32,
-    /// The slot key of the lowest bound (slot 0).
-    first_key: i64,
+impl fmt::Debug for BucketLookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BucketLookup").finish_non_exhaustive()
+    }
 }
 
 impl BucketLookup {
     /// The table of sorted, finite, distinct `bounds`, when they suit it: every bound
-    /// positive, fewer than 256 of them, and at most one per slot within [`MAX_SLOTS`].
+    /// positive, fewer than 256 of them, and at most one in each slot.
     pub fn new(bounds: &[f64]) -> Option<Self> {
-        let (&lowest, &highest) = (bounds.first()?, bounds.last()?);
-        if lowest <= 0.0 || bounds.len() > usize::from(u8::MAX) {
+        let lowest = *bounds.first()?;
+        let suits = lowest > 0.0
+            && bounds.len() < 256
+            && bounds
+                .windows(2)
+                .all(|pair| slot_key(pair[0]) != slot_key(pair[1]));
+        if !suits {
             return None;
         }
-        (0..=MAX_SUB_BITS).find_map(|sub_bits| {
-            let shift = MANTISSA_BITS - sub_bits;
-            let key = |bound: f64| slot_key(bound) >> shift;
-            let first_key = key(lowest);
-            let slots = usize::try_from(key(highest) - first_key).ok()? + 2;
-            let one_per_slot = bounds.windows(2).all(|pair| key(pair[0]) != key(pair[1]));
-            if !one_per_slot || slots > MAX_SLOTS {
-                return None;
+        let keys: Vec<usize> = bounds.iter().map(|&b| slot_key(b)).collect();
+        let mut below = Box::new([0u8; SLOTS]);
+        let mut count = 0usize;
+        // Keys of non-negative values are ordered like the values; those with the sign bit
+        // (the upper half) keep 0.
+        for (key, slot) in below.iter_mut().enumerate().take(SLOTS / 2) {
+            while keys.get(count).is_some_and(|&k| k < key) {
+                count += 1;
             }
-            let slots = (0..slots)
-                .map(|slot| {
-                    let start = first_key + slot as i64;
-                    let below = bounds.iter().filter(|&&b| key(b) < start).count();
-                    Some(Slot {
-                        candidate: bounds.get(below).copied().unwrap_or(f64::INFINITY),
-                        below: u8::try_from(below).ok()?,
-                    })
-                })
-                .collect::<Option<Box<[Slot]>>>()?;
-            Some(BucketLookup {
-                slots,
-                shift,
-                first_key,
-            })
-        })
+            *slot = u8::try_from(count).ok()?;
+        }
+        let mut padded = Box::new([f64::INFINITY; 256]);
+        for (slot, &bound) in padded.iter_mut().zip(bounds) {
+            *slot = bound;
+        }
+        Some(BucketLookup { below, padded })
+    }
+
+    /// The table of `bounds`, shared with every other histogram of the same bounds (see
+    /// [`MAX_SHARED_TABLES`]).
+    pub(crate) fn shared(bounds: &[f64]) -> Option<Arc<Self>> {
+        static TABLES: Mutex<Vec<SharedTable>> = Mutex::new(Vec::new());
+        let mut tables = crate::sync::lock(&TABLES);
+        if let Some((_, table)) = tables.iter().find(|(b, _)| **b == *bounds) {
+            return Some(Arc::clone(table));
+        }
+        if tables.len() >= MAX_SHARED_TABLES {
+            return None;
+        }
+        let table = Arc::new(Self::new(bounds)?);
+        tables.push((bounds.into(), Arc::clone(&table)));
+        Some(table)
     }
 
     /// The index of the first bound `>= value` (`bounds.len()` for values above every bound):
     /// the same answer as counting the bounds below `value`, for any value but NaN (whose
-    /// answer is unspecified; callers that may meet one check for it).
+    /// answer is unspecified; callers that may meet one check for it). Two loads and one
+    /// comparison, with no bounds check: a key indexes the table whatever the value.
     #[inline]
     pub fn index(&self, value: f64) -> usize {
-        let last = self.slots.len() as i64 - 1;
-        let slot = (slot_key(value) >> self.shift)
-            .wrapping_sub(self.first_key)
-            .clamp(0, last);
-        self.slots.get(slot as usize).map_or(0, |slot| {
-            usize::from(slot.below) + usize::from(value > slot.candidate)
-        })
+        let below = self.below[slot_key(value)];
+        let candidate = self.padded[usize::from(below)];
+        usize::from(below) + usize::from(value > candidate)
     }
 }
 
-/// The bits of `value` as a signed integer: ordered like the values for non-negative ones,
-/// and negative for negative ones (below every bound's). Shifted right, it keeps the exponent
-/// and the top mantissa bits: the slot key.
+/// The slot of `value`: the top [`KEY_BITS`] of its bit pattern, which for non-negative values
+/// grow with the value.
 #[inline]
-fn slot_key(value: f64) -> i64 {
-    value.to_bits() as i64
+fn slot_key(value: f64) -> usize {
+    (value.to_bits() >> (64 - KEY_BITS)) as usize
 }
 
 #[cfg(test)]
@@ -115,9 +133,9 @@ mod tests {
         bounds.iter().filter(|&&b| b < value).count() + usize::from(value.is_nan()) * bounds.len()
     }
 
-    /// vLLM's PARAMS_N, ITL, TTFT, REQUEST_LATENCY and KV_RESIDENCY bounds, and a list with
-    /// bounds one ulp apart.
-    const LISTS: [&[f64]; 6] = [
+    /// vLLM's PARAMS_N, ITL, TTFT, REQUEST_LATENCY and KV_RESIDENCY bounds, one bound in each
+    /// quarter of an octave, and a list spanning the whole exponent range.
+    const LISTS: [&[f64]; 7] = [
         &[1.0, 2.0, 5.0, 10.0, 20.0],
         &[
             0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
@@ -135,7 +153,8 @@ mod tests {
             0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0,
             60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0,
         ],
-        &[1.0, 1.5, 1.75, 1.875],
+        &[1.0, 1.25, 1.5, 1.75, 2.0],
+        &[1e-300, 1.0, 1e300],
     ];
 
     #[test]
@@ -163,11 +182,17 @@ mod tests {
     }
 
     #[test]
-    fn vllm_lists_need_small_tables() {
-        for bounds in LISTS.iter().take(5) {
-            let table = BucketLookup::new(bounds).expect("suits");
-            assert!(table.slots.len() <= 64, "{} slots", table.slots.len());
-        }
+    fn histograms_with_the_same_bounds_share_one_table() {
+        let bounds = [0.5, 1.0, 2.0, 4.0, 8.0, 16.5];
+        // Only this test fills the cache, after this point.
+        let one = BucketLookup::shared(&bounds).expect("the cache has room");
+        let two = BucketLookup::shared(&bounds).expect("found again");
+        assert!(Arc::ptr_eq(&one, &two));
+        // Past the cap, new lists get no table (and merge with the linear count).
+        let declined = (0..=MAX_SHARED_TABLES)
+            .map(|i| BucketLookup::shared(&[1.0, 2.0 + i as f64]))
+            .any(|table| table.is_none());
+        assert!(declined, "the cache grew past {MAX_SHARED_TABLES} lists");
     }
 
     #[test]
@@ -175,12 +200,10 @@ mod tests {
         assert!(BucketLookup::new(&[]).is_none());
         assert!(BucketLookup::new(&[-1.0, 1.0]).is_none());
         assert!(BucketLookup::new(&[0.0, 1.0]).is_none());
-        // Two bounds one ulp apart share a slot at every table size.
+        // Two bounds in one quarter of an octave share a slot.
         assert!(BucketLookup::new(&[1.0, 1.0f64.next_up()]).is_none());
-        // Bounds closer than 1/64 of their octave share a slot at every sub-bit count tried.
-        assert!(BucketLookup::new(&[1.0, 1.01]).is_none());
-        // Too wide a range for the slot budget.
-        assert!(BucketLookup::new(&[1e-300, 1.0, 1e300]).is_none());
+        assert!(BucketLookup::new(&[1.0, 1.2]).is_none());
+        assert!(BucketLookup::new(&[1.75, 1.875]).is_none());
         let many: Vec<f64> = (1..=300).map(f64::from).collect();
         assert!(BucketLookup::new(&many).is_none());
     }

@@ -64,7 +64,7 @@ struct HistogramCore {
     /// Finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
     bounds: Box<[f64]>,
     /// The bucket search of merged batches, when the bounds suit it (every vLLM list does).
-    lookup: Option<BucketLookup>,
+    lookup: Option<Arc<BucketLookup>>,
     /// `shard_count()` blocks of `lines_per_shard` lines. In each block, cell 0 holds the sum of
     /// the shard's finite observations (as `f64::to_bits`), and cells `1..=bounds.len() + 1`
     /// its non-cumulative bucket counts, the last one being `+Inf`; `observe` adds to them with
@@ -160,7 +160,7 @@ impl Histogram {
             .collect();
         Histogram {
             core: Arc::new(HistogramCore {
-                lookup: BucketLookup::new(&bounds),
+                lookup: BucketLookup::shared(&bounds),
                 bounds: bounds.into_boxed_slice(),
                 lines,
                 lines_per_shard,
