@@ -1,5 +1,6 @@
-//! Shared helpers of the vLLM integration tests: set-up and a small reader for the encoded
-//! Prometheus text exposition, so tests assert on what a scraper sees.
+//! Shared helpers of the vLLM integration tests: set-up, and the encoded Prometheus text
+//! exposition read back (with the strict parser of `exposition.rs`), so tests assert on what
+//! a scraper sees.
 #![allow(dead_code)]
 
 use metric_handles::prometheus_client::registry::Registry;
@@ -30,39 +31,24 @@ pub fn scrape(registry: &Registry) -> Scrape {
     let text = metric_handles::ExpositionFormat::PrometheusText
         .encode(registry)
         .expect("encodes");
-    let samples = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .map(parse_sample)
+    let samples = super::exposition::parse(&text)
+        .into_iter()
+        .map(|sample| {
+            let value = sample_value(&sample.value);
+            (sample.name, sample.labels, value)
+        })
         .collect();
     Scrape { text, samples }
 }
 
-fn parse_sample(line: &str) -> Sample {
-    let (series, value) = line.rsplit_once(' ').expect("sample line has a value");
-    let value: f64 = match value {
+/// A sample's value as written (`+Inf`, `-Inf` and `NaN` included).
+fn sample_value(written: &str) -> f64 {
+    match written {
         "+Inf" => f64::INFINITY,
         "-Inf" => f64::NEG_INFINITY,
-        v => v
-            .parse()
-            .unwrap_or_else(|_| panic!("bad value in {line:?}")),
-    };
-    let (name, labels) = match series.split_once('{') {
-        Some((name, rest)) => {
-            let body = rest.strip_suffix('}').expect("closing brace");
-            let labels = body
-                .split("\",")
-                .filter(|s| !s.is_empty())
-                .map(|pair| {
-                    let (k, v) = pair.split_once("=\"").expect("key=\"value\"");
-                    (k.to_owned(), v.trim_end_matches('"').to_owned())
-                })
-                .collect();
-            (name.to_owned(), labels)
-        }
-        None => (series.to_owned(), Vec::new()),
-    };
-    (name, labels, value)
+        "NaN" => f64::NAN,
+        v => v.parse().unwrap_or_else(|_| panic!("bad value {v:?}")),
+    }
 }
 
 /// A histogram series as exposed.
