@@ -10,6 +10,8 @@
 //! and shows them only for failing tests, which would hide the skip. With
 //! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`) a missing tool fails the test instead.
 //!
+//! Also runs `promtool check metrics`, for the tests that lint an exposition with it.
+//!
 //! Shared by `metrics-runtime/tests` and the workspace's `tests/` (included there by path).
 #![allow(dead_code)]
 
@@ -25,6 +27,37 @@ pub fn runs(program: &str, args: &[&str]) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
+}
+
+/// What `promtool check metrics` says about the exposition `text`: every non-empty line of its
+/// output (stdout and stderr), trimmed. Panics when promtool cannot be run.
+pub fn promtool_check_metrics(text: &str) -> Vec<String> {
+    let mut child = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start promtool");
+    // Dropping stdin after the write closes it: promtool reads to the end before it answers.
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("feed promtool");
+    let out = child.wait_with_output().expect("promtool output");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    stdout
+        .lines()
+        .chain(stderr.lines())
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// `true` when the tool is `available`. Otherwise prints the SKIPPED line and returns `false`,
