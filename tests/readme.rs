@@ -5,6 +5,12 @@
 
 use std::path::Path;
 
+/// The file at `path` in the repository.
+fn read(path: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn rust_blocks(markdown: &str) -> Vec<String> {
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
@@ -27,10 +33,8 @@ fn rust_blocks(markdown: &str) -> Vec<String> {
 
 #[test]
 fn every_readme_example_is_a_doc_test_of_the_crate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let crate_readme = std::fs::read_to_string(root.join("metrics-runtime/README.md"))
-        .expect("metrics-runtime/README.md");
+    let readme = read("README.md");
+    let crate_readme = read("metrics-runtime/README.md");
     let blocks = rust_blocks(&readme);
     assert!(!blocks.is_empty(), "README.md has no rust example");
     for block in blocks {
@@ -54,10 +58,8 @@ fn without_layout(code: &str) -> String {
 /// made of the line breaks.
 #[test]
 fn the_quickstart_example_is_the_readmes() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let quickstart = std::fs::read_to_string(root.join("examples/quickstart.rs"))
-        .expect("examples/quickstart.rs");
+    let readme = read("README.md");
+    let quickstart = read("examples/quickstart.rs");
     assert!(
         quickstart.lines().count() <= 100,
         "the quickstart stays short"
