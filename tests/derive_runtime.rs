@@ -11,19 +11,15 @@ use metric_handles::{
     LabelAxis, LabelEnum, LabelSet, MetricHandles, MetricKind, RegisterOptions,
 };
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
-pub struct EngineLabels {
-    pub model_name: String,
-    pub engine: u32,
-}
+/// The README's example: these tests declare their metrics with its label set and finish
+/// reasons. Its `main` runs as a program of its own (`cargo run --example quickstart`).
+#[path = "../examples/quickstart.rs"]
+#[allow(dead_code)]
+mod quickstart;
+mod support;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
-#[label(rename_all = "lowercase")]
-pub enum FinishReason {
-    Stop,
-    Length,
-    Abort,
-}
+use quickstart::{EngineLabels, FinishReason};
+use support::prometheus_text;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct LoraLabels {
@@ -63,11 +59,6 @@ fn engine(n: u32) -> EngineLabels {
         model_name: "m".into(),
         engine: n,
     }
-}
-
-/// The registry in Prometheus' text format.
-fn prometheus_text(registry: &Registry) -> String {
-    ExpositionFormat::PrometheusText.encode(registry).unwrap()
 }
 
 #[test]

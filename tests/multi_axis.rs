@@ -4,11 +4,14 @@
 
 use std::sync::atomic::AtomicU64;
 
+mod support;
+
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
-    ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelAxis,
-    LabelEnum, LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,
+    ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
+    LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,
 };
+use support::prometheus_text;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Service {
@@ -91,11 +94,6 @@ fn samples(text: &str, prefix: &str) -> Vec<String> {
         .filter(|l| l.starts_with(prefix))
         .map(str::to_owned)
         .collect()
-}
-
-/// The registry in Prometheus' text format.
-fn prometheus_text(registry: &Registry) -> String {
-    ExpositionFormat::PrometheusText.encode(registry).unwrap()
 }
 
 #[test]
