@@ -34,71 +34,58 @@ pub(crate) struct CounterTotals {
 impl CounterTotals {
     /// Adds another engine's totals (saturating).
     pub fn add(&mut self, other: &CounterTotals) {
-        let pairs = [
-            (
-                &mut self.prompt_tokens_local_compute,
-                other.prompt_tokens_local_compute,
-            ),
-            (&mut self.generation_tokens, other.generation_tokens),
-            (&mut self.prefix_cache_queries, other.prefix_cache_queries),
-            (&mut self.prefix_cache_hits, other.prefix_cache_hits),
-            (
-                &mut self.external_prefix_cache_queries,
-                other.external_prefix_cache_queries,
-            ),
-            (
-                &mut self.external_prefix_cache_hits,
-                other.external_prefix_cache_hits,
-            ),
-            (
-                &mut self.spec_decode_num_drafts,
-                other.spec_decode_num_drafts,
-            ),
-            (
-                &mut self.spec_decode_num_draft_tokens,
-                other.spec_decode_num_draft_tokens,
-            ),
-            (
-                &mut self.spec_decode_num_accepted_tokens,
-                other.spec_decode_num_accepted_tokens,
-            ),
-        ];
-        for (sum, v) in pairs {
+        for (sum, v) in self.paired_with(other) {
             *sum = sum.saturating_add(v);
         }
     }
 
     /// `self - earlier`, field by field, saturating at 0 (a counter that went down was reset).
     pub fn since(&self, earlier: &CounterTotals) -> CounterTotals {
-        CounterTotals {
-            prompt_tokens_local_compute: self
-                .prompt_tokens_local_compute
-                .saturating_sub(earlier.prompt_tokens_local_compute),
-            generation_tokens: self
-                .generation_tokens
-                .saturating_sub(earlier.generation_tokens),
-            prefix_cache_queries: self
-                .prefix_cache_queries
-                .saturating_sub(earlier.prefix_cache_queries),
-            prefix_cache_hits: self
-                .prefix_cache_hits
-                .saturating_sub(earlier.prefix_cache_hits),
-            external_prefix_cache_queries: self
-                .external_prefix_cache_queries
-                .saturating_sub(earlier.external_prefix_cache_queries),
-            external_prefix_cache_hits: self
-                .external_prefix_cache_hits
-                .saturating_sub(earlier.external_prefix_cache_hits),
-            spec_decode_num_drafts: self
-                .spec_decode_num_drafts
-                .saturating_sub(earlier.spec_decode_num_drafts),
-            spec_decode_num_draft_tokens: self
-                .spec_decode_num_draft_tokens
-                .saturating_sub(earlier.spec_decode_num_draft_tokens),
-            spec_decode_num_accepted_tokens: self
-                .spec_decode_num_accepted_tokens
-                .saturating_sub(earlier.spec_decode_num_accepted_tokens),
+        let mut delta = *self;
+        for (value, before) in delta.paired_with(earlier) {
+            *value = value.saturating_sub(before);
         }
+        delta
+    }
+
+    /// Every field of `self`, to update, beside the same field of `other`: the one list of
+    /// fields the field-by-field operations share.
+    fn paired_with(&mut self, other: &CounterTotals) -> [(&mut u64, u64); 9] {
+        // No `..`: a new field does not compile until it is paired here too.
+        let CounterTotals {
+            prompt_tokens_local_compute,
+            generation_tokens,
+            prefix_cache_queries,
+            prefix_cache_hits,
+            external_prefix_cache_queries,
+            external_prefix_cache_hits,
+            spec_decode_num_drafts,
+            spec_decode_num_draft_tokens,
+            spec_decode_num_accepted_tokens,
+        } = self;
+        [
+            (
+                prompt_tokens_local_compute,
+                other.prompt_tokens_local_compute,
+            ),
+            (generation_tokens, other.generation_tokens),
+            (prefix_cache_queries, other.prefix_cache_queries),
+            (prefix_cache_hits, other.prefix_cache_hits),
+            (
+                external_prefix_cache_queries,
+                other.external_prefix_cache_queries,
+            ),
+            (external_prefix_cache_hits, other.external_prefix_cache_hits),
+            (spec_decode_num_drafts, other.spec_decode_num_drafts),
+            (
+                spec_decode_num_draft_tokens,
+                other.spec_decode_num_draft_tokens,
+            ),
+            (
+                spec_decode_num_accepted_tokens,
+                other.spec_decode_num_accepted_tokens,
+            ),
+        ]
     }
 }
 
