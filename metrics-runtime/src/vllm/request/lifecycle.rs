@@ -287,6 +287,18 @@ mod tests {
         }
     }
 
+    /// A finish's durations: e2e, queue, prefill, decode, inference, time per output token.
+    fn durations(fin: &FinishRecord) -> [f64; 6] {
+        [
+            fin.e2e,
+            fin.queue,
+            fin.prefill,
+            fin.decode,
+            fin.inference,
+            fin.time_per_output_token,
+        ]
+    }
+
     #[test]
     fn a_full_lifecycle_yields_every_value() {
         let mut r = RequestLifecycle::new(params());
@@ -336,12 +348,7 @@ mod tests {
             })
         );
         assert_eq!(fin.prefill_kv_computed_tokens, 6);
-        assert_eq!(fin.e2e, 3.0);
-        assert_eq!(fin.queue, 0.5);
-        assert_eq!(fin.prefill, 0.5);
-        assert_eq!(fin.decode, 2.0);
-        assert_eq!(fin.inference, 2.5);
-        assert_eq!(fin.time_per_output_token, 2.0 / 3.0);
+        assert_eq!(durations(&fin), [3.0, 0.5, 0.5, 2.0, 2.5, 2.0 / 3.0]);
         assert!(r.is_finished());
         assert_eq!(r.observe_output(14.0, 1004.0, &out(1, &[])), None);
         assert_eq!(r.finish(FinishReason::Abort, 1005.0), None);
@@ -369,11 +376,7 @@ mod tests {
         let fin = r.finish(FinishReason::Stop, 1001.0).unwrap();
         assert_eq!(r.preemptions(), 1);
         // The last Queued event wins: queue = scheduled(first, 2.0) - queued(last, 4.0) < 0 → 0.
-        assert_eq!(fin.queue, 0.0);
-        assert_eq!(fin.prefill, 1.0);
-        assert_eq!(fin.decode, 4.0);
-        assert_eq!(fin.inference, 5.0);
-        assert_eq!(fin.time_per_output_token, 4.0);
+        assert_eq!(durations(&fin), [1.0, 0.0, 1.0, 4.0, 5.0, 4.0]);
     }
 
     #[test]
@@ -384,12 +387,7 @@ mod tests {
         let rec = r.observe_output(6.0, 1002.0, &abort).unwrap();
         assert_eq!((rec.ttft, rec.itl, rec.prompt), (None, None, None));
         let fin = r.finish(FinishReason::Abort, 1002.0).unwrap();
-        assert_eq!(
-            (fin.queue, fin.prefill, fin.decode, fin.inference),
-            (0.0, 0.0, 0.0, 0.0)
-        );
-        assert_eq!(fin.time_per_output_token, 0.0);
-        assert_eq!(fin.e2e, 2.0);
+        assert_eq!(durations(&fin), [2.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
         assert_eq!(fin.generation_tokens, 0);
         assert_eq!(fin.prefill_kv_computed_tokens, 10);
     }
@@ -411,14 +409,7 @@ mod tests {
         let rec = r.observe_output(1.0, 2.0, &out(1, &[])).unwrap();
         assert_eq!(rec.itl, Some(0.0));
         let fin = r.finish(FinishReason::Error, f64::NEG_INFINITY).unwrap();
-        for v in [
-            fin.e2e,
-            fin.queue,
-            fin.prefill,
-            fin.decode,
-            fin.inference,
-            fin.time_per_output_token,
-        ] {
+        for v in durations(&fin) {
             assert!(v.is_finite() && v >= 0.0, "{fin:?}");
         }
     }
