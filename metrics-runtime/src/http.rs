@@ -235,6 +235,7 @@ impl HttpMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{assert_has_lines, exposition};
 
     #[test]
     fn status_codes_map_to_vllm_status_classes() {
@@ -282,24 +283,23 @@ mod tests {
         };
         http.duration.get_or_create(&handler).observe(0.3);
         http.duration_highr.observe(0.3);
-        let text = crate::ExpositionFormat::PrometheusText
-            .encode(&registry)
-            .expect("encodes");
-        for line in [
-            "# HELP http_requests_total Total number of HTTP requests by method, status, and handler.",
-            "# TYPE http_requests_total counter",
-            r#"http_requests_total{method="GET",status="4xx",handler="none"} 1"#,
-            "# HELP http_request_duration_seconds Duration of HTTP requests in seconds grouped by method and handler.",
-            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.1"} 0"#,
-            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.5"} 1"#,
-            r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="+Inf"} 1"#,
-            "# HELP http_request_duration_highr_seconds High-resolution duration of HTTP requests in seconds.",
-            r#"http_request_duration_highr_seconds_bucket{le="0.25"} 0"#,
-            r#"http_request_duration_highr_seconds_bucket{le="0.5"} 1"#,
-            r#"http_request_duration_highr_seconds_bucket{le="60"} 1"#,
-            "http_request_duration_highr_seconds_count 1",
-        ] {
-            assert!(text.contains(line), "missing {line:?} in\n{text}");
-        }
+        let text = exposition(&registry);
+        assert_has_lines(
+            &text,
+            &[
+                "# HELP http_requests_total Total number of HTTP requests by method, status, and handler.",
+                "# TYPE http_requests_total counter",
+                r#"http_requests_total{method="GET",status="4xx",handler="none"} 1"#,
+                "# HELP http_request_duration_seconds Duration of HTTP requests in seconds grouped by method and handler.",
+                r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.1"} 0"#,
+                r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="0.5"} 1"#,
+                r#"http_request_duration_seconds_bucket{method="POST",handler="/v1/completions",le="+Inf"} 1"#,
+                "# HELP http_request_duration_highr_seconds High-resolution duration of HTTP requests in seconds.",
+                r#"http_request_duration_highr_seconds_bucket{le="0.25"} 0"#,
+                r#"http_request_duration_highr_seconds_bucket{le="0.5"} 1"#,
+                r#"http_request_duration_highr_seconds_bucket{le="60"} 1"#,
+                "http_request_duration_highr_seconds_count 1",
+            ],
+        );
     }
 }

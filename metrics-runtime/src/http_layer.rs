@@ -375,6 +375,7 @@ mod tests {
     use tower::ServiceExt;
 
     use super::*;
+    use crate::test_support::{assert_has_lines, exposition};
 
     fn app(layer: HttpMetricsLayer) -> Router {
         Router::new()
@@ -403,12 +404,6 @@ mod tests {
             .block_on(app.clone().oneshot(request))
             .expect("infallible")
             .status()
-    }
-
-    fn exposition(registry: &Registry) -> String {
-        crate::ExpositionFormat::PrometheusText
-            .encode(registry)
-            .expect("encodes")
     }
 
     fn setup(configure: impl FnOnce(HttpMetricsLayer) -> HttpMetricsLayer) -> (Registry, Router) {
@@ -451,15 +446,16 @@ mod tests {
         assert_eq!(send(&app, "GET", "/fails"), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(send(&app, "POST", "/v1/completions"), StatusCode::OK);
         let text = exposition(&registry);
-        for line in [
-            r#"http_requests_total{method="GET",status="4xx",handler="none"} 2"#,
-            r#"http_requests_total{method="GET",status="4xx",handler="/v1/completions"} 1"#,
-            r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#,
-            r#"http_requests_total{method="GET",status="5xx",handler="/fails"} 1"#,
-            "http_request_duration_highr_seconds_count 5",
-        ] {
-            assert!(text.contains(line), "missing {line:?} in\n{text}");
-        }
+        assert_has_lines(
+            &text,
+            &[
+                r#"http_requests_total{method="GET",status="4xx",handler="none"} 2"#,
+                r#"http_requests_total{method="GET",status="4xx",handler="/v1/completions"} 1"#,
+                r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#,
+                r#"http_requests_total{method="GET",status="5xx",handler="/fails"} 1"#,
+                "http_request_duration_highr_seconds_count 5",
+            ],
+        );
         // Only the status classes that occurred are exported.
         assert!(!text.contains(r#"status="1xx""#));
     }

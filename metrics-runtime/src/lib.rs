@@ -36,6 +36,8 @@ pub mod plugin;
 mod registration;
 mod sanitize;
 mod sync;
+#[cfg(test)]
+mod test_support;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 

@@ -6,6 +6,7 @@ use prometheus_client::registry::Registry;
 
 use super::*;
 use crate::buckets::BucketError;
+use crate::test_support::{assert_has_lines, exposition};
 use crate::{Counter, Gauge, Histogram, LabelSet, MetricKind};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -209,9 +210,7 @@ fn a_duplicate_or_reserved_name_is_rejected_and_the_first_family_survives() {
         .get_or_create(&engine(0), &[])
         .expect("no extras")
         .inc();
-    let text = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let text = exposition(&registry);
     assert_eq!(text.matches("# TYPE x").count(), 1, "{text}");
     assert!(text.contains("# HELP x_total first."), "{text}");
     assert_eq!(families.len(), 1);
@@ -297,32 +296,29 @@ fn every_kind_records_through_the_resolved_handle_and_encodes_like_a_derived_fam
         .observe(0.5);
     assert_eq!(ops.len(), 2);
 
-    let text = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
-    for line in [
-        "# HELP store_ops_total Store operations.",
-        "# TYPE store_ops_total counter",
-        r#"store_ops_total{model_name="m",engine="0",op="save",status="ok"} 4"#,
-        r#"store_ops_total{model_name="m",engine="1",op="load",status="error"} 1"#,
-        r#"moved_bytes_total{model_name="m",engine="0"} 1.5"#,
-        r#"level{model_name="m",engine="0"} -4"#,
-        "# TYPE latency_seconds histogram",
-        r#"latency_seconds_bucket{model_name="m",engine="0",le="0.1"} 0"#,
-        r#"latency_seconds_bucket{model_name="m",engine="0",le="1"} 1"#,
-        r#"latency_seconds_count{model_name="m",engine="0"} 1"#,
-    ] {
-        assert!(text.contains(line), "missing {line:?} in\n{text}");
-    }
+    let text = exposition(&registry);
+    assert_has_lines(
+        &text,
+        &[
+            "# HELP store_ops_total Store operations.",
+            "# TYPE store_ops_total counter",
+            r#"store_ops_total{model_name="m",engine="0",op="save",status="ok"} 4"#,
+            r#"store_ops_total{model_name="m",engine="1",op="load",status="error"} 1"#,
+            r#"moved_bytes_total{model_name="m",engine="0"} 1.5"#,
+            r#"level{model_name="m",engine="0"} -4"#,
+            "# TYPE latency_seconds histogram",
+            r#"latency_seconds_bucket{model_name="m",engine="0",le="0.1"} 0"#,
+            r#"latency_seconds_bucket{model_name="m",engine="0",le="1"} 1"#,
+            r#"latency_seconds_count{model_name="m",engine="0"} 1"#,
+        ],
+    );
 }
 
 #[test]
 fn families_registered_after_the_registry_is_shared_are_exported() {
     let (registry, families) = families();
     let registry = std::sync::Arc::new(registry);
-    let before = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let before = exposition(&registry);
     assert!(!before.contains("late"), "{before}");
     let late = families
         .register::<Gauge>(&FamilySpec::gauge("late", "Registered after sharing"))
@@ -330,9 +326,7 @@ fn families_registered_after_the_registry_is_shared_are_exported() {
     late.get_or_create(&engine(3), &[])
         .expect("no extras")
         .set(7);
-    let after = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let after = exposition(&registry);
     assert!(
         after.contains(r#"late{model_name="m",engine="3"} 7"#),
         "{after}"
@@ -354,9 +348,7 @@ fn removing_a_common_label_set_drops_its_series_in_every_family_and_nothing_else
         b.get_or_create(&engine(e), &[]).expect("ok").set(1);
     }
     assert_eq!(families.remove_common(&engine(0)), 3);
-    let text = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let text = exposition(&registry);
     assert!(!text.contains(r#"engine="0""#), "{text}");
     assert_eq!(text.matches(r#"engine="1""#).count(), 3, "{text}");
     assert!(a.remove(&engine(1), &["x"]));
@@ -381,9 +373,7 @@ fn a_full_family_sends_new_label_values_to_the_overflow_series() {
     }
     assert_eq!(family.len(), 2);
     assert_eq!(family.overflowed_lookups(), 2);
-    let text = crate::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let text = exposition(&registry);
     assert!(
         text.contains(r#"c_total{otel_metric_overflow="true"} 2"#),
         "{text}"
