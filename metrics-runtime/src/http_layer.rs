@@ -279,10 +279,21 @@ pub struct HttpMetricsService<S> {
 
 impl<S: std::fmt::Debug> std::fmt::Debug for HttpMetricsService<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HttpMetricsService")
-            .field("inner", &self.inner)
-            .finish_non_exhaustive()
+        debug_wrapper(f, "HttpMetricsService", &self.inner)
     }
+}
+
+/// The `Debug` of what the layer wraps around the inner service or its future: the inner one
+/// only, not the recording state the wrapper carries (the shared route cache, the request's
+/// pending record).
+fn debug_wrapper(
+    f: &mut std::fmt::Formatter<'_>,
+    name: &str,
+    inner: &dyn std::fmt::Debug,
+) -> std::fmt::Result {
+    f.debug_struct(name)
+        .field("inner", inner)
+        .finish_non_exhaustive()
 }
 
 /// What a response future records when the inner service answers.
@@ -338,9 +349,7 @@ pin_project_lite::pin_project! {
 
 impl<F: std::fmt::Debug> std::fmt::Debug for ResponseFuture<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResponseFuture")
-            .field("inner", &self.inner)
-            .finish_non_exhaustive()
+        debug_wrapper(f, "ResponseFuture", &self.inner)
     }
 }
 
