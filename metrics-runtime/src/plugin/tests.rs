@@ -192,20 +192,15 @@ fn a_duplicate_or_reserved_name_is_rejected_and_the_first_family_survives() {
     let first = families
         .register::<Counter>(&FamilySpec::counter("x", "first"))
         .expect("valid");
-    assert_eq!(
-        families
-            .register::<Gauge>(&FamilySpec::gauge("x", "second"))
-            .map(|_| ()),
-        Err(FamilyError::DuplicateName { name: "x".into() })
-    );
-    assert_eq!(
-        families
-            .register::<Gauge>(&FamilySpec::gauge("vllm:num_requests_running", "help"))
-            .map(|_| ()),
-        Err(FamilyError::DuplicateName {
-            name: "vllm:num_requests_running".into()
-        })
-    );
+    // A name taken by a registered family, then a reserved one.
+    for name in ["x", "vllm:num_requests_running"] {
+        assert_eq!(
+            families
+                .register::<Gauge>(&FamilySpec::gauge(name, "second"))
+                .map(|_| ()),
+            Err(FamilyError::DuplicateName { name: name.into() })
+        );
+    }
     first
         .get_or_create(&engine(0), &[])
         .expect("no extras")
