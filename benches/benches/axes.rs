@@ -127,17 +127,13 @@ impl Axes {
 }
 
 fn single_thread(c: &mut Criterion) {
-    let axes = Axes::new();
-    let mut runner = SingleThread {
-        group: c.benchmark_group("axes_1t"),
-        state: &axes,
-    };
-    runner.run("cached_handle", Axes::cached);
-    runner.run("by_label", Axes::by_label);
-    runner.run("grid_2", Axes::grid_2);
-    runner.run("grid_3", Axes::grid_3);
-    runner.run("pc_family_2_labels", Axes::pc_family);
-    runner.group.finish();
+    SingleThread::new(c, "axes_1t", &Axes::new()).run_all(|runner| {
+        runner.run("cached_handle", Axes::cached);
+        runner.run("by_label", Axes::by_label);
+        runner.run("grid_2", Axes::grid_2);
+        runner.run("grid_3", Axes::grid_3);
+        runner.run("pc_family_2_labels", Axes::pc_family);
+    });
 }
 
 criterion_group!(benches, single_thread);

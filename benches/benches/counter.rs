@@ -9,7 +9,6 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::__private::new_family;
 use metric_handles::{Counter, Family, SeriesSpec};
-use metric_handles_benches::contended::threads;
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::recorder;
@@ -113,25 +112,11 @@ fn each<R: Runner<Counters>>(runner: &mut R) {
 }
 
 fn single_thread(c: &mut Criterion) {
-    let counters = Counters::new();
-    let mut runner = SingleThread {
-        group: c.benchmark_group("counter_1t"),
-        state: &counters,
-    };
-    each(&mut runner);
-    runner.group.finish();
+    SingleThread::new(c, "counter_1t", &Counters::new()).run_all(each);
 }
 
 fn contended(c: &mut Criterion) {
-    let counters = Counters::new();
-    let threads = threads();
-    let mut runner = Contended {
-        group: c.benchmark_group(format!("counter_{threads}t")),
-        state: &counters,
-        threads,
-    };
-    each(&mut runner);
-    runner.group.finish();
+    Contended::new(c, "counter", &Counters::new()).run_all(each);
 }
 
 criterion_group!(benches, single_thread, contended);

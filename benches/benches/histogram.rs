@@ -7,7 +7,6 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles_benches::contended::threads;
 use metric_handles_benches::fixtures::{
     observations, prometheus_itl_histogram, ITL_BUCKETS, OBSERVATIONS,
 };
@@ -63,25 +62,11 @@ fn each<R: Runner<Histograms>>(runner: &mut R) {
 }
 
 fn single_thread(c: &mut Criterion) {
-    let histograms = Histograms::new();
-    let mut runner = SingleThread {
-        group: c.benchmark_group("histogram_1t"),
-        state: &histograms,
-    };
-    each(&mut runner);
-    runner.group.finish();
+    SingleThread::new(c, "histogram_1t", &Histograms::new()).run_all(each);
 }
 
 fn contended(c: &mut Criterion) {
-    let histograms = Histograms::new();
-    let threads = threads();
-    let mut runner = Contended {
-        group: c.benchmark_group(format!("histogram_{threads}t")),
-        state: &histograms,
-        threads,
-    };
-    each(&mut runner);
-    runner.group.finish();
+    Contended::new(c, "histogram", &Histograms::new()).run_all(each);
 }
 
 criterion_group!(benches, single_thread, contended);

@@ -124,26 +124,18 @@ fn adapter_labels(engine: u32) -> AdapterLabels {
 
 fn plugin(c: &mut Criterion) {
     let state = State::new();
-    {
-        let mut counters = SingleThread {
-            group: c.benchmark_group("plugin_counter_1t"),
-            state: &state,
-        };
-        // Derived first in one group, run-time first in the other: the first benchmark of a
-        // group tends to absorb the machine's warm-up noise.
+    // Derived first in one group, run-time first in the other: the first benchmark of a group
+    // tends to absorb the machine's warm-up noise.
+    SingleThread::new(c, "plugin_counter_1t", &state).run_all(|counters| {
         counters.run("derived", State::derived_counter);
         counters.run("runtime_family", State::runtime_counter);
         counters.run("adapter_lookup", State::adapter_counter);
-        counters.group.finish();
-    }
-    let mut histograms = SingleThread {
-        group: c.benchmark_group("plugin_histogram_1t"),
-        state: &state,
-    };
-    histograms.run("runtime_family", State::runtime_histogram);
-    histograms.run("derived", State::derived_histogram);
-    histograms.run("adapter_lookup", State::adapter_histogram);
-    histograms.group.finish();
+    });
+    SingleThread::new(c, "plugin_histogram_1t", &state).run_all(|histograms| {
+        histograms.run("runtime_family", State::runtime_histogram);
+        histograms.run("derived", State::derived_histogram);
+        histograms.run("adapter_lookup", State::adapter_histogram);
+    });
 }
 
 criterion_group!(benches, plugin);

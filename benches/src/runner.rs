@@ -4,25 +4,48 @@
 //! Each operation arrives as its own function item (a distinct zero-sized type), so it is
 //! inlined into the timing loop: a table of function pointers would add an indirect call to
 //! every operation and blur the comparison with the floor.
+//!
+//! A runner opens its criterion group when it is made, and [`Runner::run_all`] finishes it
+//! after the file's list of `run` calls (a closure or a generic function, so each call still
+//! gets its operation's own type).
 
 use criterion::measurement::WallTime;
-use criterion::BenchmarkGroup;
+use criterion::{BenchmarkGroup, Criterion};
 
-use crate::contended::time_contended;
+use crate::contended::{threads, time_contended};
 
 /// Something that benchmarks operations on a shared state `S`. The operation receives the
 /// iteration number, so it can cycle through inputs (`i & (OBSERVATIONS - 1)`).
-pub trait Runner<S> {
+pub trait Runner<S>: Sized {
     /// Benchmarks `op` under the id `id`.
     fn run<F: Fn(&S, usize) + Sync>(&mut self, id: &str, op: F);
+
+    /// Finishes the criterion group.
+    fn finish(self);
+
+    /// Runs the benchmarks `each` lists, then finishes the group.
+    fn run_all(mut self, each: impl FnOnce(&mut Self)) {
+        each(&mut self);
+        self.finish();
+    }
 }
 
 /// One thread, criterion's own timing loop.
 pub struct SingleThread<'a, 'c, S> {
     /// The group the benchmarks are added to.
-    pub group: BenchmarkGroup<'c, WallTime>,
+    group: BenchmarkGroup<'c, WallTime>,
     /// The state every operation records into.
-    pub state: &'a S,
+    state: &'a S,
+}
+
+impl<'a, 'c, S> SingleThread<'a, 'c, S> {
+    /// A runner of the criterion group `group`, recording into `state`.
+    pub fn new(c: &'c mut Criterion, group: &str, state: &'a S) -> Self {
+        SingleThread {
+            group: c.benchmark_group(group),
+            state,
+        }
+    }
 }
 
 impl<S> Runner<S> for SingleThread<'_, '_, S> {
@@ -36,17 +59,34 @@ impl<S> Runner<S> for SingleThread<'_, '_, S> {
             })
         });
     }
+
+    fn finish(self) {
+        self.group.finish();
+    }
 }
 
 /// `threads` threads running the operation on the same state at once (see
 /// [`time_contended`]).
 pub struct Contended<'a, 'c, S> {
     /// The group the benchmarks are added to.
-    pub group: BenchmarkGroup<'c, WallTime>,
+    group: BenchmarkGroup<'c, WallTime>,
     /// The state every thread records into.
-    pub state: &'a S,
+    state: &'a S,
     /// How many threads record at once.
-    pub threads: usize,
+    threads: usize,
+}
+
+impl<'a, 'c, S> Contended<'a, 'c, S> {
+    /// A runner of [`threads`] threads recording into `state` at once, in the criterion group
+    /// `{name}_{threads}t`.
+    pub fn new(c: &'c mut Criterion, name: &str, state: &'a S) -> Self {
+        let threads = threads();
+        Contended {
+            group: c.benchmark_group(format!("{name}_{threads}t")),
+            state,
+            threads,
+        }
+    }
 }
 
 impl<S: Sync> Runner<S> for Contended<'_, '_, S> {
@@ -61,5 +101,9 @@ impl<S: Sync> Runner<S> for Contended<'_, '_, S> {
                 })
             })
         });
+    }
+
+    fn finish(self) {
+        self.group.finish();
     }
 }
