@@ -295,13 +295,18 @@ pub fn ids(dir: &Path, group: &str) -> Vec<String> {
     ids
 }
 
+/// The groups whose `ours` ran, each with that median (ns): what every comparison divides by.
+fn groups_that_ran(dir: &Path, threads: usize) -> impl Iterator<Item = (Group, f64)> + '_ {
+    groups(threads).into_iter().filter_map(|group| {
+        let ours = median_ns(dir, &group.name, group.ours)?;
+        Some((group, ours))
+    })
+}
+
 /// One line per alternative of every group that ran: `group: ours vs id`, medians and ratio.
 pub fn lines(dir: &Path, threads: usize) -> String {
     let mut out = String::new();
-    for group in groups(threads) {
-        let Some(ours) = median_ns(dir, &group.name, group.ours) else {
-            continue;
-        };
+    for (group, ours) in groups_that_ran(dir, threads) {
         for id in ids(dir, &group.name) {
             if id == group.ours {
                 continue;
@@ -358,10 +363,7 @@ pub fn target_lines(dir: &Path, threads: usize) -> String {
 /// Markdown tables of every group that ran: implementation, median, ratio to ours.
 pub fn markdown(dir: &Path, threads: usize) -> String {
     let mut out = String::new();
-    for group in groups(threads) {
-        let Some(ours) = median_ns(dir, &group.name, group.ours) else {
-            continue;
-        };
+    for (group, ours) in groups_that_ran(dir, threads) {
         let _ = writeln!(out, "### {} (`{}`)\n", group.title, group.name);
         let _ = writeln!(out, "| implementation | median ns/op | time / ours |");
         let _ = writeln!(out, "|---|---:|---:|");
@@ -403,6 +405,52 @@ mod tests {
         assert!(!Bound::AtLeast(15.0).holds(14.9));
         assert_eq!(describe(4.0), "ours 4.00x faster");
         assert_eq!(describe(0.5), "ours 2.00x slower");
+    }
+
+    /// A criterion directory holding the medians `(group, id, median)`, as `cargo bench`
+    /// leaves it.
+    fn criterion_dir(name: &str, medians: &[(&str, &str, f64)]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("bench-report-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (group, id, median) in medians {
+            let new = dir.join(group).join(id).join("new");
+            std::fs::create_dir_all(&new).unwrap();
+            let json = format!(r#"{{"median":{{"point_estimate":{median}}}}}"#);
+            std::fs::write(new.join("estimates.json"), json).unwrap();
+        }
+        dir
+    }
+
+    /// Only the groups whose `ours` ran are reported, every other id against it.
+    #[test]
+    fn lines_and_tables_compare_every_id_with_ours() {
+        let dir = criterion_dir(
+            "compare",
+            &[
+                ("counter_1t", "cached_handle", 2.0),
+                ("counter_1t", "raw_atomic", 1.0),
+                ("counter_1t", "pc_get_or_create", 40.0),
+                ("histogram_1t", "pc_histogram", 9.0),
+            ],
+        );
+        let lines = lines(&dir, 2);
+        assert_eq!(lines.lines().count(), 2, "{lines}");
+        assert!(lines.contains("vs pc_get_or_create"), "{lines}");
+        assert!(lines.contains("= ours 20.00x faster"), "{lines}");
+        assert!(lines.contains("= ours 2.00x slower"), "{lines}");
+        assert!(!lines.contains("histogram"), "{lines}");
+
+        let table = markdown(&dir, 2);
+        assert_eq!(
+            table,
+            "### Counter increment, 1 thread (`counter_1t`)\n\n\
+             | implementation | median ns/op | time / ours |\n\
+             |---|---:|---:|\n\
+             | `raw_atomic` | 1.00 | 0.50x |\n\
+             | **cached_handle** (ours) | 2.00 | 1.00x |\n\
+             | `pc_get_or_create` | 40.00 | 20.00x |\n\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
