@@ -6,30 +6,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::vllm::{FinishReason, RequestLifecycle, VllmMetrics, VllmMetricsConfig};
-use metric_handles_benches::baseline::{LookupMetrics, LookupTracker};
+use metric_handles::vllm::{FinishReason, RequestLifecycle};
+use metric_handles_benches::baseline::LookupTracker;
 use metric_handles_benches::contended::{threads, time_contended};
-use metric_handles_benches::fixtures::MODEL_NAME;
-use metric_handles_benches::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
-
-fn config() -> VllmMetricsConfig {
-    VllmMetricsConfig {
-        model_name: MODEL_NAME.to_owned(),
-        num_speculative_tokens: SPEC_TOKENS,
-        ..Default::default()
-    }
-}
-
-/// Ours and the baseline, each registered in its own registry, engine 0 already seen.
-fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
-    let mut ours_registry = Registry::default();
-    let ours = VllmMetrics::register(&mut ours_registry, config());
-    ours.scheduler().add_engine(0);
-    let mut baseline_registry = Registry::default();
-    let baseline = LookupMetrics::register(&mut baseline_registry, MODEL_NAME);
-    (ours_registry, ours, baseline_registry, baseline)
-}
+use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
 
 fn request_lifecycle(c: &mut Criterion) {
     let (_r1, ours, _r2, baseline) = recorders();

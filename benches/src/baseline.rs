@@ -256,29 +256,25 @@ impl LookupMetrics {
         self.kv_cache_usage
             .get_or_create(&l)
             .set(stats.kv_cache_usage.clamp(0.0, 1.0));
+        let add = |family: &Family<EngineLabels, Counter>, value: u64| {
+            family.get_or_create(&l).inc_by(value);
+        };
+        let observe =
+            |family: &HistogramFamily, value: f64| family.get_or_create(&l).observe(value);
         let prefix = &stats.prefix_cache_stats;
-        self.prefix_cache_queries
-            .get_or_create(&l)
-            .inc_by(prefix.queries);
-        self.prefix_cache_hits.get_or_create(&l).inc_by(prefix.hits);
+        add(&self.prefix_cache_queries, prefix.queries);
+        add(&self.prefix_cache_hits, prefix.hits);
         if let Some(connector) = &stats.connector_prefix_cache_stats {
-            self.external_prefix_cache_queries
-                .get_or_create(&l)
-                .inc_by(connector.queries);
-            self.external_prefix_cache_hits
-                .get_or_create(&l)
-                .inc_by(connector.hits);
+            add(&self.external_prefix_cache_queries, connector.queries);
+            add(&self.external_prefix_cache_hits, connector.hits);
         }
         if let Some(spec) = &stats.spec_decoding_stats {
-            self.spec_decode_num_drafts
-                .get_or_create(&l)
-                .inc_by(spec.num_drafts);
-            self.spec_decode_num_draft_tokens
-                .get_or_create(&l)
-                .inc_by(spec.num_draft_tokens);
-            self.spec_decode_num_accepted_tokens
-                .get_or_create(&l)
-                .inc_by(spec.num_accepted_tokens);
+            add(&self.spec_decode_num_drafts, spec.num_drafts);
+            add(&self.spec_decode_num_draft_tokens, spec.num_draft_tokens);
+            add(
+                &self.spec_decode_num_accepted_tokens,
+                spec.num_accepted_tokens,
+            );
             for (position, &accepted) in spec.num_accepted_tokens_per_pos.iter().enumerate() {
                 if accepted != 0 {
                     let labels = PositionLabels {
@@ -293,27 +289,24 @@ impl LookupMetrics {
             }
         }
         if let Some(perf) = &stats.perf_stats {
-            self.estimated_flops_per_gpu
-                .get_or_create(&l)
-                .inc_by(perf.num_flops_per_gpu);
-            self.estimated_read_bytes_per_gpu
-                .get_or_create(&l)
-                .inc_by(perf.num_read_bytes_per_gpu);
-            self.estimated_write_bytes_per_gpu
-                .get_or_create(&l)
-                .inc_by(perf.num_write_bytes_per_gpu);
+            add(&self.estimated_flops_per_gpu, perf.num_flops_per_gpu);
+            add(
+                &self.estimated_read_bytes_per_gpu,
+                perf.num_read_bytes_per_gpu,
+            );
+            add(
+                &self.estimated_write_bytes_per_gpu,
+                perf.num_write_bytes_per_gpu,
+            );
         }
         for event in &stats.kv_cache_eviction_events {
-            self.kv_block_lifetime
-                .get_or_create(&l)
-                .observe(event.lifetime_seconds.max(0.0));
-            self.kv_block_idle_before_evict
-                .get_or_create(&l)
-                .observe(event.idle_seconds.max(0.0));
+            observe(&self.kv_block_lifetime, event.lifetime_seconds.max(0.0));
+            observe(
+                &self.kv_block_idle_before_evict,
+                event.idle_seconds.max(0.0),
+            );
             for &gap in &event.reuse_gaps_seconds {
-                self.kv_block_reuse_gap
-                    .get_or_create(&l)
-                    .observe(gap.max(0.0));
+                observe(&self.kv_block_reuse_gap, gap.max(0.0));
             }
         }
     }
@@ -448,26 +441,13 @@ impl<'a> LookupTracker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::MODEL_NAME;
-    use crate::vllm_fixtures::{request, scheduler_stats, SPEC_TOKENS};
-    use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
+    use crate::vllm_fixtures::{recorders, request, scheduler_stats};
 
     /// The baseline does the same work as the real recorders: every sample it exports is
     /// exported, with the same value, by the runtime's recorders fed the same input.
     #[test]
     fn the_baseline_records_what_the_runtime_records() {
-        let mut ours_registry = Registry::default();
-        let ours = VllmMetrics::register(
-            &mut ours_registry,
-            VllmMetricsConfig {
-                model_name: MODEL_NAME.to_owned(),
-                num_speculative_tokens: SPEC_TOKENS,
-                ..Default::default()
-            },
-        );
-        let mut baseline_registry = Registry::default();
-        let baseline = LookupMetrics::register(&mut baseline_registry, MODEL_NAME);
-
+        let (ours_registry, ours, baseline_registry, baseline) = recorders();
         let stats = scheduler_stats();
         ours.scheduler().record(1, &stats);
         baseline.record_scheduler_stats(1, &stats);

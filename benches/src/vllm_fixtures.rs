@@ -1,15 +1,39 @@
-//! Realistic inputs of the vLLM recorders: one request's 128 outputs, and one scheduler step.
+//! The vLLM recorders under comparison (ours and the per-record-lookup baseline) and their
+//! realistic inputs: one request's 128 outputs, and one scheduler step.
 
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats,
-    RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats,
+    RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
+    VllmMetricsConfig,
 };
+
+use crate::baseline::LookupMetrics;
+use crate::fixtures::MODEL_NAME;
 
 /// Outputs per request in the lifecycle benchmark.
 pub const OUTPUTS: usize = 128;
 
 /// Speculative tokens per draft (positions pre-resolved by the recorder).
 pub const SPEC_TOKENS: usize = 3;
+
+/// Ours and the baseline, each registered in its own registry for [`MODEL_NAME`] with
+/// [`SPEC_TOKENS`] speculative tokens, engine 0 already seen.
+pub fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
+    let mut ours_registry = Registry::default();
+    let ours = VllmMetrics::register(
+        &mut ours_registry,
+        VllmMetricsConfig {
+            model_name: MODEL_NAME.to_owned(),
+            num_speculative_tokens: SPEC_TOKENS,
+            ..Default::default()
+        },
+    );
+    ours.scheduler().add_engine(0);
+    let mut baseline_registry = Registry::default();
+    let baseline = LookupMetrics::register(&mut baseline_registry, MODEL_NAME);
+    (ours_registry, ours, baseline_registry, baseline)
+}
 
 /// One request: its parameters, and `OUTPUTS` outputs with their engine batch timestamp and
 /// frontend receive time. Built once, outside the timed loop.
