@@ -68,10 +68,7 @@ fn observing_outputs_and_finishing_allocate_nothing() {
 
 #[test]
 fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
-    let (_registry, metrics) = setup(VllmMetricsConfig {
-        num_speculative_tokens: 3,
-        ..VllmMetricsConfig::default()
-    });
+    let (_registry, metrics) = setup(with_spec_tokens(3));
     let stats = SchedulerStats {
         num_running_reqs: 4,
         num_waiting_reqs: 2,

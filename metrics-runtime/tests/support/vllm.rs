@@ -18,6 +18,15 @@ pub fn setup_default() -> (Registry, VllmMetrics) {
     setup(VllmMetricsConfig::default())
 }
 
+/// The default configuration with `n` speculative tokens (the per-position series it
+/// pre-resolves).
+pub fn with_spec_tokens(n: usize) -> VllmMetricsConfig {
+    VllmMetricsConfig {
+        num_speculative_tokens: n,
+        ..VllmMetricsConfig::default()
+    }
+}
+
 /// One sample line: name, labels in order, value.
 type Sample = (String, Vec<(String, String)>, f64);
 
@@ -103,6 +112,14 @@ impl Scrape {
         !self.find(name, labels).is_empty()
     }
 
+    /// Engine `engine`'s samples, to assert a table of expected values at once.
+    pub fn engine<'a>(&'a self, engine: &'a str) -> EngineSamples<'a> {
+        EngineSamples {
+            scrape: self,
+            engine,
+        }
+    }
+
     /// Engine `engine`'s value of the counter `base` (exposed as `base_total`).
     pub fn counter(&self, base: &str, engine: &str) -> f64 {
         self.value(&format!("{base}_total"), &[("engine", engine)])
@@ -123,10 +140,15 @@ impl Scrape {
 
     /// Engine `engine`'s histogram `name`, checked for internal consistency.
     pub fn hist(&self, name: &str, engine: &str) -> Hist {
-        let count = self.value(&format!("{name}_count"), &[("engine", engine)]);
-        let sum = self.value(&format!("{name}_sum"), &[("engine", engine)]);
+        self.hist_with(name, &[("engine", engine)])
+    }
+
+    /// The single histogram series `name` with `labels`, checked for internal consistency.
+    pub fn hist_with(&self, name: &str, labels: &[(&str, &str)]) -> Hist {
+        let count = self.value(&format!("{name}_count"), labels);
+        let sum = self.value(&format!("{name}_sum"), labels);
         let buckets: Vec<(f64, f64)> = self
-            .find(&format!("{name}_bucket"), &[("engine", engine)])
+            .find(&format!("{name}_bucket"), labels)
             .into_iter()
             .map(|(labels, v)| {
                 let le = &labels.iter().find(|(k, _)| k == "le").expect("le label").1;
@@ -161,6 +183,30 @@ impl Scrape {
         for &(name, sum) in expected {
             let h = self.hist(name, engine);
             assert_eq!((h.count, h.sum), (1.0, sum), "{name}");
+        }
+    }
+}
+
+/// One expected sample of an engine: its exposed name (`_total` included for a counter), the
+/// labels it carries besides `model_name` and `engine`, and its value.
+pub type Expected<'a> = (&'a str, &'a [(&'a str, &'a str)], f64);
+
+/// The samples of one engine in a scrape ([`Scrape::engine`]).
+pub struct EngineSamples<'a> {
+    scrape: &'a Scrape,
+    engine: &'a str,
+}
+
+impl EngineSamples<'_> {
+    /// Asserts each expected sample: exactly one sample of this engine has its name and
+    /// labels, and it has its value. A failure names the sample.
+    pub fn assert_samples(&self, expected: &[Expected<'_>]) {
+        for &(name, extra, want) in expected {
+            let labels: Vec<(&str, &str)> = [("engine", self.engine)]
+                .into_iter()
+                .chain(extra.iter().copied())
+                .collect();
+            assert_eq!(self.scrape.value(name, &labels), want, "{name}{labels:?}");
         }
     }
 }

@@ -185,10 +185,7 @@ fn stats_for_an_engine_never_seen_join_it_and_nothing_else_creates_one() {
 
 #[test]
 fn per_position_values_beyond_the_configured_positions_are_kept_and_bounded() {
-    let (registry, metrics) = setup(VllmMetricsConfig {
-        num_speculative_tokens: 2,
-        ..VllmMetricsConfig::default()
-    });
+    let (registry, metrics) = setup(with_spec_tokens(2));
     // 2 configured positions, then the 2048 positions the bounded map holds, then 3 more that
     // go to the overflow series.
     let len = 2 + metric_handles::DEFAULT_MAX_SERIES + 3;

@@ -65,14 +65,8 @@ fn connector_durations_nan_negative_and_infinite_are_counted_but_never_summed() 
     assert_eq!(xfer.le(5.0), 3.0, "NaN and +Inf only in +Inf");
     assert_eq!(s.hist("vllm:nixl_post_time_seconds", "0").sum, 0.0);
     let labels = [("engine", "0"), ("operation", "save_put"), ("status", "ok")];
-    assert_eq!(
-        s.value("vllm:mooncake_store_operation_time_seconds_count", &labels),
-        2.0
-    );
-    assert_eq!(
-        s.value("vllm:mooncake_store_operation_time_seconds_sum", &labels),
-        0.0
-    );
+    let mooncake_time = s.hist_with("vllm:mooncake_store_operation_time_seconds", &labels);
+    assert_eq!((mooncake_time.count, mooncake_time.sum), (2.0, 0.0));
 }
 
 #[test]
@@ -126,15 +120,11 @@ fn an_unrecognised_sleep_state_decodes_to_unknown_and_is_not_fully_awake() {
             ..SchedulerStats::default()
         },
     );
-    let s = scrape(&registry);
-    assert_eq!(s.gauge("vllm:engine_fully_awake", "0"), 0.0);
-    assert_eq!(
-        s.value(
-            "vllm:engine_sleep_resource_state",
-            &[("resource", "weights"), ("state", "unknown")]
-        ),
-        1.0
-    );
+    let unknown_weights = [("resource", "weights"), ("state", "unknown")];
+    scrape(&registry).engine("0").assert_samples(&[
+        ("vllm:engine_fully_awake", &[], 0.0),
+        ("vllm:engine_sleep_resource_state", &unknown_weights, 1.0),
+    ]);
 }
 
 #[test]
@@ -158,27 +148,23 @@ fn a_sleep_state_only_update_ignores_every_other_field() {
     // The engine joins (its series exist, at 0), and nothing of the update is recorded.
     assert_eq!(metrics.scheduler().engines(), [0]);
     let s = scrape(&registry);
-    assert_eq!(s.gauge("vllm:num_requests_running", "0"), 0.0);
-    assert_eq!(s.counter("vllm:prefix_cache_hits", "0"), 0.0);
-    assert_eq!(
-        s.counter_by(
-            "vllm:prompt_tokens_cached_by_source",
-            "0",
-            "source",
-            "device"
-        ),
-        0.0
-    );
-    assert_eq!(s.counter("vllm:nixl_num_failed_transfers", "0"), 0.0);
+    let cached_by_source = "vllm:prompt_tokens_cached_by_source_total";
+    s.engine("0").assert_samples(&[
+        ("vllm:num_requests_running", &[], 0.0),
+        ("vllm:prefix_cache_hits_total", &[], 0.0),
+        (cached_by_source, &[("source", "device")], 0.0),
+        ("vllm:nixl_num_failed_transfers_total", &[], 0.0),
+    ]);
     assert!(!s.text.contains("vllm:mooncake_store_operation_total{"));
 
     // The same update as a normal one records everything.
     stats.sleep_state_only = false;
     metrics.scheduler().record(0, &stats);
-    let s = scrape(&registry);
-    assert_eq!(s.gauge("vllm:num_requests_running", "0"), 9.0);
-    assert_eq!(s.counter("vllm:prefix_cache_hits", "0"), 5.0);
-    assert_eq!(s.counter("vllm:nixl_num_failed_transfers", "0"), 3.0);
+    scrape(&registry).engine("0").assert_samples(&[
+        ("vllm:num_requests_running", &[], 9.0),
+        ("vllm:prefix_cache_hits_total", &[], 5.0),
+        ("vllm:nixl_num_failed_transfers_total", &[], 3.0),
+    ]);
 }
 
 #[test]

@@ -195,9 +195,11 @@ fn nixl_telemetry_fills_its_seven_families_and_every_child_connector_counts() {
     assert_eq!((bytes.count, bytes.sum), (4.0, 24576.0));
     assert_eq!(bytes.le(8192.0), 4.0);
     assert_eq!(s.hist("vllm:nixl_num_descriptors", "0").sum, 12.0);
-    assert_eq!(s.counter("vllm:nixl_num_failed_transfers", "0"), 6.0);
-    assert_eq!(s.counter("vllm:nixl_num_failed_notifications", "0"), 0.0);
-    assert_eq!(s.counter("vllm:nixl_num_kv_expired_reqs", "0"), 2.0);
+    s.engine("0").assert_samples(&[
+        ("vllm:nixl_num_failed_transfers_total", &[], 6.0),
+        ("vllm:nixl_num_failed_notifications_total", &[], 0.0),
+        ("vllm:nixl_num_kv_expired_reqs_total", &[], 2.0),
+    ]);
     assert_eq!(s.counter("vllm:nixl_num_kv_expired_reqs", "1"), 0.0);
 }
 
@@ -243,7 +245,8 @@ fn mooncake_series_appear_per_operation_and_status_on_first_record() {
         2.0
     );
     assert_eq!(
-        s.value("vllm:mooncake_store_operation_time_seconds_count", &partial),
+        s.hist_with("vllm:mooncake_store_operation_time_seconds", &partial)
+            .count,
         2.0
     );
     assert_eq!(
@@ -305,9 +308,10 @@ fn a_sleep_snapshot_sets_one_state_per_resource_and_a_snapshot_only_update_touch
             ..Default::default()
         },
     );
-    let s = scrape(&registry);
-    assert_eq!(s.gauge("vllm:engine_fully_awake", "0"), 1.0);
-    assert_eq!(s.gauge("vllm:num_requests_running", "0"), 3.0);
+    scrape(&registry).engine("0").assert_samples(&[
+        ("vllm:engine_fully_awake", &[], 1.0),
+        ("vllm:num_requests_running", &[], 3.0),
+    ]);
 }
 
 /// vLLM's frontend dispatches exactly three sleep-mode operations (its Python `Operation`

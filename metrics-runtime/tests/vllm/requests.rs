@@ -16,6 +16,20 @@ fn params(arrival_time: f64, prompt_len: u32, max_tokens: Option<u32>) -> Reques
     }
 }
 
+/// The prompt tokens counted by where they came from.
+const BY_SOURCE: &str = "vllm:prompt_tokens_by_source_total";
+
+/// The duration histograms a finished request observes once each.
+const DURATIONS: [&str; 7] = [
+    "vllm:time_to_first_token_seconds",
+    "vllm:e2e_request_latency_seconds",
+    "vllm:request_queue_time_seconds",
+    "vllm:request_prefill_time_seconds",
+    "vllm:request_decode_time_seconds",
+    "vllm:request_inference_time_seconds",
+    "vllm:request_time_per_output_token_seconds",
+];
+
 const REASONS: [&str; 5] = ["stop", "length", "abort", "error", "repetition"];
 
 fn assert_success(s: &Scrape, engine: &str, expected: [f64; 5]) {
@@ -53,37 +67,15 @@ fn a_complete_request_records_every_metric() {
     drop(t);
 
     let s = scrape(&registry);
-    assert_eq!(s.counter("vllm:generation_tokens", "0"), 3.0);
-    assert_eq!(s.counter("vllm:prompt_tokens", "0"), 8.0);
-    assert_eq!(
-        s.counter_by(
-            "vllm:prompt_tokens_by_source",
-            "0",
-            "source",
-            "local_compute"
-        ),
-        6.0
-    );
-    assert_eq!(
-        s.counter_by(
-            "vllm:prompt_tokens_by_source",
-            "0",
-            "source",
-            "local_cache_hit"
-        ),
-        2.0
-    );
-    assert_eq!(
-        s.counter_by(
-            "vllm:prompt_tokens_by_source",
-            "0",
-            "source",
-            "external_kv_transfer"
-        ),
-        0.0
-    );
-    assert_eq!(s.counter("vllm:prompt_tokens_cached", "0"), 2.0);
-    assert_eq!(s.counter("vllm:num_preemptions", "0"), 0.0);
+    s.engine("0").assert_samples(&[
+        ("vllm:generation_tokens_total", &[], 3.0),
+        ("vllm:prompt_tokens_total", &[], 8.0),
+        (BY_SOURCE, &[("source", "local_compute")], 6.0),
+        (BY_SOURCE, &[("source", "local_cache_hit")], 2.0),
+        (BY_SOURCE, &[("source", "external_kv_transfer")], 0.0),
+        ("vllm:prompt_tokens_cached_total", &[], 2.0),
+        ("vllm:num_preemptions_total", &[], 0.0),
+    ]);
     assert_success(&s, "0", [1.0, 0.0, 0.0, 0.0, 0.0]);
 
     let ttft = s.hist("vllm:time_to_first_token_seconds", "0");
@@ -394,32 +386,18 @@ fn n_sequential_requests_produce_the_counts_a_vllm_server_reports() {
     let n = N as f64;
     let t = T as f64;
     let p = f64::from(P);
-    assert_eq!(s.hist("vllm:time_to_first_token_seconds", "0").count, n);
     assert_eq!(
         s.hist("vllm:inter_token_latency_seconds", "0").count,
         n * (t - 1.0)
     );
-    assert_eq!(s.counter("vllm:prompt_tokens", "0"), n * p);
-    assert_eq!(
-        s.counter_by(
-            "vllm:prompt_tokens_by_source",
-            "0",
-            "source",
-            "local_compute"
-        ),
-        n * p
-    );
-    assert_eq!(s.counter("vllm:generation_tokens", "0"), n * t);
+    s.engine("0").assert_samples(&[
+        ("vllm:prompt_tokens_total", &[], n * p),
+        (BY_SOURCE, &[("source", "local_compute")], n * p),
+        ("vllm:generation_tokens_total", &[], n * t),
+        ("vllm:num_preemptions_total", &[], 0.0),
+    ]);
     assert_success(&s, "0", [0.0, n, 0.0, 0.0, 0.0]);
-    for name in [
-        "vllm:e2e_request_latency_seconds",
-        "vllm:request_queue_time_seconds",
-        "vllm:request_prefill_time_seconds",
-        "vllm:request_decode_time_seconds",
-        "vllm:request_inference_time_seconds",
-        "vllm:request_time_per_output_token_seconds",
-        "vllm:request_params_n",
-    ] {
+    for name in DURATIONS.into_iter().chain(["vllm:request_params_n"]) {
         assert_eq!(s.hist(name, "0").count, n, "{name}");
     }
     for (name, sum) in [
@@ -435,7 +413,6 @@ fn n_sequential_requests_produce_the_counts_a_vllm_server_reports() {
     // Every ITL sample is 1/32 s: all in the le=0.05 bucket, none in le=0.025.
     let itl = s.hist("vllm:inter_token_latency_seconds", "0");
     assert_eq!((itl.le(0.025), itl.le(0.05)), (0.0, n * (t - 1.0)));
-    assert_eq!(s.counter("vllm:num_preemptions", "0"), 0.0);
 }
 
 #[test]
@@ -461,18 +438,12 @@ fn bad_timestamps_never_reach_a_histogram_sum_and_samples_still_count() {
     }
     let s = scrape(&registry);
     // `hist` asserts every _sum is finite and _count equals +Inf.
-    for name in [
-        "vllm:time_to_first_token_seconds",
-        "vllm:e2e_request_latency_seconds",
-        "vllm:request_queue_time_seconds",
-        "vllm:request_prefill_time_seconds",
-        "vllm:request_decode_time_seconds",
-        "vllm:request_inference_time_seconds",
-        "vllm:request_time_per_output_token_seconds",
-    ] {
+    for name in DURATIONS
+        .into_iter()
+        .chain(["vllm:inter_token_latency_seconds"])
+    {
         assert_eq!(s.hist(name, "0").count, 4.0, "{name}");
     }
-    assert_eq!(s.hist("vllm:inter_token_latency_seconds", "0").count, 4.0);
     assert_success(&s, "0", [4.0, 0.0, 0.0, 0.0, 0.0]);
 }
 

@@ -58,16 +58,9 @@ fn full_stats() -> SchedulerStats {
     }
 }
 
-fn spec_config() -> VllmMetricsConfig {
-    VllmMetricsConfig {
-        num_speculative_tokens: 3,
-        ..VllmMetricsConfig::default()
-    }
-}
-
 #[test]
 fn every_scheduler_metric_is_recorded() {
-    let (registry, metrics) = setup(spec_config());
+    let (registry, metrics) = setup(with_spec_tokens(3));
     metrics.scheduler().record(0, &full_stats());
     let mut second = full_stats();
     second.num_running_reqs = 1;
@@ -75,48 +68,28 @@ fn every_scheduler_metric_is_recorded() {
     metrics.scheduler().record(0, &second);
 
     let s = scrape(&registry);
-    assert_eq!(s.gauge("vllm:num_requests_running", "0"), 1.0);
-    assert_eq!(s.gauge("vllm:num_requests_waiting", "0"), 6.0);
-    assert_eq!(
-        s.value(
-            "vllm:num_requests_waiting_by_reason",
-            &[("engine", "0"), ("reason", "capacity")]
-        ),
-        4.0
-    );
-    assert_eq!(
-        s.value(
-            "vllm:num_requests_waiting_by_reason",
-            &[("engine", "0"), ("reason", "deferred")]
-        ),
-        2.0
-    );
-    assert_eq!(s.gauge("vllm:kv_cache_usage_perc", "0"), 0.25);
-    for (name, value) in [
-        ("vllm:prefix_cache_queries", 200.0),
-        ("vllm:prefix_cache_hits", 80.0),
-        ("vllm:external_prefix_cache_queries", 20.0),
-        ("vllm:external_prefix_cache_hits", 10.0),
-        ("vllm:spec_decode_num_drafts", 4.0),
-        ("vllm:spec_decode_num_draft_tokens", 12.0),
-        ("vllm:spec_decode_num_accepted_tokens", 8.0),
-        ("vllm:estimated_flops_per_gpu", 2000.0),
-        ("vllm:estimated_read_bytes_per_gpu", 400.0),
-        ("vllm:estimated_write_bytes_per_gpu", 600.0),
-    ] {
-        assert_eq!(s.counter(name, "0"), value, "{name}");
-    }
-    for (position, value) in [("0", 4.0), ("1", 2.0), ("2", 2.0)] {
-        assert_eq!(
-            s.counter_by(
-                "vllm:spec_decode_num_accepted_tokens_per_pos",
-                "0",
-                "position",
-                position
-            ),
-            value
-        );
-    }
+    let by_reason = "vllm:num_requests_waiting_by_reason";
+    let per_pos = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
+    s.engine("0").assert_samples(&[
+        ("vllm:num_requests_running", &[], 1.0),
+        ("vllm:num_requests_waiting", &[], 6.0),
+        (by_reason, &[("reason", "capacity")], 4.0),
+        (by_reason, &[("reason", "deferred")], 2.0),
+        ("vllm:kv_cache_usage_perc", &[], 0.25),
+        ("vllm:prefix_cache_queries_total", &[], 200.0),
+        ("vllm:prefix_cache_hits_total", &[], 80.0),
+        ("vllm:external_prefix_cache_queries_total", &[], 20.0),
+        ("vllm:external_prefix_cache_hits_total", &[], 10.0),
+        ("vllm:spec_decode_num_drafts_total", &[], 4.0),
+        ("vllm:spec_decode_num_draft_tokens_total", &[], 12.0),
+        ("vllm:spec_decode_num_accepted_tokens_total", &[], 8.0),
+        ("vllm:estimated_flops_per_gpu_total", &[], 2000.0),
+        ("vllm:estimated_read_bytes_per_gpu_total", &[], 400.0),
+        ("vllm:estimated_write_bytes_per_gpu_total", &[], 600.0),
+        (per_pos, &[("position", "0")], 4.0),
+        (per_pos, &[("position", "1")], 2.0),
+        (per_pos, &[("position", "2")], 2.0),
+    ]);
     let lifetime = s.hist("vllm:kv_block_lifetime_seconds", "0");
     assert_eq!((lifetime.count, lifetime.sum), (4.0, 5.0));
     assert_eq!(
@@ -135,7 +108,7 @@ fn every_scheduler_metric_is_recorded() {
 
 #[test]
 fn conditional_metrics_are_recorded_only_when_their_stats_are_present() {
-    let (registry, metrics) = setup(spec_config());
+    let (registry, metrics) = setup(with_spec_tokens(3));
     let bare = SchedulerStats {
         prefix_cache_stats: prefix(7, 3),
         ..SchedulerStats::default()
@@ -150,8 +123,10 @@ fn conditional_metrics_are_recorded_only_when_their_stats_are_present() {
         },
     );
     let s = scrape(&registry);
-    assert_eq!(s.counter("vllm:prefix_cache_queries", "1"), 7.0);
-    assert_eq!(s.counter("vllm:prefix_cache_hits", "1"), 3.0);
+    s.engine("1").assert_samples(&[
+        ("vllm:prefix_cache_queries_total", &[], 7.0),
+        ("vllm:prefix_cache_hits_total", &[], 3.0),
+    ]);
     for name in [
         "vllm:external_prefix_cache_queries",
         "vllm:external_prefix_cache_hits",
@@ -182,9 +157,10 @@ fn conditional_metrics_are_recorded_only_when_their_stats_are_present() {
             ..SchedulerStats::default()
         },
     );
-    let s = scrape(&registry);
-    assert_eq!(s.counter("vllm:estimated_write_bytes_per_gpu", "1"), 9.0);
-    assert_eq!(s.counter("vllm:estimated_flops_per_gpu", "1"), 0.0);
+    scrape(&registry).engine("1").assert_samples(&[
+        ("vllm:estimated_write_bytes_per_gpu_total", &[], 9.0),
+        ("vllm:estimated_flops_per_gpu_total", &[], 0.0),
+    ]);
 }
 
 #[test]
@@ -293,10 +269,7 @@ fn engines_join_late_and_leave_with_all_their_series() {
 
 #[test]
 fn positions_beyond_the_configured_count_still_record() {
-    let (registry, metrics) = setup(VllmMetricsConfig {
-        num_speculative_tokens: 2,
-        ..VllmMetricsConfig::default()
-    });
+    let (registry, metrics) = setup(with_spec_tokens(2));
     metrics.scheduler().add_engine(0);
     let s = scrape(&registry);
     assert!(s.has(
@@ -330,10 +303,7 @@ fn positions_beyond_the_configured_count_still_record() {
 
 #[test]
 fn the_log_stats_accumulator_drains_the_spec_example() {
-    let (_registry, metrics) = setup(VllmMetricsConfig {
-        num_speculative_tokens: 2,
-        ..VllmMetricsConfig::default()
-    });
+    let (_registry, metrics) = setup(with_spec_tokens(2));
     for (drafts, per_pos) in [(2, vec![1, 2]), (3, vec![3, 4, 5])] {
         metrics.scheduler().record(
             4,
@@ -369,7 +339,7 @@ fn iteration_tokens_are_observed_per_batch() {
 
 #[test]
 fn the_stats_logger_computes_the_spec_example_over_engines_not_starting_at_zero() {
-    let (_registry, metrics) = setup(spec_config());
+    let (_registry, metrics) = setup(with_spec_tokens(3));
     let record = |engine: u32, stats: SpecDecodingStats, usage: f64, prefix_stats| {
         metrics.scheduler().record(
             engine,

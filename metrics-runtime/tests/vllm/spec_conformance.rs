@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{RequestMetrics, SchedulerMetrics, VllmMetricsConfig};
+use metric_handles::vllm::{RequestMetrics, SchedulerMetrics};
 use metric_handles::MetricKind;
 
 const TTFT: &[f64] = &[
@@ -193,10 +193,7 @@ fn types(text: &str) -> BTreeMap<String, String> {
 
 #[test]
 fn the_exposition_holds_exactly_the_spec_metrics() {
-    let (registry, metrics) = setup(VllmMetricsConfig {
-        num_speculative_tokens: 3,
-        ..VllmMetricsConfig::default()
-    });
+    let (registry, metrics) = setup(with_spec_tokens(3));
     metrics.scheduler().add_engine(0);
     let openmetrics = metric_handles::ExpositionFormat::OpenMetrics
         .encode(&registry)
