@@ -12,6 +12,10 @@
 #
 # Usage: scripts/bench-compile.sh   (RUNS=5 by default; fixtures in benches/target/compile)
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  sed -n '2,/^# Usage/s/^# \{0,1\}//p' "$0"
+  exit 0
+fi
 cd "$(dirname "$0")/.."
 root=$PWD
 runs=${RUNS:-5}
@@ -28,13 +32,15 @@ seconds() {
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
 }
-
-# --- 1. the 40-field fixture -------------------------------------------------------------
-fixture=$dir/fixture
-mkdir -p "$fixture/src"
-cat >"$fixture/Cargo.toml" <<TOML
+# Makes the scratch crate `$2` in the folder $1: a workspace of its own, with the dependency
+# lines that follow as its [dependencies].
+scratch_crate() {
+  local path=$1 name=$2
+  shift 2
+  mkdir -p "$path/src"
+  cat >"$path/Cargo.toml" <<TOML
 [package]
-name = "derive-fixture"
+name = "$name"
 version = "0.0.0"
 edition = "2021"
 publish = false
@@ -42,8 +48,19 @@ publish = false
 [workspace]
 
 [dependencies]
-metric-handles = { path = "$root/metrics-runtime" }
+$(printf '%s\n' "$@")
 TOML
+}
+# `cargo ARGS...` in the folder $1, offline when the dependencies are already fetched.
+cargo_in() {
+  local path=$1
+  shift
+  (cd "$path" && { cargo "$@" --quiet --offline 2>/dev/null || cargo "$@" --quiet; })
+}
+
+# --- 1. the 40-field fixture -------------------------------------------------------------
+fixture=$dir/fixture
+scratch_crate "$fixture" derive-fixture "metric-handles = { path = \"$root/metrics-runtime\" }"
 
 # Writes src/lib.rs: the 40 fields, with `#[derive(MetricHandles)]` when $1 is "derive".
 write_fixture() {
@@ -79,9 +96,7 @@ write_fixture() {
 }
 
 # `cargo check` or `cargo build` of the fixture; fails loudly if the fixture does not compile.
-compile_fixture() {
-  (cd "$fixture" && cargo "$1" --quiet --offline 2>/dev/null || cargo "$1" --quiet)
-}
+compile_fixture() { cargo_in "$fixture" "$1"; }
 
 echo "== 40-field struct: the fixture alone (median of $runs), dependencies built" >&2
 declare -A took
@@ -101,23 +116,12 @@ done
 
 # --- 2. clean builds of derive crates ----------------------------------------------------
 peers=$dir/peers
-mkdir -p "$peers/src"
-cat >"$peers/Cargo.toml" <<TOML
-[package]
-name = "derive-peers"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-metric-handles-derive = { path = "$root/metrics-derive" }
-serde_derive = "1"
-thiserror-impl = "2"
-TOML
+scratch_crate "$peers" derive-peers \
+  "metric-handles-derive = { path = \"$root/metrics-derive\" }" \
+  'serde_derive = "1"' \
+  'thiserror-impl = "2"'
 echo "" >"$peers/src/lib.rs"
-build_peers() { (cd "$peers" && cargo build --quiet --offline 2>/dev/null || cargo build --quiet); }
+build_peers() { cargo_in "$peers" build; }
 build_peers
 
 echo "== clean build (dev profile) of each derive crate alone (median of $runs)" >&2
