@@ -10,6 +10,16 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
+/// Runs `body` with a subscriber collecting every event; returns what `body` returned and the
+/// `(level, message)` of each event, in order.
+fn collecting_events<T>(body: impl FnOnce() -> T) -> (T, Vec<(Level, String)>) {
+    let collect = Collect::default();
+    let events = Arc::clone(&collect.0);
+    let value = tracing::subscriber::with_default(collect, body);
+    let events = std::mem::take(&mut *events.lock().expect("not poisoned"));
+    (value, events)
+}
+
 /// Collects `(level, message)` of every event.
 #[derive(Clone, Default)]
 struct Collect(Arc<Mutex<Vec<(Level, String)>>>);
@@ -47,9 +57,7 @@ impl Subscriber for Collect {
 
 #[test]
 fn the_log_line_and_ignored_outputs_are_logged() {
-    let collect = Collect::default();
-    let events = Arc::clone(&collect.0);
-    tracing::subscriber::with_default(collect, || {
+    let (line, events) = collecting_events(|| {
         let (_registry, metrics) = setup_default();
         metrics.scheduler().record(
             1,
@@ -64,24 +72,21 @@ fn the_log_line_and_ignored_outputs_are_logged() {
         let mut t = metrics.requests().track(1, RequestParams::default());
         t.observe_output(1.0, 1.0, &finishing(tokens(1), FinishReason::Stop));
         t.observe_output(2.0, 2.0, &tokens(1));
-
-        let events = events.lock().expect("not poisoned");
-        assert_eq!(events.len(), 2, "{events:?}");
-        assert_eq!(events[0], (Level::INFO, line.to_string()));
-        assert!(events[0].1.contains("Running: 2 reqs"), "{events:?}");
-        assert_eq!(events[1].0, Level::WARN);
-        assert!(
-            events[1].1.contains("after the request finished"),
-            "{events:?}"
-        );
+        line
     });
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0], (Level::INFO, line.to_string()));
+    assert!(events[0].1.contains("Running: 2 reqs"), "{events:?}");
+    assert_eq!(events[1].0, Level::WARN);
+    assert!(
+        events[1].1.contains("after the request finished"),
+        "{events:?}"
+    );
 }
 
 #[test]
 fn a_second_finish_and_a_bad_model_name_are_logged() {
-    let collect = Collect::default();
-    let events = Arc::clone(&collect.0);
-    tracing::subscriber::with_default(collect, || {
+    let ((), events) = collecting_events(|| {
         let long = "m".repeat(metric_handles::vllm::MAX_MODEL_NAME_LEN + 1);
         for model_name in [String::new(), long] {
             let _ = setup(metric_handles::vllm::VllmMetricsConfig {
@@ -93,34 +98,30 @@ fn a_second_finish_and_a_bad_model_name_are_logged() {
         let mut t = metrics.requests().track(0, RequestParams::default());
         t.finish(FinishReason::Stop, 1.0);
         t.abort(2.0);
-
-        let events = events.lock().expect("not poisoned");
-        let levels: Vec<Level> = events.iter().map(|(level, _)| *level).collect();
-        assert_eq!(
-            levels,
-            [Level::WARN, Level::WARN, Level::DEBUG],
-            "{events:?}"
-        );
-        assert!(events[0].1.contains("empty model name"), "{events:?}");
-        assert!(events[1].1.contains("truncated"), "{events:?}");
-        assert!(events[2].1.contains("finished again"), "{events:?}");
     });
+    let levels: Vec<Level> = events.iter().map(|(level, _)| *level).collect();
+    assert_eq!(
+        levels,
+        [Level::WARN, Level::WARN, Level::DEBUG],
+        "{events:?}"
+    );
+    assert!(events[0].1.contains("empty model name"), "{events:?}");
+    assert!(events[1].1.contains("truncated"), "{events:?}");
+    assert!(events[2].1.contains("finished again"), "{events:?}");
 }
 
 #[test]
 fn a_flood_of_ignored_outputs_logs_one_warning_and_counts_them_all() {
-    let collect = Collect::default();
-    let events = Arc::clone(&collect.0);
-    tracing::subscriber::with_default(collect, || {
+    let (ignored, events) = collecting_events(|| {
         let (_registry, metrics) = setup_default();
         let mut t = metrics.requests().track(0, RequestParams::default());
         t.observe_output(1.0, 1.0, &finishing(tokens(1), FinishReason::Stop));
         for i in 0..10_000 {
             t.observe_output(2.0 + f64::from(i), 2.0, &tokens(1));
         }
-        assert_eq!(metrics.requests().ignored_outputs(), 10_000);
-        let events = events.lock().expect("not poisoned");
-        let warnings = events.iter().filter(|(l, _)| *l == Level::WARN).count();
-        assert_eq!(warnings, 1, "{} events", events.len());
+        metrics.requests().ignored_outputs()
     });
+    assert_eq!(ignored, 10_000);
+    let warnings = events.iter().filter(|(l, _)| *l == Level::WARN).count();
+    assert_eq!(warnings, 1, "{} events", events.len());
 }
