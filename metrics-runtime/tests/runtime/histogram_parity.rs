@@ -5,7 +5,7 @@ use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{prometheus_text, text};
 use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
 use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::prometheus_client::registry::{Metric, Registry};
 use metric_handles::{Family, Histogram, NoLabels};
 use proptest::prelude::*;
 
@@ -15,6 +15,13 @@ fn both_formats(registry: &Registry) -> (String, String) {
     let mut classic = String::new();
     prometheus_text::encode(&mut classic, registry).expect("encodes");
     (openmetrics, classic)
+}
+
+/// `metric` registered alone as `name`, encoded in both formats.
+fn both_formats_of(name: &str, help: &str, metric: impl Metric) -> (String, String) {
+    let mut registry = Registry::default();
+    registry.register(name, help, metric);
+    both_formats(&registry)
 }
 
 fn bounds() -> impl Strategy<Value = Vec<f64>> {
@@ -49,11 +56,10 @@ proptest! {
             ours.observe(v);
             theirs.observe(v);
         }
-        let mut our_registry = Registry::default();
-        our_registry.register("latency_seconds", "Latency", ours);
-        let mut their_registry = Registry::default();
-        their_registry.register("latency_seconds", "Latency", theirs);
-        prop_assert_eq!(both_formats(&our_registry), both_formats(&their_registry));
+        prop_assert_eq!(
+            both_formats_of("latency_seconds", "Latency", ours),
+            both_formats_of("latency_seconds", "Latency", theirs)
+        );
     }
 }
 
@@ -70,9 +76,8 @@ fn a_labelled_family_encodes_like_prometheus_clients_family() {
         ours_handle.observe(v);
         theirs_handle.observe(v);
     }
-    let mut our_registry = Registry::default();
-    our_registry.register("ttft_seconds", "Time to first token", ours);
-    let mut their_registry = Registry::default();
-    their_registry.register("ttft_seconds", "Time to first token", theirs);
-    assert_eq!(both_formats(&our_registry), both_formats(&their_registry));
+    assert_eq!(
+        both_formats_of("ttft_seconds", "Time to first token", ours),
+        both_formats_of("ttft_seconds", "Time to first token", theirs)
+    );
 }
