@@ -6,12 +6,11 @@
 //! allocator, and checks that no record was lost.
 
 use crate::counting::live_bytes;
+use crate::support::exposition::encode_text;
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::{
-    Counter, Dynamic, ExpositionFormat, Family, FamilyMember, LabelSet, NoLabels,
-};
+use metric_handles::{Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct UserLabel {
@@ -71,9 +70,7 @@ fn an_adversarial_label_stream_stays_bounded_and_loses_nothing() {
          +101k distinct {after_101k} B"
     );
 
-    let text = ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let text = encode_text(&registry);
     let per_user = text
         .lines()
         .filter(|l| l.starts_with("requests_by_user_total{user=\"user-"))
@@ -105,9 +102,7 @@ fn a_family_past_its_limit_routes_new_label_sets_to_the_overflow_series() {
     }
     assert_eq!(family.len(), 2);
     assert_eq!(family.overflowed_lookups(), 2);
-    let text = ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let text = encode_text(&registry);
     let expected = "# HELP logins_total Logins.\n# TYPE logins_total counter\n\
                     logins_total{user=\"a\"} 1\nlogins_total{user=\"b\"} 1\n\
                     logins_total{otel_metric_overflow=\"true\"} 2\n";

@@ -12,10 +12,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::exposition::encode_text;
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::{Counter, ExpositionFormat, Family, Histogram, LabelSet};
+use metric_handles::{Counter, Family, Histogram, LabelSet};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Worker {
@@ -123,9 +124,7 @@ fn totals_are_exact_under_concurrent_scrapes_and_label_set_churn() {
             let mut previous = HashMap::new();
             // At least a few scrapes even if the recorders finish first.
             while !done.load(Ordering::Relaxed) || scrapes.load(Ordering::Relaxed) < 10 {
-                let text = ExpositionFormat::PrometheusText
-                    .encode(&fixture.registry)
-                    .expect("encodes");
+                let text = encode_text(&fixture.registry);
                 check_scrape(&text, &mut previous, workers);
                 scrapes.fetch_add(1, Ordering::Relaxed);
             }
@@ -148,9 +147,7 @@ fn totals_are_exact_under_concurrent_scrapes_and_label_set_churn() {
         done.store(true, Ordering::Relaxed);
     });
 
-    let text = ExpositionFormat::PrometheusText
-        .encode(&fixture.registry)
-        .expect("encodes");
+    let text = encode_text(&fixture.registry);
     let samples = samples(&text);
     for worker in 0..workers {
         let tokens = samples[&format!("stress_tokens_total{{worker=\"{worker}\"}}")];
@@ -193,9 +190,7 @@ fn recording_throughput_with_and_without_a_concurrent_scraper() {
         let scraper = s.spawn(|| {
             let mut n = 0u64;
             while !done.load(Ordering::Relaxed) {
-                ExpositionFormat::PrometheusText
-                    .encode(&busy.registry)
-                    .expect("encodes");
+                encode_text(&busy.registry);
                 n += 1;
                 std::thread::sleep(Duration::from_micros(50));
             }
@@ -207,9 +202,7 @@ fn recording_throughput_with_and_without_a_concurrent_scraper() {
         rate
     });
     for f in [&quiet, &busy] {
-        let text = ExpositionFormat::PrometheusText
-            .encode(&f.registry)
-            .expect("encodes");
+        let text = encode_text(&f.registry);
         let samples = samples(&text);
         for worker in 0..workers {
             assert_eq!(

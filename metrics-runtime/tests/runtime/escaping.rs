@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::support::exposition::{encode_openmetrics, encode_text};
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
@@ -128,12 +129,8 @@ fn control_characters_in_label_values_are_written_as_control_pictures() {
 #[test]
 fn help_text_is_one_line_and_escaped_in_both_formats() {
     let registry = registry_with_nasty_values();
-    let om = ExpositionFormat::OpenMetrics
-        .encode(&registry)
-        .expect("encodes");
-    let text = ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .expect("encodes");
+    let om = encode_openmetrics(&registry);
+    let text = encode_text(&registry);
     // OpenMetrics escapes `\` and `"` in HELP; the classic text escapes `\` only.
     assert!(
         om.contains(
@@ -200,20 +197,8 @@ fn pythons_parsers_read_the_scrape_as_a_text_file() {
     let dir = temp_dir("python");
     let text_path = dir.join("metrics.txt");
     let om_path = dir.join("metrics.om.txt");
-    std::fs::write(
-        &text_path,
-        metric_handles::ExpositionFormat::PrometheusText
-            .encode(&registry)
-            .unwrap(),
-    )
-    .expect("write");
-    std::fs::write(
-        &om_path,
-        metric_handles::ExpositionFormat::OpenMetrics
-            .encode(&registry)
-            .unwrap(),
-    )
-    .expect("write");
+    std::fs::write(&text_path, encode_text(&registry)).expect("write");
+    std::fs::write(&om_path, encode_openmetrics(&registry)).expect("write");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check_exposition.py");
     let output = Command::new("python3")
         .arg(script)
@@ -234,9 +219,7 @@ fn promtool_accepts_the_scrape() {
     if !tool_or_skip("promtool_accepts_the_scrape", "promtool", &["--version"]) {
         return;
     }
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry_with_nasty_values())
-        .unwrap();
+    let text = encode_text(&registry_with_nasty_values());
     let mut child = Command::new("promtool")
         .args(["check", "metrics"])
         .stdin(Stdio::piped())

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use crate::support::exposition::encode_text;
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
     Counter, Dynamic, Family, LabelSet, MetricHandles, NoLabels, MAX_LABEL_VALUE_LEN,
@@ -90,9 +91,7 @@ fn huge_label_values_go_to_the_overflow_series_and_every_record_counts() {
         .collect();
     let per_mid = fastest_us_per(&mid, |t| requests.get_or_create(t).inc());
     let per_mid_get = fastest_us_per(&mid, |t| assert!(requests.get(t).is_none()));
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = encode_text(&registry);
     println!(
         "200 distinct 1 MiB label values: RSS +{:.1} MB, scrape {:.1} KB; rejecting one alone \
          {:.0} ns; per oversized lookup \

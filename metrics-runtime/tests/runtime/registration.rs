@@ -2,6 +2,7 @@
 //! samples would collide, or `VllmMetrics` registered twice are refused with an error (and
 //! nothing is registered); several models are served through one registration.
 
+use crate::support::exposition::encode_openmetrics;
 use metric_handles::prometheus_client::registry::Registry;
 #[cfg(feature = "vllm")]
 use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
@@ -44,18 +45,12 @@ fn refused<T>(result: Result<T, RegistrationError>) -> RegistrationError {
     }
 }
 
-fn exposition(registry: &Registry) -> String {
-    metric_handles::ExpositionFormat::OpenMetrics
-        .encode(registry)
-        .expect("encodes")
-}
-
 #[test]
 fn colliding_samples_across_structs_are_refused_and_nothing_is_registered() {
     let mut registry = Registry::default();
     let served = Served::try_register(&mut registry).expect("first registration");
     served.resolve(&NoLabels).requests.inc();
-    let before = exposition(&registry);
+    let before = encode_openmetrics(&registry);
 
     let err = refused(RequestsGauge::try_register(&mut registry));
     assert_eq!(err.name, "app:requests_total");
@@ -68,7 +63,7 @@ fn colliding_samples_across_structs_are_refused_and_nothing_is_registered() {
     assert_eq!(err.existing_type, "histogram");
 
     // Neither refused struct registered anything, not even `app:in_flight`.
-    assert_eq!(exposition(&registry), before);
+    assert_eq!(encode_openmetrics(&registry), before);
 }
 
 #[test]
@@ -82,7 +77,7 @@ fn a_struct_registered_twice_is_an_error_not_a_duplicate_family() {
     );
     assert!(err.to_string().contains("already registered"), "{err}");
     assert_eq!(
-        exposition(&registry)
+        encode_openmetrics(&registry)
             .matches("# TYPE app:requests ")
             .count(),
         1
@@ -104,7 +99,7 @@ fn register_panics_with_the_error_message() {
 fn vllm_metrics_registered_twice_is_an_error() {
     let mut registry = Registry::default();
     VllmMetrics::try_register(&mut registry, VllmMetricsConfig::default()).expect("first");
-    let before = exposition(&registry);
+    let before = encode_openmetrics(&registry);
     let err = VllmMetrics::try_register(
         &mut registry,
         VllmMetricsConfig {
@@ -114,7 +109,7 @@ fn vllm_metrics_registered_twice_is_an_error() {
     )
     .unwrap_err();
     assert!(err.name.starts_with("vllm:"), "{err}");
-    assert_eq!(exposition(&registry), before);
+    assert_eq!(encode_openmetrics(&registry), before);
 }
 
 #[cfg(feature = "vllm")]
@@ -139,7 +134,7 @@ fn several_models_record_through_one_registration() {
             },
         );
     }
-    let text = exposition(&registry);
+    let text = encode_openmetrics(&registry);
     assert!(text.contains(r#"vllm:num_requests_running{model_name="llama",engine="0"} 3"#));
     assert!(text.contains(r#"vllm:num_requests_running{model_name="qwen",engine="0"} 5"#));
     for line in text.lines().filter(|l| l.starts_with("# TYPE ")) {
@@ -147,7 +142,7 @@ fn several_models_record_through_one_registration() {
     }
     // Removing qwen's engine 0 leaves llama's engine 0.
     assert!(qwen.scheduler().remove_engine(0));
-    let text = exposition(&registry);
+    let text = encode_openmetrics(&registry);
     assert!(text.contains(r#"model_name="llama",engine="0""#));
     assert!(!text.contains(r#"model_name="qwen""#));
 }
@@ -229,13 +224,13 @@ fn registering_many_structs_costs_in_proportion_to_what_is_registered() {
          {busy_first:.2} ms, last 20: {busy_last:.2} ms)"
     );
     // Every family is exposed once, and a name already taken is still refused.
-    let text = exposition(&registry);
+    let text = encode_openmetrics(&registry);
     assert_eq!(text.matches("# TYPE ").count(), 3 * count);
     let err = register_mixed_as(&mut registry, "s7").unwrap_err();
     assert_eq!(err.existing, "s7:jobs");
     let err = register_mixed_as(&mut busy, "s0").unwrap_err();
     assert_eq!(err.existing, "s0:jobs");
     // The check did not disturb the series the busy registry holds.
-    let text = exposition(&busy);
+    let text = encode_openmetrics(&busy);
     assert_eq!(text.matches("jobs_total{replica=").count(), 2000);
 }

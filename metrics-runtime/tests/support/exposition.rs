@@ -1,7 +1,11 @@
-//! Shared by the reliability tests: the stress level, and a small parser of the text exposition
-//! written independently of the encoder (label-value escapes included), so a test checks what a
-//! scraper would read rather than trusting the code under test.
+//! Shared by the reliability tests: the stress level, the registry encoded in either format,
+//! and a small parser of the text exposition written independently of the encoder (label-value
+//! escapes included), so a test checks what a scraper would read rather than trusting the code
+//! under test.
 #![allow(dead_code)]
+
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::ExpositionFormat;
 
 /// Whether `METRIC_HANDLES_STRESS=long` asks for the long variants.
 pub fn long_stress() -> bool {
@@ -15,6 +19,20 @@ pub fn stress<T>(default: T, long: T) -> T {
     } else {
         default
     }
+}
+
+/// The registry in the classic Prometheus text format (what `scrape` parses).
+pub fn encode_text(registry: &Registry) -> String {
+    ExpositionFormat::PrometheusText
+        .encode(registry)
+        .expect("encodes")
+}
+
+/// The registry in the OpenMetrics text format.
+pub fn encode_openmetrics(registry: &Registry) -> String {
+    ExpositionFormat::OpenMetrics
+        .encode(registry)
+        .expect("encodes")
 }
 
 /// One sample line: its name, its labels in order, and its value as written.

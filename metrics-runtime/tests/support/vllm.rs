@@ -37,9 +37,7 @@ pub struct Scrape {
 }
 
 pub fn scrape(registry: &Registry) -> Scrape {
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(registry)
-        .expect("encodes");
+    let text = super::exposition::encode_text(registry);
     let samples = super::exposition::parse(&text)
         .into_iter()
         .map(|sample| {

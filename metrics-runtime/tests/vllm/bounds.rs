@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+use crate::support::exposition::encode_text;
 use crate::support::vllm::*;
 use metric_handles::vllm::{
     CudagraphStats, SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_CUDAGRAPH_SHAPES,
@@ -150,9 +151,7 @@ fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() 
             ..Default::default()
         },
     );
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(&registry)
-        .unwrap();
+    let text = encode_text(&registry);
     println!(
         "1,000,000 configured positions: RSS +{:.1} MB, scrape {:.1} KB",
         rss_bytes().saturating_sub(rss_before) as f64 / 1e6,

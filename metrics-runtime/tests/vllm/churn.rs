@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::support::exposition::stress;
+use crate::support::exposition::{encode_text, stress};
 use crate::support::vllm::*;
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, VllmMetrics};
@@ -74,9 +74,7 @@ fn recorder_throughput_with_and_without_a_scraper_and_engine_churn() {
         let scraper = s.spawn(|| {
             let mut n = 0u64;
             while !done.load(Ordering::Relaxed) {
-                metric_handles::ExpositionFormat::PrometheusText
-                    .encode(&registry)
-                    .expect("encodes");
+                encode_text(&registry);
                 n += 1;
             }
             n

@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::support::exposition::encode_openmetrics;
 use crate::support::vllm::*;
 use metric_handles::vllm::{FinishReason, PrefixCacheStats, RequestParams, SchedulerStats};
 
@@ -59,9 +60,7 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
         let scraper = s.spawn(|| {
             let mut n = 0u32;
             loop {
-                let text = metric_handles::ExpositionFormat::OpenMetrics
-                    .encode(&registry)
-                    .expect("encodes");
+                let text = encode_openmetrics(&registry);
                 assert!(text.ends_with("# EOF\n"));
                 n += 1;
                 if done.load(Ordering::Relaxed) {

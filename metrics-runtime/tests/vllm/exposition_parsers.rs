@@ -7,13 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::vllm::*;
 use metric_handles::vllm::{
     CudagraphStats, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     RequestMetrics, RequestParams, SchedulerMetrics, SchedulerStats, SpecDecodingStats,
     VllmMetrics, VllmMetricsConfig,
 };
-use metric_handles::{ExpositionFormat, MetricKind};
+use metric_handles::MetricKind;
 
 fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {
@@ -156,12 +157,8 @@ fn both_formats_parse_with_pythons_prometheus_client() {
             show_hidden_metrics_for_version: Some(version.into()),
         });
         record_everything(&metrics);
-        let text = ExpositionFormat::PrometheusText
-            .encode(&registry)
-            .expect("encodes");
-        let openmetrics = ExpositionFormat::OpenMetrics
-            .encode(&registry)
-            .expect("encodes");
+        let text = encode_text(&registry);
+        let openmetrics = encode_openmetrics(&registry);
         let expected: Vec<&str> = SchedulerMetrics::DESCRIPTORS
             .iter()
             .chain(RequestMetrics::DESCRIPTORS)

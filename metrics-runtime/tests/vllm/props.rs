@@ -24,6 +24,7 @@
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::support::exposition::encode_text;
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     CachedTokensBySource, CudagraphStats, EngineSleepState, EventType, FinishReason,
@@ -899,9 +900,7 @@ fn check_histograms(samples: &[Sample]) {
 }
 
 fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
-    let text = metric_handles::ExpositionFormat::PrometheusText
-        .encode(registry)
-        .expect("encodes");
+    let text = encode_text(registry);
     let samples = parse(&text);
     check_histograms(&samples);
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::support::exposition::encode_openmetrics;
 use crate::support::vllm::*;
 use metric_handles::vllm::{RequestMetrics, SchedulerMetrics};
 use metric_handles::MetricKind;
@@ -195,9 +196,7 @@ fn types(text: &str) -> BTreeMap<String, String> {
 fn the_exposition_holds_exactly_the_spec_metrics() {
     let (registry, metrics) = setup(with_spec_tokens(3));
     metrics.scheduler().add_engine(0);
-    let openmetrics = metric_handles::ExpositionFormat::OpenMetrics
-        .encode(&registry)
-        .expect("encodes");
+    let openmetrics = encode_openmetrics(&registry);
     let s = scrape(&registry);
 
     let spec: Vec<Expected> = scheduler_spec().into_iter().chain(request_spec()).collect();
