@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 
+use crate::label_enum::LabelEnum;
+use crate::label_impl::LabelDerive;
+use crate::label_set::LabelSet;
+
 /// The environment variable that rewrites the snapshots instead of comparing them.
 const UPDATE: &str = "UPDATE_EXPANDED";
 
@@ -23,8 +27,8 @@ const UPDATE: &str = "UPDATE_EXPANDED";
 fn expander(name: &str) -> Option<fn(TokenStream) -> TokenStream> {
     match name {
         "MetricHandles" => Some(crate::expand::derive),
-        "LabelSet" => Some(crate::label_set::derive),
-        "LabelEnum" => Some(crate::label_enum::derive),
+        "LabelSet" => Some(LabelSet::derive),
+        "LabelEnum" => Some(LabelEnum::derive),
         _ => None,
     }
 }

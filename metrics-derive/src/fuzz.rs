@@ -8,6 +8,10 @@
 use proc_macro2::{TokenStream, TokenTree};
 use proptest::prelude::*;
 
+use crate::label_enum::LabelEnum;
+use crate::label_impl::LabelDerive;
+use crate::label_set::LabelSet;
+
 /// Valid inputs, mutated by the second property.
 const SEEDS: &[&str] = &[
     r#"
@@ -248,8 +252,8 @@ fn item() -> impl Strategy<Value = String> {
 fn check_all(input: TokenStream) -> Result<(), TestCaseError> {
     for (name, output) in [
         ("MetricHandles", crate::expand::derive(input.clone())),
-        ("LabelSet", crate::label_set::derive(input.clone())),
-        ("LabelEnum", crate::label_enum::derive(input)),
+        ("LabelSet", LabelSet::derive(input.clone())),
+        ("LabelEnum", LabelEnum::derive(input)),
     ] {
         let parsed = syn::parse2::<syn::File>(output.clone());
         prop_assert!(
@@ -398,8 +402,8 @@ fn seeds_are_valid_for_their_derive() {
     let parse = |s: &str| s.parse::<TokenStream>().unwrap_or_default();
     assert!(no_errors(crate::expand::derive(parse(SEEDS[0]))));
     assert!(no_errors(crate::expand::derive(parse(SEEDS[1]))));
-    assert!(no_errors(crate::label_set::derive(parse(SEEDS[2]))));
-    assert!(no_errors(crate::label_enum::derive(parse(SEEDS[3]))));
+    assert!(no_errors(LabelSet::derive(parse(SEEDS[2]))));
+    assert!(no_errors(LabelEnum::derive(parse(SEEDS[3]))));
 }
 
 #[test]
@@ -410,7 +414,7 @@ fn crate_path_replaces_every_runtime_path() {
     collect_idents(output, &mut idents);
     assert!(idents.iter().any(|i| i == "rt"));
     assert!(!idents.iter().any(|i| i == "metric_handles"));
-    let output = crate::label_set::derive(SEEDS[2].parse().unwrap_or_default());
+    let output = LabelSet::derive(SEEDS[2].parse().unwrap_or_default());
     let mut idents = Vec::new();
     collect_idents(output, &mut idents);
     assert!(!idents.iter().any(|i| i == "metric_handles"));

@@ -1,9 +1,8 @@
 //! `#[derive(LabelEnum)]`: a fieldless enum as the complete list of one label's values, with
 //! a dense index (declaration order) so a pre-resolved array replaces a hash lookup.
 //!
-//! The steps of `#[derive(MetricHandles)]`: `parse` reads the input and its attributes,
-//! `check` turns it into the values to encode, `generate` writes the impls; when a step
-//! reported an error, stubs take their place.
+//! The steps are `label_impl::LabelDerive`'s: the values to encode are the variants' names
+//! (after `rename_all`) or their `rename`s.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,11 +12,11 @@ use syn::{Data, DeriveInput, Fields, Ident, LitStr};
 use crate::case::{self, RenameRule};
 use crate::ctxt::Ctxt;
 use crate::label_attr;
-use crate::label_impl::{self, Claims};
+use crate::label_impl::{self, Claims, LabelDerive};
 use crate::suggest;
 
 /// The input as read.
-struct Input<'a> {
+pub struct Input<'a> {
     derive: &'a DeriveInput,
     /// The runtime crate's path.
     krate: TokenStream,
@@ -34,136 +33,131 @@ struct Variant<'a> {
 }
 
 /// A checked variant: its identifier and its label value.
-struct Value<'a> {
+pub struct Value<'a> {
     ident: &'a Ident,
     value: String,
 }
 
-pub fn derive(input: TokenStream) -> TokenStream {
-    let input: DeriveInput = match syn::parse2(input) {
-        Ok(input) => input,
-        Err(error) => return error.to_compile_error(),
-    };
-    let cx = Ctxt::new();
-    let model = parse(&cx, &input);
-    let values = check(&cx, &model);
-    match cx.check() {
-        Ok(()) => generate(&model, &values),
-        Err(errors) => {
-            let mut output = errors.to_compile_error();
-            output.extend(stubs(&model));
-            output
-        }
-    }
-}
+/// `#[derive(LabelEnum)]`.
+pub struct LabelEnum;
 
-fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
-    let attrs = label_attr::parse_type(cx, &input.attrs, true);
-    let rule = attrs.rename_all.as_ref().and_then(|lit| {
-        let rule = RenameRule::from_str(&lit.value());
-        if rule.is_none() {
+impl LabelDerive for LabelEnum {
+    type Input<'a> = Input<'a>;
+    type Checked<'a> = Vec<Value<'a>>;
+
+    fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Input<'a> {
+        let attrs = label_attr::parse_type(cx, &input.attrs, true);
+        let rule = attrs.rename_all.as_ref().and_then(|lit| {
+            let rule = RenameRule::from_str(&lit.value());
+            if rule.is_none() {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "unknown `rename_all` rule `{}`: {}",
+                        lit.value(),
+                        suggest::hint(&lit.value(), &case::rule_names())
+                    ),
+                );
+            }
+            rule
+        });
+        if !input.generics.params.is_empty() {
             cx.error_spanned_by(
-                lit,
-                format!(
-                    "unknown `rename_all` rule `{}`: {}",
-                    lit.value(),
-                    suggest::hint(&lit.value(), &case::rule_names())
-                ),
+                &input.generics,
+                "`#[derive(LabelEnum)]` does not support generic enums: a label's values must be one fixed list; remove the generic parameters",
             );
         }
-        rule
-    });
-    if !input.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &input.generics,
-            "`#[derive(LabelEnum)]` does not support generic enums: a label's values must be one fixed list; remove the generic parameters",
-        );
-    }
-    let mut variants = Vec::new();
-    match &input.data {
-        Data::Enum(data) if data.variants.is_empty() => cx.error_spanned_by(
-            &input.ident,
-            "`#[derive(LabelEnum)]` on an enum without variants: a label needs at least one value",
-        ),
-        Data::Enum(data) => {
-            for variant in &data.variants {
-                if !matches!(variant.fields, Fields::Unit) {
-                    cx.error_spanned_by(
-                        &variant.fields,
-                        format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{}` has fields: a label value carries no data; remove them", variant.ident.unraw()),
-                    );
+        let mut variants = Vec::new();
+        match &input.data {
+            Data::Enum(data) if data.variants.is_empty() => cx.error_spanned_by(
+                &input.ident,
+                "`#[derive(LabelEnum)]` on an enum without variants: a label needs at least one value",
+            ),
+            Data::Enum(data) => {
+                for variant in &data.variants {
+                    if !matches!(variant.fields, Fields::Unit) {
+                        cx.error_spanned_by(
+                            &variant.fields,
+                            format!("`#[derive(LabelEnum)]` needs fieldless variants, and `{}` has fields: a label value carries no data; remove them", variant.ident.unraw()),
+                        );
+                    }
+                    variants.push(Variant {
+                        ident: &variant.ident,
+                        rename: label_attr::parse_rename(cx, &variant.attrs, "rename = \"value\""),
+                    });
                 }
-                variants.push(Variant {
-                    ident: &variant.ident,
-                    rename: label_attr::parse_rename(cx, &variant.attrs, "rename = \"value\""),
-                });
             }
+            _ => cx.error_spanned_by(
+                &input.ident,
+                "`#[derive(LabelEnum)]` needs a fieldless enum: one variant per label value (`enum FinishReason { Stop, Length, Abort }`)",
+            ),
         }
-        _ => cx.error_spanned_by(
-            &input.ident,
-            "`#[derive(LabelEnum)]` needs a fieldless enum: one variant per label value (`enum FinishReason { Stop, Length, Abort }`)",
-        ),
+        Input {
+            derive: input,
+            krate: attrs.krate,
+            rule,
+            variants,
+        }
     }
-    Input {
-        derive: input,
-        krate: attrs.krate,
-        rule,
-        variants,
-    }
-}
 
-/// Every value non-empty and distinct.
-fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<Value<'a>> {
-    let mut claims = Claims::default();
-    let mut values = Vec::new();
-    for variant in &input.variants {
-        let ident = variant.ident;
-        let name = ident.unraw().to_string();
-        let (value, tokens) = label_impl::label_text(variant.rename.as_ref(), ident, || {
+    /// Every value non-empty and distinct.
+    fn check<'a>(cx: &Ctxt, input: &'a Input<'_>) -> Vec<Value<'a>> {
+        let mut claims = Claims::new("label value", "variant", "has");
+        let derived = |name: &str| {
             input
                 .rule
-                .map_or_else(|| name.clone(), |rule| rule.apply(&name))
-        });
-        if value.is_empty() {
-            cx.error_spanned_by(
-                &tokens,
-                "a label value cannot be empty: Prometheus treats an empty value as a missing label",
-            );
-            continue;
-        }
-        let duplicate = |first: &str| {
-            format!("duplicate label value `{value}`: variant `{first}` already has it; give one of them `#[label(rename = \"...\")]`")
+                .map_or_else(|| name.to_owned(), |rule| rule.apply(name))
         };
-        if claims.claim(cx, &tokens, &value, name, duplicate) {
-            values.push(Value { ident, value });
-        }
+        let non_empty = |value: &str| {
+            if value.is_empty() {
+                Err("a label value cannot be empty: Prometheus treats an empty value as a missing label".to_owned())
+            } else {
+                Ok(())
+            }
+        };
+        input
+            .variants
+            .iter()
+            .filter_map(|variant| {
+                let value = claims.take(
+                    cx,
+                    variant.ident,
+                    variant.rename.as_ref(),
+                    derived,
+                    non_empty,
+                )?;
+                Some(Value {
+                    ident: variant.ident,
+                    value,
+                })
+            })
+            .collect()
     }
-    values
-}
 
-/// `LabelEnum` (the variants, their values, the index) and `EncodeLabelValue`.
-fn generate(input: &Input, values: &[Value]) -> TokenStream {
-    let variants: Vec<&Ident> = values.iter().map(|v| v.ident).collect();
-    let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
-    let index_body = quote! {
-        match self {
-            #(Self::#variants => #indices,)*
-        }
-    };
-    impls(input, values, index_body)
-}
-
-/// The impls without values, for an input with errors, so the enum's uses add no errors. A
-/// generic enum gets none: its impls would only add unsatisfiable-bound errors.
-fn stubs(input: &Input) -> TokenStream {
-    if !input.derive.generics.params.is_empty() {
-        return TokenStream::new();
+    /// `LabelEnum` (the variants, their values, the index) and `EncodeLabelValue`.
+    fn generate(input: &Input, values: &Vec<Value>) -> TokenStream {
+        let variants: Vec<&Ident> = values.iter().map(|v| v.ident).collect();
+        let indices = (0..variants.len()).map(proc_macro2::Literal::usize_unsuffixed);
+        let index_body = quote! {
+            match self {
+                #(Self::#variants => #indices,)*
+            }
+        };
+        impls(input, values, index_body)
     }
-    let index_body = quote! {
-        let _ = self;
-        ::core::unimplemented!("metric-handles: fix the errors above")
-    };
-    impls(input, &[], index_body)
+
+    /// The impls without values. A generic enum gets none: its impls would only add
+    /// unsatisfiable-bound errors.
+    fn stubs(input: &Input) -> TokenStream {
+        if !input.derive.generics.params.is_empty() {
+            return TokenStream::new();
+        }
+        let index_body = quote! {
+            let _ = self;
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        };
+        impls(input, &[], index_body)
+    }
 }
 
 fn impls(input: &Input, values: &[Value], index_body: TokenStream) -> TokenStream {

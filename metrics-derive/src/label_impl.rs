@@ -1,49 +1,103 @@
-//! What `#[derive(LabelSet)]` and `#[derive(LabelEnum)]` share: distinct keys or values (each
-//! claimed by one field or variant), and the impls they generate alike, one of the runtime's
-//! traits and prometheus-client's matching encoding trait.
+//! What `#[derive(LabelSet)]` and `#[derive(LabelEnum)]` share: their steps, distinct keys or
+//! values (each claimed by one field or variant), and the impls they generate alike, one of the
+//! runtime's traits and prometheus-client's matching encoding trait.
 
 use std::collections::HashMap;
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
+use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, LitStr};
 
 use crate::ctxt::Ctxt;
 
-/// Which field or variant first took each label key or value.
-#[derive(Default)]
-pub struct Claims(HashMap<String, String>);
+/// The steps both derives take, in order: `parse` reads the input and its attributes, `check`
+/// turns it into the keys or values to encode, `generate` writes the impls; when a step reported
+/// an error, `stubs` take the impls' place, so the type's uses add no errors to the ones reported.
+pub trait LabelDerive {
+    /// The input as read.
+    type Input<'a>;
+    /// The checked keys or values.
+    type Checked<'a>;
+    fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Self::Input<'a>;
+    fn check<'a>(cx: &Ctxt, input: &'a Self::Input<'_>) -> Self::Checked<'a>;
+    fn generate(input: &Self::Input<'_>, checked: &Self::Checked<'_>) -> TokenStream;
+    fn stubs(input: &Self::Input<'_>) -> TokenStream;
 
-impl Claims {
-    /// Records that `owner` takes `value`. When another already took it, reports
-    /// `duplicate(first owner)` at `tokens` and returns false.
-    pub fn claim(
-        &mut self,
-        cx: &Ctxt,
-        tokens: &TokenStream,
-        value: &str,
-        owner: String,
-        duplicate: impl FnOnce(&str) -> String,
-    ) -> bool {
-        if let Some(first) = self.0.get(value) {
-            cx.error_spanned_by(tokens, duplicate(first));
-            return false;
+    /// The whole derive: the steps, in order, on its input.
+    fn derive(input: TokenStream) -> TokenStream {
+        let input: DeriveInput = match syn::parse2(input) {
+            Ok(input) => input,
+            Err(error) => return error.to_compile_error(),
+        };
+        let cx = Ctxt::new();
+        let model = Self::parse(&cx, &input);
+        let checked = Self::check(&cx, &model);
+        match cx.check() {
+            Ok(()) => Self::generate(&model, &checked),
+            Err(errors) => {
+                let mut output = errors.to_compile_error();
+                output.extend(Self::stubs(&model));
+                output
+            }
         }
-        self.0.insert(value.to_owned(), owner);
-        true
     }
 }
 
-/// The label text of a field or variant, its `rename = "..."` or else `derived`, and the tokens
-/// a mistake in it is reported at (the literal, or the identifier).
-pub fn label_text(
-    rename: Option<&LitStr>,
-    ident: &Ident,
-    derived: impl FnOnce() -> String,
-) -> (String, TokenStream) {
-    match rename {
-        Some(lit) => (lit.value(), lit.to_token_stream()),
-        None => (derived(), ident.to_token_stream()),
+/// The label texts of one input's fields or variants, each claimed by the first to take it.
+pub struct Claims {
+    /// What the texts are, for the duplicate message: `"label key"`.
+    text: &'static str,
+    /// What takes them: `"field"`.
+    owner: &'static str,
+    /// How the message says the first owner has it: `"uses"`.
+    has: &'static str,
+    /// Which owner first took each text.
+    first: HashMap<String, String>,
+}
+
+impl Claims {
+    /// No text taken yet; duplicates are reported as
+    /// ``duplicate {text} `x`: {owner} `first` already {has} it``.
+    pub fn new(text: &'static str, owner: &'static str, has: &'static str) -> Self {
+        Claims {
+            text,
+            owner,
+            has,
+            first: HashMap::new(),
+        }
+    }
+
+    /// The label text of the field or variant `ident`: its `rename = "..."`, or else `derived`
+    /// from its unraw name. Reported at the literal or the identifier, and `None`, when
+    /// `validate` rejects it (with its message) or an earlier field or variant took it.
+    pub fn take(
+        &mut self,
+        cx: &Ctxt,
+        ident: &Ident,
+        rename: Option<&LitStr>,
+        derived: impl FnOnce(&str) -> String,
+        validate: impl FnOnce(&str) -> Result<(), String>,
+    ) -> Option<String> {
+        let owner = ident.unraw().to_string();
+        let (text, tokens) = match rename {
+            Some(lit) => (lit.value(), lit.to_token_stream()),
+            None => (derived(&owner), ident.to_token_stream()),
+        };
+        if let Err(message) = validate(&text) {
+            cx.error_spanned_by(&tokens, message);
+            return None;
+        }
+        if let Some(first) = self.first.get(&text) {
+            let (what, owners, has) = (self.text, self.owner, self.has);
+            cx.error_spanned_by(
+                &tokens,
+                format!("duplicate {what} `{text}`: {owners} `{first}` already {has} it; give one of them `#[label(rename = \"...\")]`"),
+            );
+            return None;
+        }
+        self.first.insert(text.clone(), owner);
+        Some(text)
     }
 }
 

@@ -15,6 +15,8 @@
 
 use proc_macro::TokenStream;
 
+use label_impl::LabelDerive;
+
 mod ast;
 mod attr;
 mod buckets;
@@ -55,7 +57,7 @@ pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
 /// the struct, `#[label(rename = "key")]` on a field.
 #[proc_macro_derive(LabelSet, attributes(label))]
 pub fn derive_label_set(input: TokenStream) -> TokenStream {
-    label_set::derive(input.into()).into()
+    label_set::LabelSet::derive(input.into()).into()
 }
 
 /// Implements `metric_handles::LabelEnum` and prometheus-client's `EncodeLabelValue` for a
@@ -63,5 +65,5 @@ pub fn derive_label_set(input: TokenStream) -> TokenStream {
 /// enum, `#[label(rename = "value")]` on a variant.
 #[proc_macro_derive(LabelEnum, attributes(label))]
 pub fn derive_label_enum(input: TokenStream) -> TokenStream {
-    label_enum::derive(input.into()).into()
+    label_enum::LabelEnum::derive(input.into()).into()
 }
