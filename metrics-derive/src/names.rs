@@ -10,45 +10,72 @@ const RESERVED_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A Prometheus lexical rule, `[first][rest]*`, with the words its messages use.
+struct Pattern {
+    /// What is checked: `"metric name"`.
+    what: &'static str,
+    first: fn(char) -> bool,
+    /// The first character's rule in words.
+    starts_with: &'static str,
+    rest: fn(char) -> bool,
+    /// Every character's rule in words.
+    allowed: &'static str,
+}
+
+/// `[a-zA-Z_:][a-zA-Z0-9_:]*`.
+const METRIC_NAME: Pattern = Pattern {
+    what: "metric name",
+    first: |c| c.is_ascii_alphabetic() || c == '_' || c == ':',
+    starts_with: "a letter, `_` or `:`",
+    rest: |c| c.is_ascii_alphanumeric() || c == '_' || c == ':',
+    allowed: "letters, digits, `_` and `:`",
+};
+
+/// `[a-zA-Z_][a-zA-Z0-9_]*`.
+const LABEL_KEY: Pattern = Pattern {
+    what: "label key",
+    first: |c| c.is_ascii_alphabetic() || c == '_',
+    starts_with: "a letter or `_`",
+    rest: |c| c.is_ascii_alphanumeric() || c == '_',
+    allowed: "letters, digits and `_`",
+};
+
+impl Pattern {
+    /// Checks a non-empty `text` (an empty one passes: each caller says why it is not allowed).
+    fn check(&self, text: &str) -> Result<(), String> {
+        let what = self.what;
+        let mut chars = text.chars();
+        if chars.next().is_some_and(|c| !(self.first)(c)) {
+            return Err(format!(
+                "`{text}` is not a valid Prometheus {what} (it must start with {})",
+                self.starts_with
+            ));
+        }
+        match chars.find(|c| !(self.rest)(*c)) {
+            Some(bad) => Err(format!(
+                "`{text}` is not a valid Prometheus {what} (`{}` is not allowed; use {})",
+                bad.escape_default(),
+                self.allowed
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Checks a metric name against `[a-zA-Z_:][a-zA-Z0-9_:]*`.
 pub fn check_metric_name(name: &str) -> Result<(), String> {
-    let mut chars = name.chars();
-    match chars.next() {
-        None => return Err("it cannot be empty".to_owned()),
-        Some(c) if !(c.is_ascii_alphabetic() || c == '_' || c == ':') => {
-            return Err(format!(
-                "`{name}` is not a valid Prometheus metric name (it must start with a letter, `_` or `:`)"
-            ))
-        }
-        Some(_) => {}
+    if name.is_empty() {
+        return Err("it cannot be empty".to_owned());
     }
-    match chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == ':')) {
-        Some(bad) => Err(format!(
-            "`{name}` is not a valid Prometheus metric name (`{}` is not allowed; use letters, digits, `_` and `:`)",
-            bad.escape_default()
-        )),
-        None => Ok(()),
-    }
+    METRIC_NAME.check(name)
 }
 
 /// Checks a label key against `[a-zA-Z_][a-zA-Z0-9_]*` and the reserved keys.
 pub fn check_label_key(key: &str) -> Result<(), String> {
-    let mut chars = key.chars();
-    match chars.next() {
-        None => return Err("a label key cannot be empty (`\"\"`)".to_owned()),
-        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
-            return Err(format!(
-                "`{key}` is not a valid Prometheus label key (it must start with a letter or `_`)"
-            ))
-        }
-        Some(_) => {}
+    if key.is_empty() {
+        return Err("a label key cannot be empty (`\"\"`)".to_owned());
     }
-    if let Some(bad) = chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
-        return Err(format!(
-            "`{key}` is not a valid Prometheus label key (`{}` is not allowed; use letters, digits and `_`)",
-            bad.escape_default()
-        ));
-    }
+    LABEL_KEY.check(key)?;
     if key.starts_with("__") {
         return Err(format!(
             "label key `{key}` is reserved (keys starting with `__` are for Prometheus' internal use)"
@@ -90,32 +117,55 @@ pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// Asserts that `check` accepts every `valid` text and rejects every `invalid` one.
+    fn assert_checks(check: fn(&str) -> Result<(), String>, valid: &[&str], invalid: &[&str]) {
+        for text in valid {
+            assert!(check(text).is_ok(), "`{text}` should be accepted");
+        }
+        for text in invalid {
+            assert!(check(text).is_err(), "`{text}` should be rejected");
+        }
+    }
+
     #[test]
     fn metric_names() {
-        assert!(check_metric_name("vllm:num_requests_running").is_ok());
-        assert!(check_metric_name(":a_1").is_ok());
-        assert!(check_metric_name("").is_err());
-        assert!(check_metric_name("1abc").is_err());
-        assert!(check_metric_name("a-b").is_err());
-        assert!(check_metric_name("a b").is_err());
+        assert_checks(
+            check_metric_name,
+            &["vllm:num_requests_running", ":a_1"],
+            &["", "1abc", "a-b", "a b"],
+        );
     }
 
     #[test]
     fn label_keys() {
-        assert!(check_label_key("model_name").is_ok());
-        assert!(check_label_key("_x").is_ok());
-        assert!(check_label_key("a:b").is_err());
-        assert!(check_label_key("le").is_err());
-        assert!(check_label_key("quantile").is_err());
-        assert!(check_label_key("__name").is_err());
-        assert!(check_label_key("9").is_err());
+        assert_checks(
+            check_label_key,
+            &["model_name", "_x"],
+            &["a:b", "le", "quantile", "__name", "9"],
+        );
+    }
+
+    #[test]
+    fn messages_say_which_rule_is_broken() {
+        for (name, message) in [
+            ("", "it cannot be empty"),
+            ("1a", "`1a` is not a valid Prometheus metric name (it must start with a letter, `_` or `:`)"),
+            ("a-b", "`a-b` is not a valid Prometheus metric name (`-` is not allowed; use letters, digits, `_` and `:`)"),
+        ] {
+            assert_eq!(check_metric_name(name).unwrap_err(), message);
+        }
+        for (key, message) in [
+            ("", "a label key cannot be empty (`\"\"`)"),
+            (":a", "`:a` is not a valid Prometheus label key (it must start with a letter or `_`)"),
+            ("a:b", "`a:b` is not a valid Prometheus label key (`:` is not allowed; use letters, digits and `_`)"),
+            ("__a", "label key `__a` is reserved (keys starting with `__` are for Prometheus' internal use)"),
+        ] {
+            assert_eq!(check_label_key(key).unwrap_err(), message);
+        }
     }
 
     #[test]
     fn units() {
-        assert!(check_unit("seconds").is_ok());
-        assert!(check_unit("Seconds").is_err());
-        assert!(check_unit("").is_err());
-        assert!(check_unit("per-second").is_err());
+        assert_checks(check_unit, &["seconds"], &["Seconds", "", "per-second"]);
     }
 }
