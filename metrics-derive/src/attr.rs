@@ -1,6 +1,8 @@
 //! Shared attribute parsing: `key = value` lists read with their original spans, duplicate
 //! keys, unknown keys with a suggestion, and recovery so one bad key does not hide the others.
 
+use std::fmt::Display;
+
 use proc_macro2::TokenTree;
 use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
@@ -70,6 +72,25 @@ pub fn key_ident(meta: &ParseNestedMeta) -> Option<Ident> {
     })
 }
 
+/// The symbol of `known` that `ident` spells; otherwise reports `{unknown}: ` and a suggestion
+/// (`did you mean `x`?`, or the list of `known`) at `ident`.
+pub fn known_symbol(
+    cx: &Ctxt,
+    ident: &Ident,
+    known: &[Symbol],
+    unknown: impl Display,
+) -> Option<Symbol> {
+    let symbol = known.iter().find(|symbol| ident == **symbol).copied();
+    if symbol.is_none() {
+        let names: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+        cx.error_spanned_by(
+            ident,
+            format!("{unknown}: {}", suggest::hint(&ident.to_string(), &names)),
+        );
+    }
+    symbol
+}
+
 /// Parses every `#[attr(...)]` of `attrs` named `attr`, calling `on_key` for each known key.
 /// Unknown keys are reported (with a suggestion) and their value skipped. A syntax error ends
 /// that attribute (reported); returns false if any attribute could not be parsed.
@@ -122,16 +143,14 @@ fn parse_one(
             complete = false;
             return skip_value(meta.input);
         };
-        match known.iter().find(|symbol| key == **symbol) {
-            Some(symbol) => on_key(&meta, &key, *symbol),
+        match known_symbol(
+            cx,
+            &key,
+            known,
+            format_args!("unknown key `{key}` in `#[{attr}(...)]`"),
+        ) {
+            Some(symbol) => on_key(&meta, &key, symbol),
             None => {
-                cx.error_spanned_by(
-                    &key,
-                    format!(
-                        "unknown key `{key}` in `#[{attr}(...)]`: {}",
-                        suggest::hint(&key.to_string(), &names)
-                    ),
-                );
                 complete = false;
                 skip_value(meta.input)
             }
@@ -203,6 +222,14 @@ pub fn lit_str(cx: &Ctxt, expr: &Expr, key: &Ident, attr: Symbol, example: &str)
             );
             None
         }
+    }
+}
+
+/// `expr` as a lone identifier (`one_two_five`, not `a::b` or `<T>::x`).
+pub fn plain_ident(expr: &Expr) -> Option<Ident> {
+    match strip(expr) {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
     }
 }
 

@@ -4,7 +4,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, Path, UnOp};
 
-use crate::attr::strip;
+use crate::attr::{known_symbol, plain_ident, strip};
 use crate::ctxt::Ctxt;
 use crate::suggest;
 use crate::symbol::{Symbol, COUNT, EXPONENTIAL, FACTOR, LINEAR, MAX, ONE_TWO_FIVE, START, WIDTH};
@@ -118,12 +118,8 @@ pub fn parse(cx: &Ctxt, expr: &Expr) -> Option<BucketSpec> {
 }
 
 fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
-    let names: Vec<&str> = GENERATORS.iter().map(|s| s.as_str()).collect();
-    let func = match strip(&call.func) {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-        _ => None,
-    };
-    let Some(func) = func else {
+    let Some(func) = plain_ident(&call.func) else {
+        let names: Vec<&str> = GENERATORS.iter().map(|s| s.as_str()).collect();
         cx.error_spanned_by(
             &call.func,
             format!(
@@ -133,16 +129,12 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         );
         return None;
     };
-    let Some(generator) = GENERATORS.iter().find(|g| func == **g).copied() else {
-        cx.error_spanned_by(
-            &func,
-            format!(
-                "unknown bucket generator `{func}`: {}",
-                suggest::hint(&func.to_string(), &names)
-            ),
-        );
-        return None;
-    };
+    let generator = known_symbol(
+        cx,
+        &func,
+        GENERATORS,
+        format_args!("unknown bucket generator `{func}`"),
+    )?;
     let expected: &[Symbol] = if generator == EXPONENTIAL {
         &[START, FACTOR, COUNT]
     } else if generator == LINEAR {
@@ -166,11 +158,7 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             ok = false;
             continue;
         };
-        let key = match strip(&assign.left) {
-            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
-            _ => None,
-        };
-        let Some(key) = key else {
+        let Some(key) = plain_ident(&assign.left) else {
             cx.error_spanned_by(
                 &assign.left,
                 format!("expected one of {}", suggest::list(&expected_names)),
@@ -178,14 +166,12 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
             ok = false;
             continue;
         };
-        let Some(symbol) = expected.iter().find(|s| key == **s).copied() else {
-            cx.error_spanned_by(
-                &key,
-                format!(
-                    "unknown argument `{key}` of `{func}(...)`: {}",
-                    suggest::hint(&key.to_string(), &expected_names)
-                ),
-            );
+        let Some(symbol) = known_symbol(
+            cx,
+            &key,
+            expected,
+            format_args!("unknown argument `{key}` of `{func}(...)`"),
+        ) else {
             ok = false;
             continue;
         };
