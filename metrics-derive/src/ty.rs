@@ -171,12 +171,16 @@ fn read_member(cx: &Ctxt, member: &Type) -> Read {
     }
     let (axis, inner) = match (name.as_str(), args.as_slice()) {
         (n, [axis_ty, inner]) if n == BY_LABEL.as_str() => {
-            check_enum_axis(cx, axis_ty)?;
+            check_label_type(cx, axis_ty, |shown| {
+                format!("`ByLabel`'s first argument is the enum that lists every value of the label (`#[derive(LabelEnum)]`), not `{shown}`: for values only known at run time write `Dynamic<Labels, Leaf>` with a `#[derive(LabelSet)]` struct `Labels`; for a bounded integer write `ByPosition<Leaf>`")
+            })?;
             (Axis::Enum(Box::new(axis_ty.clone())), inner)
         }
         (n, [inner]) if n == BY_POSITION.as_str() => (Axis::Position, inner),
         (n, [labels, inner]) if n == DYNAMIC.as_str() => {
-            check_dynamic_labels(cx, labels)?;
+            check_label_type(cx, labels, |shown| {
+                format!("`Dynamic`'s first argument is a label set (a struct with `#[derive(LabelSet)]`, one field per key), not `{shown}`")
+            })?;
             (Axis::Dynamic, inner)
         }
         (n, [axes, inner]) if n == BY_LABELS.as_str() => (Axis::Grid(grid_axes(cx, axes)?), inner),
@@ -252,29 +256,15 @@ fn is_plain_value(ty: &Type) -> bool {
     }
 }
 
-fn check_enum_axis(cx: &Ctxt, axis: &Type) -> Result<(), ()> {
-    if is_plain_value(axis) {
-        cx.error_spanned_by(
-            axis,
-            format!(
-                "`ByLabel`'s first argument is the enum that lists every value of the label (`#[derive(LabelEnum)]`), not `{}`: for values only known at run time write `Dynamic<Labels, Leaf>` with a `#[derive(LabelSet)]` struct `Labels`; for a bounded integer write `ByPosition<Leaf>`",
-                render(axis)
-            ),
-        );
-        return Err(());
-    }
-    Ok(())
-}
-
-fn check_dynamic_labels(cx: &Ctxt, labels: &Type) -> Result<(), ()> {
-    if is_plain_value(labels) {
-        cx.error_spanned_by(
-            labels,
-            format!(
-                "`Dynamic`'s first argument is a label set (a struct with `#[derive(LabelSet)]`, one field per key), not `{}`",
-                render(labels)
-            ),
-        );
+/// A type argument that must be a derived label type (an enum or a label set): reports
+/// `message(rendered type)` at it when it is certainly a plain value instead.
+fn check_label_type(
+    cx: &Ctxt,
+    ty: &Type,
+    message: impl FnOnce(String) -> String,
+) -> Result<(), ()> {
+    if is_plain_value(ty) {
+        cx.error_spanned_by(ty, message(render(ty)));
         return Err(());
     }
     Ok(())
@@ -302,17 +292,14 @@ fn grid_axes(cx: &Ctxt, axes: &Type) -> Result<Vec<Option<Type>>, ()> {
     for elem in elems {
         if last_segment(elem).is_some_and(|(n, args)| n == POSITION.as_str() && args.is_empty()) {
             parts.push(None);
-        } else if is_plain_value(elem) {
-            cx.error_spanned_by(
-                elem,
-                format!(
-                    "each axis of `ByLabels` is a `#[derive(LabelEnum)]` enum or `Position`, not `{}`",
-                    render(elem)
-                ),
-            );
-            ok = false;
-        } else {
-            parts.push(Some(elem.clone()));
+            continue;
+        }
+        let axis = check_label_type(cx, elem, |shown| {
+            format!("each axis of `ByLabels` is a `#[derive(LabelEnum)]` enum or `Position`, not `{shown}`")
+        });
+        match axis {
+            Ok(()) => parts.push(Some(elem.clone())),
+            Err(()) => ok = false,
         }
     }
     ok.then_some(parts).ok_or(())
