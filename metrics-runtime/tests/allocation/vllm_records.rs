@@ -5,8 +5,7 @@
 use crate::counting::allocations_during;
 use crate::support::vllm::*;
 use metric_handles::vllm::{
-    EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, RequestParams,
-    SchedulerStats, SpecDecodingStats, VllmMetricsConfig,
+    EventType, FinishReason, RequestParams, SchedulerStats, VllmMetricsConfig,
 };
 
 fn params() -> RequestParams {
@@ -69,41 +68,7 @@ fn observing_outputs_and_finishing_allocate_nothing() {
 #[test]
 fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
     let (_registry, metrics) = setup(with_spec_tokens(3));
-    let stats = SchedulerStats {
-        num_running_reqs: 4,
-        num_waiting_reqs: 2,
-        num_skipped_waiting_reqs: 1,
-        kv_cache_usage: 0.3,
-        prefix_cache_stats: PrefixCacheStats {
-            queries: 10,
-            hits: 5,
-            ..PrefixCacheStats::default()
-        },
-        connector_prefix_cache_stats: Some(PrefixCacheStats {
-            queries: 3,
-            hits: 1,
-            ..PrefixCacheStats::default()
-        }),
-        spec_decoding_stats: Some(SpecDecodingStats {
-            num_spec_tokens: 3,
-            num_drafts: 2,
-            num_draft_tokens: 6,
-            num_accepted_tokens: 3,
-            num_accepted_tokens_per_pos: vec![2, 1, 0],
-        }),
-        perf_stats: Some(PerfStats {
-            num_flops_per_gpu: 1,
-            num_read_bytes_per_gpu: 2,
-            num_write_bytes_per_gpu: 3,
-        }),
-        kv_cache_eviction_events: vec![KvCacheEvictionEvent {
-            lifetime_seconds: 1.0,
-            idle_seconds: 0.5,
-            reuse_gaps_seconds: vec![0.1, 0.2],
-        }],
-        cudagraph_stats: None,
-        ..SchedulerStats::default()
-    };
+    let stats = busy_scheduler_stats();
     metrics.scheduler().record(3, &stats);
     metrics.scheduler().record_iteration_tokens(3, 1);
     let n = allocations_during(|| {

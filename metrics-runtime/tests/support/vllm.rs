@@ -5,7 +5,9 @@
 
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
-    EventType, FinishReason, PrefillStats, RequestOutput, VllmMetrics, VllmMetricsConfig,
+    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
+    PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
+    VllmMetricsConfig,
 };
 
 pub fn setup(config: VllmMetricsConfig) -> (Registry, VllmMetrics) {
@@ -175,6 +177,18 @@ impl Scrape {
         }
     }
 
+    /// Asserts that engine `engine` finished exactly `n` [`TwoTokenRequest`]s: `2n` generated
+    /// tokens, `n` stopped requests and `n` inter-token latencies.
+    pub fn assert_two_token_requests(&self, engine: &str, n: f64) {
+        let stopped = [("finished_reason", "stop")];
+        self.engine(engine).assert_samples(&[
+            ("vllm:generation_tokens_total", &[], 2.0 * n),
+            ("vllm:request_success_total", &stopped, n),
+        ]);
+        let itl = self.hist("vllm:inter_token_latency_seconds", engine);
+        assert_eq!(itl.count, n, "engine {engine}: inter-token latencies");
+    }
+
     /// Asserts that each histogram named holds one observation of engine `engine`, summing to
     /// the value given.
     pub fn assert_one_observation_each(&self, engine: &str, expected: &[(&str, f64)]) {
@@ -206,6 +220,77 @@ impl EngineSamples<'_> {
                 .collect();
             assert_eq!(self.scrape.value(name, &labels), want, "{name}{labels:?}");
         }
+    }
+}
+
+/// The request the concurrency tests record over and over: one token, then one more that stops
+/// it. Its outputs are built once, so a round allocates only what the recorders do.
+pub struct TwoTokenRequest {
+    first: RequestOutput,
+    last: RequestOutput,
+}
+
+impl Default for TwoTokenRequest {
+    fn default() -> Self {
+        Self {
+            first: tokens(1),
+            last: finishing(tokens(1), FinishReason::Stop),
+        }
+    }
+}
+
+impl TwoTokenRequest {
+    /// Tracks one such request on `engine`, its outputs at batch times `at` and `at + 0.5`.
+    pub fn record(&self, metrics: &VllmMetrics, engine: u32, at: f64) {
+        let mut t = metrics.requests().track(engine, RequestParams::default());
+        t.observe_output(at, 1.0, &self.first);
+        t.observe_output(at + 0.5, 2.0, &self.last);
+    }
+}
+
+/// A scheduler update with every core field set (request counts, prefix caches, speculative
+/// decoding with three accepted positions, perf, one eviction, CUDA graphs), so one record
+/// reaches every scheduler family but the connector, sleep and LoRA ones.
+pub fn busy_scheduler_stats() -> SchedulerStats {
+    SchedulerStats {
+        num_running_reqs: 5,
+        num_waiting_reqs: 2,
+        num_skipped_waiting_reqs: 1,
+        kv_cache_usage: 0.42,
+        prefix_cache_stats: PrefixCacheStats {
+            queries: 1000,
+            hits: 250,
+            ..PrefixCacheStats::default()
+        },
+        connector_prefix_cache_stats: Some(PrefixCacheStats {
+            queries: 100,
+            hits: 30,
+            ..PrefixCacheStats::default()
+        }),
+        spec_decoding_stats: Some(SpecDecodingStats {
+            num_spec_tokens: 2,
+            num_drafts: 10,
+            num_draft_tokens: 20,
+            num_accepted_tokens: 13,
+            num_accepted_tokens_per_pos: vec![8, 4, 1],
+        }),
+        perf_stats: Some(PerfStats {
+            num_flops_per_gpu: 1 << 40,
+            num_read_bytes_per_gpu: 1 << 30,
+            num_write_bytes_per_gpu: 1 << 20,
+        }),
+        kv_cache_eviction_events: vec![KvCacheEvictionEvent {
+            lifetime_seconds: 12.5,
+            idle_seconds: 3.0,
+            reuse_gaps_seconds: vec![0.5, f64::NAN],
+        }],
+        cudagraph_stats: Some(CudagraphStats {
+            num_unpadded_tokens: 7,
+            num_padded_tokens: 8,
+            num_paddings: 1,
+            runtime_mode: "FULL".into(),
+        }),
+        ..SchedulerStats::default()
     }
 }
 

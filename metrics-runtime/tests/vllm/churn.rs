@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::support::exposition::{encode_text, stress};
 use crate::support::vllm::*;
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, VllmMetrics};
+use metric_handles::vllm::{RequestParams, SchedulerStats, VllmMetrics};
 
 const THREADS: u32 = 2;
 
@@ -31,13 +31,10 @@ fn record(metrics: &VllmMetrics, rounds: u64) -> f64 {
                     num_running_reqs: 1,
                     ..SchedulerStats::default()
                 };
-                let one = tokens(1);
-                let last = finishing(tokens(1), FinishReason::Stop);
+                let request = TwoTokenRequest::default();
                 for round in 0..rounds {
                     metrics.scheduler().record(engine, &stats);
-                    let mut t = metrics.requests().track(engine, RequestParams::default());
-                    t.observe_output(round as f64, 1.0, &one);
-                    t.observe_output(round as f64 + 0.5, 2.0, &last);
+                    request.record(metrics, engine, round as f64);
                 }
             });
         }
@@ -48,16 +45,7 @@ fn record(metrics: &VllmMetrics, rounds: u64) -> f64 {
 fn assert_exact(registry: &Registry, rounds: u64) {
     let s = scrape(registry);
     for engine in 0..THREADS {
-        let e = engine.to_string();
-        assert_eq!(s.counter("vllm:generation_tokens", &e), 2.0 * rounds as f64);
-        assert_eq!(
-            s.counter_by("vllm:request_success", &e, "finished_reason", "stop"),
-            rounds as f64
-        );
-        assert_eq!(
-            s.hist("vllm:inter_token_latency_seconds", &e).count,
-            rounds as f64
-        );
+        s.assert_two_token_requests(&engine.to_string(), rounds as f64);
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::support::exposition::encode_openmetrics;
 use crate::support::vllm::*;
-use metric_handles::vllm::{FinishReason, PrefixCacheStats, RequestParams, SchedulerStats};
+use metric_handles::vllm::{PrefixCacheStats, RequestParams, SchedulerStats};
 
 const THREADS: u32 = 4;
 const ROUNDS: u64 = 10_000;
@@ -28,16 +28,13 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
                         },
                         ..SchedulerStats::default()
                     };
-                    let one = tokens(1);
-                    let last = finishing(tokens(1), FinishReason::Stop);
+                    let request = TwoTokenRequest::default();
                     for round in 0..ROUNDS {
                         // Every thread records into every stable engine.
                         for target in 0..THREADS {
                             metrics.scheduler().record(target, &stats);
                         }
-                        let mut t = metrics.requests().track(engine, RequestParams::default());
-                        t.observe_output(round as f64, 1.0, &one);
-                        t.observe_output(round as f64 + 0.5, 2.0, &last);
+                        request.record(&metrics, engine, round as f64);
                     }
                 })
             })
@@ -86,15 +83,7 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
         let e = engine.to_string();
         assert_eq!(s.counter("vllm:prefix_cache_queries", &e), 3.0 * per_engine);
         assert_eq!(s.counter("vllm:prefix_cache_hits", &e), per_engine);
-        assert_eq!(s.counter("vllm:generation_tokens", &e), 2.0 * ROUNDS as f64);
-        assert_eq!(
-            s.counter_by("vllm:request_success", &e, "finished_reason", "stop"),
-            ROUNDS as f64
-        );
-        assert_eq!(
-            s.hist("vllm:inter_token_latency_seconds", &e).count,
-            ROUNDS as f64
-        );
+        s.assert_two_token_requests(&e, ROUNDS as f64);
     }
     assert!(
         !s.text.contains("engine=\"99\""),

@@ -10,9 +10,7 @@ use std::process::Command;
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::vllm::*;
 use metric_handles::vllm::{
-    CudagraphStats, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
-    RequestMetrics, RequestParams, SchedulerMetrics, SchedulerStats, SpecDecodingStats,
-    VllmMetrics, VllmMetricsConfig,
+    FinishReason, RequestMetrics, RequestParams, SchedulerMetrics, VllmMetrics, VllmMetricsConfig,
 };
 use metric_handles::MetricKind;
 
@@ -20,47 +18,8 @@ fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {
         metrics.scheduler().record(
             engine,
-            &SchedulerStats {
-                num_running_reqs: 5,
-                num_waiting_reqs: 2,
-                num_skipped_waiting_reqs: 1,
-                kv_cache_usage: 0.42,
-                prefix_cache_stats: PrefixCacheStats {
-                    queries: 1000,
-                    hits: 250,
-                    ..PrefixCacheStats::default()
-                },
-                connector_prefix_cache_stats: Some(PrefixCacheStats {
-                    queries: 100,
-                    hits: 30,
-                    ..PrefixCacheStats::default()
-                }),
-                spec_decoding_stats: Some(SpecDecodingStats {
-                    num_spec_tokens: 2,
-                    num_drafts: 10,
-                    num_draft_tokens: 20,
-                    num_accepted_tokens: 13,
-                    // One position beyond the configured two: the looked-up series.
-                    num_accepted_tokens_per_pos: vec![8, 4, 1],
-                }),
-                perf_stats: Some(PerfStats {
-                    num_flops_per_gpu: 1 << 40,
-                    num_read_bytes_per_gpu: 1 << 30,
-                    num_write_bytes_per_gpu: 1 << 20,
-                }),
-                kv_cache_eviction_events: vec![KvCacheEvictionEvent {
-                    lifetime_seconds: 12.5,
-                    idle_seconds: 3.0,
-                    reuse_gaps_seconds: vec![0.5, f64::NAN],
-                }],
-                cudagraph_stats: Some(CudagraphStats {
-                    num_unpadded_tokens: 7,
-                    num_padded_tokens: 8,
-                    num_paddings: 1,
-                    runtime_mode: "FULL".into(),
-                }),
-                ..SchedulerStats::default()
-            },
+            // Three accepted positions, one beyond the two configured: the looked-up series.
+            &busy_scheduler_stats(),
         );
         metrics.scheduler().record_iteration_tokens(engine, 300);
         for (i, reason) in [
