@@ -74,38 +74,37 @@ fn non_finite_and_negative_timestamps_record_zero_durations_and_still_count() {
 
 #[test]
 fn events_out_of_order_record_zero_for_the_reversed_phase_only() {
-    let (registry, metrics) = setup_default();
-    // Scheduled before Queued, the first token before Scheduled, the clock going backwards
-    // between tokens, the reply received before the request arrived.
-    let mut t = metrics.requests().track(0, params(100.0));
-    t.observe_output(
-        4.0,
-        99.0,
-        &with_events(tokens(1), &[(Queued, 10.0), (Scheduled, 5.0)]),
-    );
-    t.observe_output(3.0, 99.5, &finishing(tokens(1), FinishReason::Stop));
-    let s = scrape(&registry);
-    for (name, _) in DURATIONS {
-        assert_eq!(s.hist(name, "0").sum, 0.0, "{name}");
+    // (case, Queued and Scheduled, first output's batch and received times, last output's,
+    // sums of DURATIONS then of the inter-token latency).
+    let cases = [
+        // Scheduled before Queued, the first token before Scheduled, the clock going backwards
+        // between tokens, the reply received before the request arrived.
+        ("reversed", [10.0, 5.0], [4.0, 99.0], [3.0, 99.5], [0.0; 8]),
+        // The same request in order records real values: the zeros above come from the order.
+        // ttft, e2e, queue, prefill, decode, inference, time per output token, ITL.
+        (
+            "in order",
+            [4.0, 5.0],
+            [6.0, 101.0],
+            [8.0, 102.0],
+            [1.0, 2.0, 1.0, 1.0, 2.0, 3.0, 2.0, 2.0],
+        ),
+    ];
+    for (case, [queued, scheduled], first, last, expected_sums) in cases {
+        let (registry, metrics) = setup_default();
+        let mut t = metrics.requests().track(0, params(100.0));
+        let events = [(Queued, queued), (Scheduled, scheduled)];
+        t.observe_output(first[0], first[1], &with_events(tokens(1), &events));
+        t.observe_output(last[0], last[1], &finishing(tokens(1), FinishReason::Stop));
+        let s = scrape(&registry);
+        let sums: Vec<f64> = DURATIONS
+            .iter()
+            .map(|(name, _)| *name)
+            .chain(["vllm:inter_token_latency_seconds"])
+            .map(|name| s.hist(name, "0").sum)
+            .collect();
+        assert_eq!(sums, expected_sums, "{case}");
     }
-    assert_eq!(s.hist("vllm:inter_token_latency_seconds", "0").sum, 0.0);
-
-    // The same request in order records real values: the zeros above come from the order.
-    let mut t = metrics.requests().track(0, params(100.0));
-    t.observe_output(
-        6.0,
-        101.0,
-        &with_events(tokens(1), &[(Queued, 4.0), (Scheduled, 5.0)]),
-    );
-    t.observe_output(8.0, 102.0, &finishing(tokens(1), FinishReason::Stop));
-    let s = scrape(&registry);
-    let sums: Vec<f64> = DURATIONS
-        .iter()
-        .map(|(name, _)| s.hist(name, "0").sum)
-        .collect();
-    // ttft, e2e, queue, prefill, decode, inference, time per output token.
-    assert_eq!(sums, [1.0, 2.0, 1.0, 1.0, 2.0, 3.0, 2.0]);
-    assert_eq!(s.hist("vllm:inter_token_latency_seconds", "0").sum, 2.0);
 }
 
 #[test]

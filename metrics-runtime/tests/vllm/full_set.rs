@@ -50,6 +50,19 @@ fn mooncake(records: &[(MooncakeOperation, MooncakeStatus, u64)]) -> MooncakeSta
     MooncakeStats(by_op)
 }
 
+/// An awake engine's update with one NIXL report and one successful Mooncake `operation` of one
+/// key: every connector and sleep family of the engine gets a series.
+fn awake_with_connectors(operation: MooncakeOperation) -> SchedulerStats {
+    SchedulerStats {
+        kv_connector_stats: Some(KvConnectorStats {
+            nixl: vec![nixl()],
+            mooncake: Some(mooncake(&[(operation, MooncakeStatus::Ok, 1)])),
+        }),
+        sleep_state: Some(awake()),
+        ..Default::default()
+    }
+}
+
 fn asleep() -> EngineSleepState {
     EngineSleepState {
         scheduler_paused: true,
@@ -434,18 +447,7 @@ fn removing_an_engine_removes_its_connector_and_sleep_series() {
     for engine in [0, 1] {
         metrics.scheduler().record(
             engine,
-            &SchedulerStats {
-                kv_connector_stats: Some(KvConnectorStats {
-                    nixl: vec![nixl()],
-                    mooncake: Some(mooncake(&[(
-                        MooncakeOperation::SaveExists,
-                        MooncakeStatus::Ok,
-                        1,
-                    )])),
-                }),
-                sleep_state: Some(awake()),
-                ..Default::default()
-            },
+            &awake_with_connectors(MooncakeOperation::SaveExists),
         );
     }
     assert!(metrics.scheduler().remove_engine(0));
@@ -542,20 +544,11 @@ fn every_catalogued_family_is_exported_with_its_type_and_samples() {
     metrics.scheduler().record(
         0,
         &SchedulerStats {
-            kv_connector_stats: Some(KvConnectorStats {
-                nixl: vec![nixl()],
-                mooncake: Some(mooncake(&[(
-                    MooncakeOperation::LoadGet,
-                    MooncakeStatus::Ok,
-                    1,
-                )])),
-            }),
-            sleep_state: Some(awake()),
             spec_decoding_stats: Some(SpecDecodingStats {
                 num_accepted_tokens_per_pos: vec![1],
                 ..Default::default()
             }),
-            ..Default::default()
+            ..awake_with_connectors(MooncakeOperation::LoadGet)
         },
     );
     metrics.lora().update_at(

@@ -301,10 +301,8 @@ fn the_parallel_sampling_parent_records_n_and_the_max_once() {
     let mut children = metrics.requests().track_parallel(
         0,
         RequestParams {
-            arrival_time: 10.0,
-            prompt_len: 6,
-            max_tokens_param: Some(5),
             n_param: 3,
+            ..params(10.0, 6, Some(5))
         },
     );
     assert_eq!(children.len(), 3);
