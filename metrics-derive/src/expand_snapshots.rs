@@ -24,7 +24,7 @@ use crate::label_set::LabelSet;
 const UPDATE: &str = "UPDATE_EXPANDED";
 
 /// The expansion function of the derive named `name`.
-fn expander(name: &str) -> Option<fn(TokenStream) -> TokenStream> {
+pub fn expander(name: &str) -> Option<fn(TokenStream) -> TokenStream> {
     match name {
         "MetricHandles" => Some(crate::expand::derive),
         "LabelSet" => Some(LabelSet::derive),
@@ -52,11 +52,12 @@ fn take_derives(attrs: &mut Vec<syn::Attribute>) -> Vec<String> {
     names
 }
 
-/// The pretty-printed expansion of every derive in the source file `input`.
-fn expand_file(input: &str) -> Result<String, String> {
+/// Every item of the source file `input` that carries derives, once for each derive: the
+/// derive's name and the item as that derive receives it.
+pub fn derive_inputs(input: &str) -> Result<Vec<(String, TokenStream)>, String> {
     let file: syn::File =
         syn::parse_str(input).map_err(|e| format!("input does not parse: {e}"))?;
-    let mut generated = TokenStream::new();
+    let mut inputs = Vec::new();
     for mut item in file.items {
         let attrs = match &mut item {
             syn::Item::Struct(s) => &mut s.attrs,
@@ -64,9 +65,18 @@ fn expand_file(input: &str) -> Result<String, String> {
             _ => continue,
         };
         for name in take_derives(attrs) {
-            let expand = expander(&name).ok_or(format!("no expansion for `{name}`"))?;
-            generated.extend(expand(item.to_token_stream()));
+            inputs.push((name, item.to_token_stream()));
         }
+    }
+    Ok(inputs)
+}
+
+/// The pretty-printed expansion of every derive in the source file `input`.
+fn expand_file(input: &str) -> Result<String, String> {
+    let mut generated = TokenStream::new();
+    for (name, item) in derive_inputs(input)? {
+        let expand = expander(&name).ok_or(format!("no expansion for `{name}`"))?;
+        generated.extend(expand(item));
     }
     let text = generated.to_string();
     if text.contains("compile_error") {
@@ -87,7 +97,8 @@ fn first_difference(committed: &str, expanded: &str) -> Option<usize> {
     Some(same + 1)
 }
 
-fn snapshot_inputs() -> Vec<PathBuf> {
+/// The snapshot inputs, `tests/expand/*.rs`.
+pub fn snapshot_inputs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
     let mut inputs: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -2,17 +2,22 @@
 //! that parse as items (the real expansion, or `compile_error!`s plus stubs).
 //!
 //! Inputs are (1) structs and enums assembled from plausible and implausible pieces
-//! (attribute keys with typos, odd values, odd types, doc comments) and (2) valid inputs
-//! mutated at the token level (truncated, a token dropped, duplicated or replaced).
+//! (attribute keys with typos, odd values, odd types, doc comments) and (2) valid inputs (the
+//! seeds here and the expansion snapshot inputs) mutated at the token level (truncated, a token
+//! dropped, duplicated or replaced).
+
+use std::fs;
 
 use proc_macro2::{TokenStream, TokenTree};
 use proptest::prelude::*;
 
+use crate::expand_snapshots::{derive_inputs, expander, snapshot_inputs};
 use crate::label_enum::LabelEnum;
 use crate::label_impl::LabelDerive;
 use crate::label_set::LabelSet;
 
-/// Valid inputs, mutated by the second property.
+/// Valid `MetricHandles` inputs, which the mistakes below edit; the second property mutates
+/// them and every other input of [`valid_inputs`].
 const SEEDS: &[&str] = &[
     r#"
     #[metric_handles(handles = DemoHandles, labels = EngineLabels, crate = ::metric_handles)]
@@ -52,24 +57,27 @@ const SEEDS: &[&str] = &[
         things: Family<L, Histogram>,
     }
     "#,
-    r#"
-    #[label(crate = ::rt)]
-    pub struct EngineLabels {
-        #[label(rename = "model")]
-        pub model_name: String,
-        pub engine: u32,
-    }
-    "#,
-    r#"
-    #[label(rename_all = "snake_case")]
-    pub enum FinishReason {
-        Stop,
-        #[label(rename = "too_long")]
-        Length,
-        AbortedByUser,
-    }
-    "#,
 ];
+
+/// Every valid input, with the derive it is for: the seeds, and each item of the expansion
+/// snapshot inputs (`tests/expand/*.rs`, representative inputs of every derive).
+fn valid_inputs() -> Vec<(String, String)> {
+    let mut inputs: Vec<(String, String)> = SEEDS
+        .iter()
+        .map(|seed| ("MetricHandles".to_owned(), (*seed).to_owned()))
+        .collect();
+    for path in snapshot_inputs() {
+        let source =
+            fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let items = derive_inputs(&source).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        inputs.extend(
+            items
+                .into_iter()
+                .map(|(name, item)| (name, item.to_string())),
+        );
+    }
+    inputs
+}
 
 const KEYS: &[&str] = &[
     "name",
@@ -385,7 +393,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_valid_inputs_never_panic(seed in prop::sample::select(SEEDS), mutations in prop::collection::vec(mutation(), 1..4)) {
+    fn mutated_valid_inputs_never_panic(seed in prop::sample::select(valid_inputs().into_iter().map(|(_, source)| source).collect::<Vec<_>>()), mutations in prop::collection::vec(mutation(), 1..4)) {
         let mut tokens: TokenStream = seed.parse().unwrap_or_default();
         for m in &mutations {
             let text = mutate(tokens, m).to_string();
@@ -397,13 +405,14 @@ proptest! {
 
 #[test]
 fn seeds_are_valid_for_their_derive() {
-    // The seeds expand without errors, so the mutations start from real inputs.
-    let no_errors = |tokens: TokenStream| !tokens.to_string().contains("compile_error");
-    let parse = |s: &str| s.parse::<TokenStream>().unwrap_or_default();
-    assert!(no_errors(crate::expand::derive(parse(SEEDS[0]))));
-    assert!(no_errors(crate::expand::derive(parse(SEEDS[1]))));
-    assert!(no_errors(LabelSet::derive(parse(SEEDS[2]))));
-    assert!(no_errors(LabelEnum::derive(parse(SEEDS[3]))));
+    // The valid inputs expand without errors, so the mutations start from real inputs.
+    let inputs = valid_inputs();
+    assert!(inputs.len() > SEEDS.len(), "no snapshot inputs read");
+    for (name, source) in inputs {
+        let expand = expander(&name).unwrap_or_else(|| panic!("no derive `{name}`"));
+        let output = expand(source.parse().unwrap_or_default()).to_string();
+        assert!(!output.contains("compile_error"), "{name}: {source}");
+    }
 }
 
 #[test]
@@ -414,10 +423,19 @@ fn crate_path_replaces_every_runtime_path() {
     collect_idents(output, &mut idents);
     assert!(idents.iter().any(|i| i == "rt"));
     assert!(!idents.iter().any(|i| i == "metric_handles"));
-    let output = LabelSet::derive(SEEDS[2].parse().unwrap_or_default());
-    let mut idents = Vec::new();
-    collect_idents(output, &mut idents);
-    assert!(!idents.iter().any(|i| i == "metric_handles"));
+    for (name, input) in [
+        (
+            "LabelSet",
+            "#[label(crate = ::rt)] pub struct L { pub engine: u32 }",
+        ),
+        ("LabelEnum", "#[label(crate = ::rt)] pub enum E { Stop }"),
+    ] {
+        let derive = expander(name).unwrap_or_else(|| panic!("no derive `{name}`"));
+        let mut idents = Vec::new();
+        collect_idents(derive(input.parse().unwrap_or_default()), &mut idents);
+        assert!(idents.iter().any(|i| i == "rt"), "{input}");
+        assert!(!idents.iter().any(|i| i == "metric_handles"), "{input}");
+    }
 }
 
 fn collect_idents(tokens: TokenStream, out: &mut Vec<String>) {
