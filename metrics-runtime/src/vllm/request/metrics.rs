@@ -1,15 +1,20 @@
 //! The request metrics, one set per engine, declared with the derive.
 
 use crate::vllm::buckets::{
-    ITL_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, TTFT_BUCKETS,
+    ITL_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS,
+    TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 use crate::vllm::labels::{EngineLabels, PromptSource};
 use crate::vllm::types::FinishReason;
 use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
 
+/// The last bound of the token-count histograms as declared: the default `max_model_len`.
+const TOKENS_MAX: f64 = TOKENS_BUCKETS_DEFAULT_MAX as f64;
+
 /// Every request metric of one engine. Token-count histograms are declared with the default
-/// `max_model_len` (131072); [`VllmMetrics::register`](crate::vllm::VllmMetrics::register) replaces
-/// their buckets with the configured one's. Help texts are vLLM's.
+/// `max_model_len` ([`TOKENS_BUCKETS_DEFAULT_MAX`]);
+/// [`VllmMetrics::register`](crate::vllm::VllmMetrics::register) replaces their buckets with the
+/// configured one's. Help texts are vLLM's.
 ///
 /// `vllm:time_per_output_token_seconds` was deprecated in vLLM 0.11 (renamed
 /// `vllm:inter_token_latency_seconds`, same observations) and is re-enabled there with
@@ -44,28 +49,28 @@ pub struct RequestMetrics {
     /// Prompt length of each finished sequence; each parallel-sampling child is one observation
     #[metric(
         name = "vllm:request_prompt_tokens",
-        buckets = one_two_five(max = 131072)
+        buckets = one_two_five(max = TOKENS_MAX)
     )]
     pub request_prompt_tokens: Family<EngineLabels, Histogram>,
 
     /// Number of generation tokens processed
     #[metric(
         name = "vllm:request_generation_tokens",
-        buckets = one_two_five(max = 131072)
+        buckets = one_two_five(max = TOKENS_MAX)
     )]
     pub request_generation_tokens: Family<EngineLabels, Histogram>,
 
     /// Histogram of maximum number of requested generation tokens
     #[metric(
         name = "vllm:request_max_num_generation_tokens",
-        buckets = one_two_five(max = 131072)
+        buckets = one_two_five(max = TOKENS_MAX)
     )]
     pub request_max_num_generation_tokens: Family<EngineLabels, Histogram>,
 
     /// Histogram of the max_tokens request parameter
     #[metric(
         name = "vllm:request_params_max_tokens",
-        buckets = one_two_five(max = 131072)
+        buckets = one_two_five(max = TOKENS_MAX)
     )]
     pub request_params_max_tokens: Family<EngineLabels, Histogram>,
 
@@ -76,7 +81,7 @@ pub struct RequestMetrics {
     /// Histogram of new KV tokens computed during prefill (excluding cached tokens)
     #[metric(
         name = "vllm:request_prefill_kv_computed_tokens",
-        buckets = one_two_five(max = 131072)
+        buckets = one_two_five(max = TOKENS_MAX)
     )]
     pub request_prefill_kv_computed_tokens: Family<EngineLabels, Histogram>,
 
