@@ -6,11 +6,11 @@
 //! The external tools are skipped with a message when absent, unless
 //! `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::support::exposition::{encode_openmetrics, encode_text};
+use crate::support::external_tool::{available_or_skip, promtool_check_metrics, runs};
 use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
@@ -152,29 +152,6 @@ fn help_text_is_one_line_and_escaped_in_both_formats() {
     );
 }
 
-fn tool_available(program: &str, args: &[&str]) -> bool {
-    Command::new(program)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// `true` when the tool runs; otherwise prints a SKIPPED line (or fails under `.ci/run`).
-fn tool_or_skip(test: &str, program: &str, args: &[&str]) -> bool {
-    if tool_available(program, args) {
-        return true;
-    }
-    let message = format!("SKIPPED {test}: {program} not available");
-    assert!(
-        std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").as_deref() != Ok("1"),
-        "{message}, and METRIC_HANDLES_REQUIRE_TOOLS=1 requires it"
-    );
-    let _ = std::io::stderr().write_all(format!("\n{message}\n").as_bytes());
-    false
-}
-
 fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "metric-handles-escaping-{tag}-{}",
@@ -186,10 +163,11 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 #[test]
 fn pythons_parsers_read_the_scrape_as_a_text_file() {
-    if !tool_or_skip(
+    if !available_or_skip(
+        runs("python3", &["-c", "import prometheus_client"]),
         "pythons_parsers_read_the_scrape_as_a_text_file",
-        "python3",
-        &["-c", "import prometheus_client"],
+        "python3 with prometheus_client",
+        "PyPI package prometheus_client",
     ) {
         return;
     }
@@ -216,34 +194,19 @@ fn pythons_parsers_read_the_scrape_as_a_text_file() {
 
 #[test]
 fn promtool_accepts_the_scrape() {
-    if !tool_or_skip("promtool_accepts_the_scrape", "promtool", &["--version"]) {
+    if !available_or_skip(
+        runs("promtool", &["--version"]),
+        "promtool_accepts_the_scrape",
+        "promtool",
+        "Debian package prometheus",
+    ) {
         return;
     }
-    let text = encode_text(&registry_with_nasty_values());
-    let mut child = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start promtool");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("feed promtool");
-    let out = child.wait_with_output().expect("promtool output");
-    let findings = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let findings = promtool_check_metrics(&encode_text(&registry_with_nasty_values()));
     // The `:` in recording-rule style names is the only lint it may raise.
-    let other: Vec<&str> = findings
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.contains("should not contain ':'"))
+    let other: Vec<&String> = findings
+        .iter()
+        .filter(|l| !l.contains("should not contain ':'"))
         .collect();
-    assert!(other.is_empty(), "promtool: {findings}");
+    assert!(other.is_empty(), "promtool: {findings:?}");
 }
