@@ -40,12 +40,47 @@ enum Kind {
     Histogram(&'static [f64]),
 }
 
-/// (name, kind, extra label key and its values).
-type Expected = (
-    &'static str,
-    Kind,
-    Option<(&'static str, &'static [&'static str])>,
-);
+/// One family of the spec: its name, kind, and the extra label key with every value it is
+/// exported with.
+struct Expected {
+    name: &'static str,
+    kind: Kind,
+    axis: Option<(&'static str, &'static [&'static str])>,
+}
+
+fn counter(name: &'static str) -> Expected {
+    Expected {
+        name,
+        kind: Kind::Counter,
+        axis: None,
+    }
+}
+
+fn gauge(name: &'static str) -> Expected {
+    Expected {
+        name,
+        kind: Kind::Gauge,
+        axis: None,
+    }
+}
+
+fn histogram(name: &'static str, bounds: &'static [f64]) -> Expected {
+    Expected {
+        name,
+        kind: Kind::Histogram(bounds),
+        axis: None,
+    }
+}
+
+impl Expected {
+    /// The family with one more label, `key`, exported with each of `values` from the start.
+    fn by(self, key: &'static str, values: &'static [&'static str]) -> Self {
+        Self {
+            axis: Some((key, values)),
+            ..self
+        }
+    }
+}
 
 const PREEMPTIONS: &[f64] = &[1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0];
 
@@ -55,107 +90,53 @@ const WAITING: &[&str] = &["capacity", "deferred"];
 const CACHE_TIERS: &[&str] = &["device", "host", "p2p", "disk", "external_unspecified"];
 
 fn scheduler_spec() -> Vec<Expected> {
-    use Kind::*;
     vec![
-        ("vllm:num_requests_running", Gauge, None),
-        ("vllm:num_requests_waiting", Gauge, None),
-        (
-            "vllm:num_requests_waiting_by_reason",
-            Gauge,
-            Some(("reason", WAITING)),
-        ),
-        ("vllm:kv_cache_usage_perc", Gauge, None),
-        ("vllm:prefix_cache_queries", Counter, None),
-        ("vllm:prefix_cache_hits", Counter, None),
-        ("vllm:external_prefix_cache_queries", Counter, None),
-        ("vllm:external_prefix_cache_hits", Counter, None),
-        (
-            "vllm:prompt_tokens_cached_by_source",
-            Counter,
-            Some(("source", CACHE_TIERS)),
-        ),
-        ("vllm:spec_decode_num_drafts", Counter, None),
-        ("vllm:spec_decode_num_draft_tokens", Counter, None),
-        ("vllm:spec_decode_num_accepted_tokens", Counter, None),
-        (
-            "vllm:spec_decode_num_accepted_tokens_per_pos",
-            Counter,
-            Some(("position", &["0", "1", "2"])),
-        ),
-        ("vllm:estimated_flops_per_gpu", Counter, None),
-        ("vllm:estimated_read_bytes_per_gpu", Counter, None),
-        ("vllm:estimated_write_bytes_per_gpu", Counter, None),
-        (
-            "vllm:kv_block_lifetime_seconds",
-            Histogram(KV_RESIDENCY),
-            None,
-        ),
-        (
-            "vllm:kv_block_idle_before_evict_seconds",
-            Histogram(KV_RESIDENCY),
-            None,
-        ),
-        (
-            "vllm:kv_block_reuse_gap_seconds",
-            Histogram(KV_RESIDENCY),
-            None,
-        ),
-        ("vllm:iteration_tokens_total", Histogram(ITERATION), None),
+        gauge("vllm:num_requests_running"),
+        gauge("vllm:num_requests_waiting"),
+        gauge("vllm:num_requests_waiting_by_reason").by("reason", WAITING),
+        gauge("vllm:kv_cache_usage_perc"),
+        counter("vllm:prefix_cache_queries"),
+        counter("vllm:prefix_cache_hits"),
+        counter("vllm:external_prefix_cache_queries"),
+        counter("vllm:external_prefix_cache_hits"),
+        counter("vllm:prompt_tokens_cached_by_source").by("source", CACHE_TIERS),
+        counter("vllm:spec_decode_num_drafts"),
+        counter("vllm:spec_decode_num_draft_tokens"),
+        counter("vllm:spec_decode_num_accepted_tokens"),
+        counter("vllm:spec_decode_num_accepted_tokens_per_pos").by("position", &["0", "1", "2"]),
+        counter("vllm:estimated_flops_per_gpu"),
+        counter("vllm:estimated_read_bytes_per_gpu"),
+        counter("vllm:estimated_write_bytes_per_gpu"),
+        histogram("vllm:kv_block_lifetime_seconds", KV_RESIDENCY),
+        histogram("vllm:kv_block_idle_before_evict_seconds", KV_RESIDENCY),
+        histogram("vllm:kv_block_reuse_gap_seconds", KV_RESIDENCY),
+        histogram("vllm:iteration_tokens_total", ITERATION),
     ]
 }
 
 fn request_spec() -> Vec<Expected> {
-    use Kind::*;
     vec![
-        (
-            "vllm:request_success",
-            Counter,
-            Some(("finished_reason", REASONS)),
-        ),
-        ("vllm:request_prompt_tokens", Histogram(TOKENS), None),
-        ("vllm:request_generation_tokens", Histogram(TOKENS), None),
-        (
-            "vllm:request_max_num_generation_tokens",
-            Histogram(TOKENS),
-            None,
-        ),
-        ("vllm:request_params_max_tokens", Histogram(TOKENS), None),
-        ("vllm:request_params_n", Histogram(PARAMS_N), None),
-        (
-            "vllm:request_prefill_kv_computed_tokens",
-            Histogram(TOKENS),
-            None,
-        ),
-        ("vllm:e2e_request_latency_seconds", Histogram(LATENCY), None),
-        ("vllm:request_queue_time_seconds", Histogram(LATENCY), None),
-        (
-            "vllm:request_prefill_time_seconds",
-            Histogram(LATENCY),
-            None,
-        ),
-        ("vllm:request_decode_time_seconds", Histogram(LATENCY), None),
-        (
-            "vllm:request_inference_time_seconds",
-            Histogram(LATENCY),
-            None,
-        ),
-        (
-            "vllm:request_time_per_output_token_seconds",
-            Histogram(ITL),
-            None,
-        ),
-        ("vllm:time_to_first_token_seconds", Histogram(TTFT), None),
-        ("vllm:inter_token_latency_seconds", Histogram(ITL), None),
-        ("vllm:num_preemptions", Counter, None),
-        ("vllm:prompt_tokens", Counter, None),
-        (
-            "vllm:prompt_tokens_by_source",
-            Counter,
-            Some(("source", SOURCES)),
-        ),
-        ("vllm:prompt_tokens_cached", Counter, None),
-        ("vllm:generation_tokens", Counter, None),
-        ("vllm:request_num_preemptions", Histogram(PREEMPTIONS), None),
+        counter("vllm:request_success").by("finished_reason", REASONS),
+        histogram("vllm:request_prompt_tokens", TOKENS),
+        histogram("vllm:request_generation_tokens", TOKENS),
+        histogram("vllm:request_max_num_generation_tokens", TOKENS),
+        histogram("vllm:request_params_max_tokens", TOKENS),
+        histogram("vllm:request_params_n", PARAMS_N),
+        histogram("vllm:request_prefill_kv_computed_tokens", TOKENS),
+        histogram("vllm:e2e_request_latency_seconds", LATENCY),
+        histogram("vllm:request_queue_time_seconds", LATENCY),
+        histogram("vllm:request_prefill_time_seconds", LATENCY),
+        histogram("vllm:request_decode_time_seconds", LATENCY),
+        histogram("vllm:request_inference_time_seconds", LATENCY),
+        histogram("vllm:request_time_per_output_token_seconds", ITL),
+        histogram("vllm:time_to_first_token_seconds", TTFT),
+        histogram("vllm:inter_token_latency_seconds", ITL),
+        counter("vllm:num_preemptions"),
+        counter("vllm:prompt_tokens"),
+        counter("vllm:prompt_tokens_by_source").by("source", SOURCES),
+        counter("vllm:prompt_tokens_cached"),
+        counter("vllm:generation_tokens"),
+        histogram("vllm:request_num_preemptions", PREEMPTIONS),
     ]
 }
 
@@ -203,7 +184,7 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
     assert_eq!(spec.len(), 41);
     let expected_types: BTreeMap<String, String> = spec
         .iter()
-        .map(|(name, kind, _)| {
+        .map(|Expected { name, kind, .. }| {
             let ty = match kind {
                 Kind::Counter => "counter",
                 Kind::Gauge => "gauge",
@@ -221,7 +202,7 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
     assert_eq!(expected_types.len() + 3, 61);
     assert_eq!(types(&openmetrics), expected_types, "names and types");
 
-    for (name, kind, axis) in &spec {
+    for Expected { name, kind, axis } in &spec {
         let sample = match kind {
             Kind::Counter => format!("{name}_total"),
             Kind::Gauge => (*name).to_owned(),
@@ -282,11 +263,11 @@ fn the_descriptor_tables_match_the_spec() {
         (RequestMetrics::DESCRIPTORS, request_spec()),
     ] {
         let mut names: Vec<&str> = descriptors.iter().map(|d| d.name).collect();
-        let mut expected: Vec<&str> = spec.iter().map(|(n, _, _)| *n).collect();
+        let mut expected: Vec<&str> = spec.iter().map(|e| e.name).collect();
         names.sort_unstable();
         expected.sort_unstable();
         assert_eq!(names, expected);
-        for (name, kind, axis) in &spec {
+        for Expected { name, kind, axis } in &spec {
             let d = descriptors
                 .iter()
                 .find(|d| d.name == *name)
