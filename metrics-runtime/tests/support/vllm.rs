@@ -200,8 +200,8 @@ impl Scrape {
 }
 
 /// One expected sample of an engine: its exposed name (`_total` included for a counter), the
-/// labels it carries besides `model_name` and `engine`, and its value.
-pub type Expected<'a> = (&'a str, &'a [(&'a str, &'a str)], f64);
+/// labels besides `engine` that single it out, and its value.
+pub type ExpectedSample<'a> = (&'a str, &'a [(&'a str, &'a str)], f64);
 
 /// The samples of one engine in a scrape ([`Scrape::engine`]).
 pub struct EngineSamples<'a> {
@@ -212,7 +212,7 @@ pub struct EngineSamples<'a> {
 impl EngineSamples<'_> {
     /// Asserts each expected sample: exactly one sample of this engine has its name and
     /// labels, and it has its value. A failure names the sample.
-    pub fn assert_samples(&self, expected: &[Expected<'_>]) {
+    pub fn assert_samples(&self, expected: &[ExpectedSample<'_>]) {
         for &(name, extra, want) in expected {
             let labels: Vec<(&str, &str)> = [("engine", self.engine)]
                 .into_iter()
