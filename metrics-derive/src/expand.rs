@@ -300,26 +300,29 @@ fn positions(plan: &MetricPlan) -> TokenStream {
         .unwrap_or_else(|| Literal::usize_unsuffixed(0).into_token_stream())
 }
 
-/// The descriptor's helper constants: the grid's axes, and a bucket constant as a slice
-/// (whether the user declared it as an array or a slice). Both must be associated constants
-/// so their temporaries live for `'static`.
+/// The descriptor's helper constants: the grid's axes (when the field names axis keys), and a
+/// bucket constant as a slice (whether the user declared it as an array or a slice). Both must
+/// be associated constants so their temporaries live for `'static`.
 fn descriptor_parts(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
-    let member = &plan.family.member;
-    let shape = respan(
-        quote!(<#member as #krate::FamilyMember>::AXIS),
-        member.span(),
-    );
-    let positions = positions(plan);
-    let grid_const = format_ident!("{}_GRID", const_ident);
-    let grid = plan
-        .axis_keys
-        .iter()
-        .enumerate()
-        .map(|(i, key)| quote!(#krate::__private::grid_axis(#shape, #i, #key, #positions)));
-    let mut parts = quote! {
-        #[doc(hidden)]
-        const #grid_const: &'static [#krate::LabelAxis] = &[#(#grid),*];
-    };
+    let mut parts = TokenStream::new();
+    if !plan.axis_keys.is_empty() {
+        let member = &plan.family.member;
+        let shape = respan(
+            quote!(<#member as #krate::FamilyMember>::AXIS),
+            member.span(),
+        );
+        let positions = positions(plan);
+        let grid_const = format_ident!("{}_GRID", const_ident);
+        let grid = plan
+            .axis_keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| quote!(#krate::__private::grid_axis(#shape, #i, #key, #positions)));
+        parts.extend(quote! {
+            #[doc(hidden)]
+            const #grid_const: &'static [#krate::LabelAxis] = &[#(#grid),*];
+        });
+    }
     if let Some(BucketSpec::Const(path)) = &plan.buckets {
         let bounds_const = format_ident!("{}_BOUNDS", const_ident);
         let bounds = respan(quote!(&#path), path.span());
@@ -352,9 +355,15 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
     );
     let keys = &plan.axis_keys;
     let positions = positions(plan);
-    let grid_const = format_ident!("{}_GRID", const_ident);
+    // Without keys there is no grid to describe (a grid member without keys fails a check).
+    let grid = if keys.is_empty() {
+        quote!(&[])
+    } else {
+        let grid_const = format_ident!("{}_GRID", const_ident);
+        quote!(Self::#grid_const)
+    };
     let axis = quote! {
-        #krate::__private::describe_axis(#shape, &[#(#keys),*], Self::#grid_const, #positions)
+        #krate::__private::describe_axis(#shape, &[#(#keys),*], #grid, #positions)
     };
     let buckets = match &plan.buckets {
         Some(spec) => {

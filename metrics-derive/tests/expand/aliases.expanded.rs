@@ -13,8 +13,6 @@ impl Metrics {
     #[doc(hidden)]
     const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <::metric_handles::NoLabels as ::metric_handles::LabelSet>::KEYS;
     #[doc(hidden)]
-    const __METRIC_HANDLES_PREEMPTIONS_GRID: &'static [::metric_handles::LabelAxis] = &[];
-    #[doc(hidden)]
     const __METRIC_HANDLES_PREEMPTIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:num_preemptions",
         field: "preemptions",
@@ -26,7 +24,7 @@ impl Metrics {
         axis: ::metric_handles::__private::describe_axis(
             <Counter as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_PREEMPTIONS_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
@@ -40,8 +38,6 @@ impl Metrics {
         ],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS_GRID: &'static [::metric_handles::LabelAxis] = &[];
-    #[doc(hidden)]
     const __METRIC_HANDLES_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:generation_tokens",
         field: "tokens",
@@ -53,7 +49,7 @@ impl Metrics {
         axis: ::metric_handles::__private::describe_axis(
             <U64Counter as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_TOKENS_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
@@ -61,8 +57,6 @@ impl Metrics {
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
-    #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:num_requests_running",
@@ -75,7 +69,7 @@ impl Metrics {
         axis: ::metric_handles::__private::describe_axis(
             <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_RUNNING_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,

@@ -71,8 +71,6 @@ impl Axes {
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY_GRID: &'static [::metric_handles::LabelAxis] = &[];
-    #[doc(hidden)]
     const __METRIC_HANDLES_LORA_LATENCY: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:lora_latency",
         field: "lora_latency",
@@ -84,7 +82,7 @@ impl Axes {
         axis: ::metric_handles::__private::describe_axis(
             <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_LORA_LATENCY_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::Some(::metric_handles::Buckets::Exponential {

@@ -17,8 +17,6 @@ where
     #[doc(hidden)]
     const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <L as ::rt::LabelSet>::KEYS;
     #[doc(hidden)]
-    const __METRIC_HANDLES_THINGS_GRID: &'static [::rt::LabelAxis] = &[];
-    #[doc(hidden)]
     const __METRIC_HANDLES_THINGS: ::rt::MetricDescriptor = ::rt::MetricDescriptor {
         name: "gen:things",
         field: "things",
@@ -30,7 +28,7 @@ where
         axis: ::rt::__private::describe_axis(
             <Counter as ::rt::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_THINGS_GRID,
+            &[],
             0,
         ),
         buckets: ::rt::__private::std::option::Option::None,

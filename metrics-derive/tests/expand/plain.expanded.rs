@@ -13,8 +13,6 @@ impl EngineMetrics {
     #[doc(hidden)]
     const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <EngineLabels as ::metric_handles::LabelSet>::KEYS;
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_GRID: &'static [::metric_handles::LabelAxis] = &[];
-    #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:num_requests_running",
         field: "running",
@@ -26,7 +24,7 @@ impl EngineMetrics {
         axis: ::metric_handles::__private::describe_axis(
             <Gauge as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_RUNNING_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
@@ -34,8 +32,6 @@ impl EngineMetrics {
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
-    #[doc(hidden)]
-    const __METRIC_HANDLES_GENERATION_TOKENS_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:generation_tokens",
@@ -48,7 +44,7 @@ impl EngineMetrics {
         axis: ::metric_handles::__private::describe_axis(
             <Counter as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_GENERATION_TOKENS_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
@@ -56,8 +52,6 @@ impl EngineMetrics {
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
-    #[doc(hidden)]
-    const __METRIC_HANDLES_TTFT_GRID: &'static [::metric_handles::LabelAxis] = &[];
     #[doc(hidden)]
     const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:time_to_first_token",
@@ -70,7 +64,7 @@ impl EngineMetrics {
         axis: ::metric_handles::__private::describe_axis(
             <Histogram as ::metric_handles::FamilyMember>::AXIS,
             &[],
-            Self::__METRIC_HANDLES_TTFT_GRID,
+            &[],
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::Some(
