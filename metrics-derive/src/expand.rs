@@ -156,11 +156,14 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             const #check_ident: () = #check;
         }
     });
-    let check_uses = checks
-        .iter()
-        .map(|(cfgs, check_ident, _)| quote!(#(#cfgs)* let () = Self::#check_ident;));
-    // A non-generic struct's checks also run at definition time, whether or not `register` is
-    // ever called; a generic struct's run when `register_with` is instantiated.
+    // A non-generic struct's checks run at definition time, whether or not `register` is ever
+    // called; a generic struct's run when `try_register_with` is instantiated.
+    let check_uses = is_generic.then(|| {
+        let uses = checks
+            .iter()
+            .map(|(cfgs, check_ident, _)| quote!(#(#cfgs)* let () = Self::#check_ident;));
+        quote!(#(#uses)*)
+    });
     let eager_checks = (!is_generic).then(|| {
         let uses = checks
             .iter()
@@ -241,7 +244,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
                 options: &#krate::RegisterOptions,
             ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
                 #krate::__private::check_registration(registry, Self::DESCRIPTORS, options)?;
-                #(#check_uses)*
+                #check_uses
                 #krate::__private::std::result::Result::Ok(Self {
                     #(#inits)*
                     #(#skipped_inits)*

@@ -199,14 +199,6 @@ Each field's family is registered under its `name` (and unit), with its help tex
             Self::DESCRIPTORS,
             options,
         )?;
-        let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;
-        let () = Self::__METRIC_HANDLES_PREEMPTIONS_CHECK_1;
-        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_0;
-        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_1;
-        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_2;
-        let () = Self::__METRIC_HANDLES_TOKENS_CHECK_3;
-        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
-        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
         ::metric_handles::__private::std::result::Result::Ok(Self {
             preemptions: ::metric_handles::__private::register_family(
                 registry,

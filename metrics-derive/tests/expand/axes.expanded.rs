@@ -224,15 +224,6 @@ Each field's family is registered under its `name` (and unit), with its help tex
             Self::DESCRIPTORS,
             options,
         )?;
-        let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_0;
-        let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_1;
-        let () = Self::__METRIC_HANDLES_SUCCESS_CHECK_2;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_0;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_1;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
-        let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_0;
-        let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
-        let () = Self::__METRIC_HANDLES_LORA_LATENCY_CHECK_2;
         ::metric_handles::__private::std::result::Result::Ok(Self {
             success: ::metric_handles::__private::register_family(
                 registry,
@@ -530,14 +521,6 @@ Each field's family is registered under its `name` (and unit), with its help tex
             Self::DESCRIPTORS,
             options,
         )?;
-        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_0;
-        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_1;
-        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_2;
-        let () = Self::__METRIC_HANDLES_OPERATIONS_CHECK_3;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_0;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_1;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_2;
-        let () = Self::__METRIC_HANDLES_ACCEPTED_CHECK_3;
         ::metric_handles::__private::std::result::Result::Ok(Self {
             operations: ::metric_handles::__private::register_family(
                 registry,

@@ -180,12 +180,6 @@ Each field's family is registered under its `name` (and unit), with its help tex
             Self::DESCRIPTORS,
             options,
         )?;
-        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_0;
-        let () = Self::__METRIC_HANDLES_RUNNING_CHECK_1;
-        let () = Self::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_0;
-        let () = Self::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_1;
-        let () = Self::__METRIC_HANDLES_TTFT_CHECK_0;
-        let () = Self::__METRIC_HANDLES_TTFT_CHECK_1;
         ::metric_handles::__private::std::result::Result::Ok(Self {
             running: ::metric_handles::__private::register_family(
                 registry,
