@@ -131,9 +131,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         });
         removes.push(quote! {
             #(#cfgs)*
-            {
-                let _ = #remove;
-            }
+            let _ = #remove;
         });
         for (n, check) in field_checks(plan, &krate, const_ident)
             .into_iter()

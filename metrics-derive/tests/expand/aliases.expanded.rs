@@ -242,21 +242,15 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &::metric_handles::NoLabels) {
-        {
-            let _ = self
-                .preemptions
-                .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
-        }
-        {
-            let _ = self
-                .tokens
-                .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
-        }
-        {
-            let _ = self
-                .running
-                .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
-        }
+        let _ = self
+            .preemptions
+            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
+        let _ = self
+            .tokens
+            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
+        let _ = self
+            .running
+            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
     }
 }
 const _: () = Metrics::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;

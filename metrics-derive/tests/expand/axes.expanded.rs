@@ -267,21 +267,15 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &Engine) {
-        {
-            let _ = self
-                .success
-                .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
-        }
-        {
-            let _ = self
-                .accepted
-                .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
-        }
-        {
-            let _ = self
-                .lora_latency
-                .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
-        }
+        let _ = self
+            .success
+            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
+        let _ = self
+            .accepted
+            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
+        let _ = self
+            .lora_latency
+            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
     }
 }
 const _: () = Axes::__METRIC_HANDLES_SUCCESS_CHECK_0;
@@ -554,16 +548,12 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &Store) {
-        {
-            let _ = self
-                .operations
-                .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
-        }
-        {
-            let _ = self
-                .accepted
-                .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
-        }
+        let _ = self
+            .operations
+            .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
+        let _ = self
+            .accepted
+            .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
     }
 }
 const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_0;

@@ -122,8 +122,6 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &L) {
-        {
-            let _ = self.things.remove(::rt::__private::same_labels::<L, _>(labels));
-        }
+        let _ = self.things.remove(::rt::__private::same_labels::<L, _>(labels));
     }
 }

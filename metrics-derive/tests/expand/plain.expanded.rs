@@ -224,27 +224,15 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &EngineLabels) {
-        {
-            let _ = self
-                .running
-                .remove(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                );
-        }
-        {
-            let _ = self
-                .generation_tokens
-                .remove(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                );
-        }
-        {
-            let _ = self
-                .ttft
-                .remove(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                );
-        }
+        let _ = self
+            .running
+            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
+        let _ = self
+            .generation_tokens
+            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
+        let _ = self
+            .ttft
+            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
     }
 }
 const _: () = EngineMetrics::__METRIC_HANDLES_RUNNING_CHECK_0;
