@@ -101,8 +101,12 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
     let mut registry = Registry::default();
     let metrics = Gateway::register(&mut registry);
     let h = metrics.resolve(&service("api"));
-    h.requests.get((Method::Post, Status::ServerError)).inc();
-    h.requests.get((Method::Get, Status::Success)).inc_by(3);
+    h.requests
+        .get_or_create((Method::Post, Status::ServerError))
+        .inc();
+    h.requests
+        .get_or_create((Method::Get, Status::Success))
+        .inc_by(3);
     let text = prometheus_text(&registry);
     assert_eq!(
         samples(&text, "gw:requests_total"),
@@ -116,7 +120,7 @@ fn a_grid_exports_every_combination_at_zero_in_declaration_order() {
         ]
     );
     h.latency
-        .get((Method::Get, Status::ClientError))
+        .get_or_create((Method::Get, Status::ClientError))
         .observe(0.5);
     let text = prometheus_text(&registry);
     assert!(
@@ -135,13 +139,18 @@ fn three_axes_and_a_position_axis() {
     let h = metrics.resolve(&service("api"));
     assert_eq!(h.cube.preresolved(), 2 * 2 * 3);
     h.cube
-        .get((Method::Post, Operation::Get, Status::ClientError))
+        .get_or_create((Method::Post, Operation::Get, Status::ClientError))
         .inc();
     assert_eq!(h.retries.preresolved(), 2 * 3);
-    h.retries.get((Operation::Get, 2)).inc();
+    h.retries.get_or_create((Operation::Get, 2)).inc();
+    // `get` never creates: a pre-resolved combination is there, a position beyond them is not
+    // until `get_or_create` makes it.
+    assert_eq!(h.retries.get((Operation::Get, 2)).map(|c| c.get()), Some(1));
+    assert!(h.retries.get((Operation::Put, 9)).is_none());
     // Beyond the pre-resolved positions: looked up, never lost, sorted numerically.
-    h.retries.get((Operation::Put, 9)).inc();
-    h.retries.get((Operation::Put, 4)).inc();
+    h.retries.get_or_create((Operation::Put, 9)).inc();
+    h.retries.get_or_create((Operation::Put, 4)).inc();
+    assert_eq!(h.retries.get((Operation::Put, 9)).map(|c| c.get()), Some(1));
     let text = prometheus_text(&registry);
     let cube = samples(&text, "gw:cube_total");
     assert_eq!(cube.len(), 12);
@@ -305,7 +314,7 @@ fn raising_positions_at_registration_stays_within_max_series() {
     let metrics = Small::register_with(&mut registry, &options);
     let h = metrics.resolve(&NoLabels);
     assert_eq!(h.retries.positions(), 4, "8 series / 2 operations");
-    h.retries.get((Operation::Get, 50)).inc();
+    h.retries.get_or_create((Operation::Get, 50)).inc();
     let text = prometheus_text(&registry);
     assert!(
         text.contains(r#"s:retries_total{operation="get",attempt="50"} 1"#),

@@ -107,12 +107,12 @@ impl Axes {
     }
     fn grid_2(&self, i: usize) {
         black_box(&self.grid_2)
-            .get((METHODS[i & 3], STATUSES[i % 3]))
+            .get_or_create((METHODS[i & 3], STATUSES[i % 3]))
             .inc();
     }
     fn grid_3(&self, i: usize) {
         black_box(&self.grid_3)
-            .get((METHODS[i & 3], STATUSES[i % 3], (i >> 2) & 3))
+            .get_or_create((METHODS[i & 3], STATUSES[i % 3], (i >> 2) & 3))
             .inc();
     }
     fn pc_family(&self, i: usize) {

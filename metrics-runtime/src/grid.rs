@@ -104,8 +104,8 @@ impl_grid_axes!(A a, B b, C c);
 impl_grid_axes!(A a, B b, C c, D d);
 
 /// One series per combination of the axes `A` (a tuple such as `(Method, Status)`), resolved up
-/// front into a dense row-major array: `get((Method::Get, Status::Ok))` is index arithmetic and
-/// one array access.
+/// front into a dense row-major array: `get_or_create((Method::Get, Status::Ok))` is index
+/// arithmetic and one array access.
 ///
 /// Declared as `Family<L, ByLabels<(Method, Status), Counter>>` with
 /// `#[metric(label = ["method", "status"])]`; a [`Position`] axis takes its count from
@@ -126,14 +126,31 @@ struct GridInner<M> {
 }
 
 impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
-    /// The series of one combination: no hashing, no lock, an index computation (a position
-    /// past the pre-resolved ones is looked up instead).
+    /// The series of one combination: no hashing, no lock, an index computation. A position
+    /// past the pre-resolved ones is looked up in a bounded map instead, which creates its
+    /// series on first sight (or returns the overflow series once the map is full). Never a
+    /// panic, never a lost record.
     #[inline]
-    pub fn get(&self, values: A::Values) -> PositionSeries<'_, M> {
+    pub fn get_or_create(&self, values: A::Values) -> PositionSeries<'_, M> {
         let indices = A::indices(values);
         match self.flat_index(&indices) {
             Some(series) => PositionSeries::Cached(series),
-            None => PositionSeries::LookedUp(self.lookup_beyond(indices)),
+            None => PositionSeries::LookedUp(self.get_or_create_beyond(indices)),
+        }
+    }
+
+    /// The series of one combination if it exists: always for a pre-resolved combination
+    /// (every combination of a grid without a [`Position`] axis), and past the pre-resolved
+    /// positions only once [`get_or_create`](ByLabels::get_or_create) created it. Never creates.
+    pub fn get(&self, values: A::Values) -> Option<PositionSeries<'_, M>> {
+        let indices = A::indices(values);
+        match self.flat_index(&indices) {
+            Some(series) => Some(PositionSeries::Cached(series)),
+            None => self
+                .inner
+                .beyond
+                .get(&indices)
+                .map(PositionSeries::LookedUp),
         }
     }
 
@@ -153,7 +170,7 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
     }
 
     #[cold]
-    fn lookup_beyond(&self, indices: [usize; MAX_GRID_AXES]) -> M {
+    fn get_or_create_beyond(&self, indices: [usize; MAX_GRID_AXES]) -> M {
         let inner = &*self.inner;
         inner.beyond.resolve(&indices, || M::build(&inner.spec))
     }

@@ -50,10 +50,10 @@ fn main() {
     let mut registry = Registry::default();
     let metrics = StoreMetrics::register(&mut registry);
     let h = metrics.resolve(&Store { store: "s0".into() });
-    h.operations.get((Operation::Get, Outcome::Failed)).inc();
-    h.operation_time.get((Operation::Put, Outcome::Success)).observe(0.005);
-    h.retries.get((Operation::Put, 1)).inc();
-    h.keys.get((Operation::Get, Outcome::Success, Tier::Disk)).inc_by(4);
+    h.operations.get_or_create((Operation::Get, Outcome::Failed)).inc();
+    h.operation_time.get_or_create((Operation::Put, Outcome::Success)).observe(0.005);
+    h.retries.get_or_create((Operation::Put, 1)).inc();
+    h.keys.get_or_create((Operation::Get, Outcome::Success, Tier::Disk)).inc_by(4);
     let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     let ops: Vec<&str> = text.lines().filter(|l| l.starts_with("kv:operation_total")).collect();
     assert_eq!(
