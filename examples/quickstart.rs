@@ -24,7 +24,7 @@ pub enum FinishReason {
     Abort,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = EngineHandles, labels = EngineLabels)]
 pub struct EngineMetrics {
     /// Number of generation tokens processed

@@ -27,7 +27,7 @@ pub struct LoraLabels {
 }
 
 /// A struct with every leaf kind and every single-axis kind.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = DemoHandles, labels = EngineLabels)]
 pub struct DemoMetrics {
     /// Number of requests in model execution batches
@@ -169,7 +169,7 @@ fn descriptors_describe_every_field() {
 }
 
 /// Metrics declared with the derive, for the comparison with prometheus-client below.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = EngineLabels)]
 pub struct Compared {
     /// Requests waiting
@@ -245,7 +245,7 @@ fn exposition_is_byte_identical_to_hand_written_prometheus_client_code() {
 }
 
 /// Two versions of one struct: the second adds a field at the end.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct Before {
     /// Requests served
     #[metric(name = "app:requests")]
@@ -255,7 +255,7 @@ pub struct Before {
     pub queue_depth: Family<metric_handles::NoLabels, Gauge>,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct After {
     /// Requests served
     #[metric(name = "app:requests")]
@@ -320,7 +320,7 @@ fn remove_drops_one_label_set_and_keeps_the_others() {
     assert!(text.contains(r#"vllm:generation_tokens_total{model_name="m",engine="0"} 1"#));
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = EngineLabels, handles = LimitedHandles)]
 pub struct Limited {
     /// Requests, at most two engines
@@ -356,7 +356,7 @@ fn max_label_sets_routes_extra_label_sets_to_the_overflow_series() {
     assert_eq!(metrics.requests.len(), 4);
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct Renamed {
     /// Preemptions
     #[metric(
@@ -415,7 +415,7 @@ fn positions_default_from_the_attribute_and_are_overridable() {
     ));
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct WithCfg {
     /// Present
     #[metric(name = "cfg:present")]

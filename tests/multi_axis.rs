@@ -51,7 +51,7 @@ pub struct Tenant {
 type U64Counter = Counter<u64, AtomicU64>;
 type F64Gauge = Gauge<f64, AtomicU64>;
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = Service)]
 pub struct Gateway {
     /// Requests by method and status class
@@ -74,7 +74,7 @@ pub struct Gateway {
     pub load: Family<Service, F64Gauge>,
     /// prometheus-client's own counter, by path
     #[metric(name = "gw:pc_requests")]
-    pub pc: Family<Service, metric_handles::prometheus_client::metrics::counter::Counter>,
+    pub pc: Family<Service, prometheus_client::metrics::counter::Counter>,
     /// Draft positions
     #[metric(name = "gw:positions", label = "position", positions = 2)]
     pub positions: Family<Service, ByPosition<Counter>>,

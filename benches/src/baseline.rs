@@ -82,6 +82,7 @@ fn kv_residency() -> Histogram {
 }
 
 /// Every request and scheduler metric as a prometheus-client family.
+#[derive(Debug)]
 pub struct LookupMetrics {
     model_name: String,
     request_success: Family<FinishedReasonLabels, Counter>,
@@ -313,6 +314,7 @@ impl LookupMetrics {
 }
 
 /// A request tracker that looks every handle up per record.
+#[derive(Debug)]
 pub struct LookupTracker<'a> {
     metrics: &'a LookupMetrics,
     labels: EngineLabels,

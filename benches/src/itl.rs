@@ -12,6 +12,7 @@ use crate::fixtures::{observations, prometheus_itl_histogram, ITL_BUCKETS, OBSER
 pub const INTERVAL: usize = metric_handles::DEFAULT_FLUSH_INTERVAL;
 
 /// Every implementation, each with one histogram.
+#[derive(Debug)]
 pub struct Histograms {
     values: Vec<f64>,
     ours: metric_handles::Histogram,

@@ -8,6 +8,7 @@ use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, Share
 use metrics_util::registry::{AtomicStorage, Registry};
 
 /// A recorder whose handles are atomics in a `metrics_util::registry::Registry`.
+#[derive(Debug)]
 pub struct AtomicRecorder {
     registry: Registry<Key, AtomicStorage>,
 }

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// A benchmark group and the id of our implementation in it.
+#[derive(Debug)]
 pub struct Group {
     /// The criterion group name (thread-count groups are formatted with `{t}`).
     pub name: String,
@@ -18,6 +19,7 @@ pub struct Group {
 }
 
 /// A performance target, as a bound on `subject / reference` in one group.
+#[derive(Debug)]
 pub struct Target {
     /// The group both ids belong to.
     pub group: String,

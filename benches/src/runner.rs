@@ -9,6 +9,8 @@
 //! after the file's list of `run` calls (a closure or a generic function, so each call still
 //! gets its operation's own type).
 
+use std::fmt;
+
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion};
 
@@ -45,6 +47,13 @@ impl<'a, 'c, S> SingleThread<'a, 'c, S> {
             group: c.benchmark_group(group),
             state,
         }
+    }
+}
+
+// By hand: criterion's `BenchmarkGroup` has no `Debug`, and the state need not have one.
+impl<S> fmt::Debug for SingleThread<'_, '_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("SingleThread").finish_non_exhaustive()
     }
 }
 
@@ -86,6 +95,15 @@ impl<'a, 'c, S> Contended<'a, 'c, S> {
             state,
             threads,
         }
+    }
+}
+
+// By hand, as `SingleThread`'s.
+impl<S> fmt::Debug for Contended<'_, '_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Contended")
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
     }
 }
 

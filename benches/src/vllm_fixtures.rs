@@ -37,6 +37,7 @@ pub fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
 
 /// One request: its parameters, and `OUTPUTS` outputs with their engine batch timestamp and
 /// frontend receive time. Built once, outside the timed loop.
+#[derive(Debug)]
 pub struct Request {
     /// The tracker's parameters.
     pub params: RequestParams,

@@ -115,6 +115,7 @@ struct ByPositionInner<M> {
 }
 
 /// The series of one position: borrowed from the pre-resolved array, or owned after a lookup.
+#[derive(Debug)]
 pub enum PositionSeries<'a, M> {
     /// A pre-resolved position: no lookup happened.
     Cached(&'a M),

@@ -168,7 +168,7 @@ impl HttpMetrics {
         common_labels: <HttpRequestLabels as LabelSet>::KEYS,
         axis: None,
         buckets: None,
-        max_series: crate::DEFAULT_MAX_SERIES,
+        max_series: DEFAULT_MAX_SERIES,
         max_label_sets: HTTP_MAX_SERIES,
         aliases: &[],
     };
@@ -184,7 +184,7 @@ impl HttpMetrics {
         common_labels: <HttpHandlerLabels as LabelSet>::KEYS,
         axis: None,
         buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_BUCKETS)),
-        max_series: crate::DEFAULT_MAX_SERIES,
+        max_series: DEFAULT_MAX_SERIES,
         max_label_sets: HTTP_MAX_SERIES,
         aliases: &[],
     };
@@ -200,7 +200,7 @@ impl HttpMetrics {
         common_labels: &[],
         axis: None,
         buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_HIGHR_BUCKETS)),
-        max_series: crate::DEFAULT_MAX_SERIES,
+        max_series: DEFAULT_MAX_SERIES,
         max_label_sets: 1,
         aliases: &[],
     };

@@ -97,7 +97,7 @@ impl<B: EncodeLabelSet + ?Sized, V: EncodeLabelValue> EncodeLabelSet for WithLab
         self.base.encode(encoder)?;
         let mut label = encoder.encode_label();
         let mut key = label.encode_label_key()?;
-        std::fmt::Write::write_str(&mut key, self.key)?;
+        fmt::Write::write_str(&mut key, self.key)?;
         let mut value = key.encode_label_value()?;
         self.value.encode(&mut value)?;
         value.finish()

@@ -240,12 +240,12 @@ pub fn http_get(addr: SocketAddr, path: &str, accept: Option<&str>) -> std::io::
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "bad status line"))?;
     let headers = lines
         .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect();
     Ok(Response {
         status,
         headers,
-        body: body.to_string(),
+        body: body.to_owned(),
     })
 }
 
@@ -280,7 +280,7 @@ pub fn parse_exposition(text: &str) -> Vec<Sample> {
                 None => (series, BTreeMap::new()),
             };
             Sample {
-                name: name.to_string(),
+                name: name.to_owned(),
                 labels,
                 value: value.parse().unwrap_or(f64::NAN),
             }
@@ -293,7 +293,7 @@ fn parse_labels(s: &str) -> BTreeMap<String, String> {
     s.split("\",")
         .filter(|kv| !kv.is_empty())
         .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.trim_matches('"').to_string()))
+        .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
         .collect()
 }
 

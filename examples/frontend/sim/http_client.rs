@@ -148,10 +148,10 @@ mod tests {
     fn events_split_across_reads_are_joined() {
         let mut sse = SseReader::default();
         let mut events = Vec::new();
-        sse.feed(b"data: {\"a\":1}\n\nda", |d| events.push(d.to_string()));
-        sse.feed(b"ta: [DONE]\n", |d| events.push(d.to_string()));
+        sse.feed(b"data: {\"a\":1}\n\nda", |d| events.push(d.to_owned()));
+        sse.feed(b"ta: [DONE]\n", |d| events.push(d.to_owned()));
         assert_eq!(events, ["{\"a\":1}"]);
-        sse.feed(b"\n", |d| events.push(d.to_string()));
+        sse.feed(b"\n", |d| events.push(d.to_owned()));
         assert_eq!(events, ["{\"a\":1}", "[DONE]"]);
     }
 }

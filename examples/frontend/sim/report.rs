@@ -102,7 +102,7 @@ impl EngineTotals {
         let reason = o.reason.unwrap_or(FinishReason::Abort);
         *self
             .finished
-            .entry(reason.label_value().to_string())
+            .entry(reason.label_value().to_owned())
             .or_default() += 1;
         if o.prompt_counted {
             self.prompt_tokens += u64::from(o.prompt_len);

@@ -116,6 +116,6 @@ fn observe_choice(received: &mut Received, value: &Value) {
         received.tokens += text.split_whitespace().count() as u64;
     }
     if let Some(reason) = choice["finish_reason"].as_str() {
-        received.finish_reason = Some(reason.to_string());
+        received.finish_reason = Some(reason.to_owned());
     }
 }

@@ -27,7 +27,7 @@ pub struct Client {
     pub agent: String,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = Route)]
 pub struct HttpMetrics {
     /// Requests served, path C:\inetpub\wwwroot, "quoted"

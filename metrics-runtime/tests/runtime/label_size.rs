@@ -15,7 +15,7 @@ pub struct Tenant {
     pub tenant: String,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct Gateway {
     /// Requests by tenant
     #[metric(name = "gw:requests")]

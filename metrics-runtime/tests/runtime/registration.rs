@@ -10,7 +10,7 @@ use metric_handles::{
     Counter, Family, Gauge, Histogram, MetricHandles, NoLabels, RegistrationError,
 };
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct Served {
     /// Requests served
     #[metric(name = "app:requests")]
@@ -20,7 +20,7 @@ pub struct Served {
     pub latency: Family<NoLabels, Histogram>,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct RequestsGauge {
     /// Requests in flight
     #[metric(name = "app:in_flight")]
@@ -30,7 +30,7 @@ pub struct RequestsGauge {
     pub requests_total: Family<NoLabels, Gauge>,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 pub struct LatencyCount {
     /// Latencies measured
     #[metric(name = "app:latency_count")]
@@ -153,7 +153,7 @@ pub struct Replica {
 }
 
 /// One family of each type, the template of the many structs registered below.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = Replica)]
 pub struct Mixed {
     /// Jobs done

@@ -19,7 +19,7 @@ const TOKENS_MAX: f64 = TOKENS_BUCKETS_DEFAULT_MAX as f64;
 /// `vllm:time_per_output_token_seconds` was deprecated in vLLM 0.11 (renamed
 /// `vllm:inter_token_latency_seconds`, same observations) and is re-enabled there with
 /// `--show-hidden-metrics-for-version=0.11`.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = RequestHandles, labels = EngineLabels)]
 pub struct RequestMetrics {
     /// Count of successfully processed requests

@@ -26,7 +26,7 @@ pub struct LoraInfoLabels {
 }
 
 /// The family. Help text is vLLM's.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = LoraInfoHandles, labels = LoraInfoLabels)]
 pub struct LoraInfoMetrics {
     /// Running stats on lora requests

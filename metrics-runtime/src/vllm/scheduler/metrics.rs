@@ -12,7 +12,7 @@ use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandle
 /// Alias versions are the value of vLLM's `--show-hidden-metrics-for-version` that re-enables
 /// the old name: vLLM deprecated the `gpu_*` names in 0.9.2 and hid them from 0.11, behind
 /// `=0.10`.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = SchedulerHandles, labels = EngineLabels)]
 pub struct SchedulerMetrics {
     /// Number of requests in model execution batches

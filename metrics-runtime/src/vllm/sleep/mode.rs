@@ -9,7 +9,7 @@ use crate::vllm::sleep::types::SleepOperation;
 use crate::{ByLabel, Family, Gauge, Histogram, MetricHandles, NoLabels};
 
 /// The two sleep-mode families. Help texts are vLLM's Rust frontend's.
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(handles = SleepModeHandles)]
 pub struct SleepModeMetrics {
     /// Duration of one sleep-mode operation
