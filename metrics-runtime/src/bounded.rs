@@ -54,30 +54,37 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// A full map answers a new key under the read lock: an overflow storm (every record a new
     /// label set) never takes the write lock, so scrapes and other lookups are not held up.
     pub(crate) fn resolve(&self, key: &K, build: impl Fn() -> M) -> M {
+        self.resolve_or_overflow(key, build).0
+    }
+
+    /// [`resolve`](Self::resolve), and whether the series returned is the overflow series: for
+    /// an owner that must know when nothing records into it any more (see
+    /// [`remove_overflow`](Self::remove_overflow)).
+    pub(crate) fn resolve_or_overflow(&self, key: &K, build: impl Fn() -> M) -> (M, bool) {
         {
             let table = self.read();
             if let Some(&i) = table.index.get(key) {
-                return table.entries[i].1.clone();
+                return (table.entries[i].1.clone(), false);
             }
             if table.entries.len() >= self.max_series {
                 drop(table);
-                return self.overflow_series(&build);
+                return (self.overflow_series(&build), true);
             }
         }
         let mut table = self.write();
         if let Some(&i) = table.index.get(key) {
-            return table.entries[i].1.clone();
+            return (table.entries[i].1.clone(), false);
         }
         if table.entries.len() >= self.max_series {
             drop(table);
-            return self.overflow_series(&build);
+            return (self.overflow_series(&build), true);
         }
         let series = build();
         let position = table.entries.len();
         let key = Arc::new(key.clone());
         table.index.insert(Arc::clone(&key), position);
         table.entries.push((key, series.clone()));
-        series
+        (series, false)
     }
 
     /// The overflow series (created on first use), counting the lookup routed to it.

@@ -102,12 +102,20 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     // Used by the vLLM families only.
     #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn resolve_declared(&self, common: &L, extra: &[&str]) -> M {
+        self.resolve_declared_or_overflow(common, extra).0
+    }
+
+    /// [`resolve_declared`](Self::resolve_declared), and whether the handle is the overflow
+    /// series.
+    pub(crate) fn resolve_declared_or_overflow(&self, common: &L, extra: &[&str]) -> (M, bool) {
         let inner = &*self.inner;
         let key = (
             common.clone(),
             extra.iter().map(|&v| v.to_owned()).collect(),
         );
-        inner.series.resolve(&key, || M::build(&inner.spec))
+        inner
+            .series
+            .resolve_or_overflow(&key, || M::build(&inner.spec))
     }
 
     /// The handle of a family this crate declares without extra label keys.
@@ -125,6 +133,15 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
             extra.iter().map(|&v| v.to_owned()).collect(),
         );
         self.inner.series.remove(&key)
+    }
+
+    /// Removes the overflow series from the exposition (its owner knows every label set routed
+    /// there is gone); returns whether it existed. The next lookup past the limit creates a
+    /// fresh one.
+    // Used by the vLLM families only.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn remove_overflow(&self) -> bool {
+        self.inner.series.remove_overflow()
     }
 
     /// Removes every series whose common labels are `common`; returns how many.

@@ -132,36 +132,62 @@ impl<T> EngineTable<T> {
     }
 }
 
-/// How many present engines record into the families' shared overflow series.
+/// A set of families an engine resolves together, and whose shared overflow series it may
+/// record into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OverflowGroup {
+    /// The derived families, resolved when the engine joins (2048 label sets each).
+    Derived,
+    /// The sleep-state plug-in families, resolved with the engine's first sleep snapshot. Nine
+    /// series per engine under a 2048-series limit: they overflow from about the 228th engine,
+    /// long before the derived families.
+    SleepState,
+}
+
+impl OverflowGroup {
+    const COUNT: usize = 2;
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How many present engines record into each group's shared overflow series.
 ///
-/// The overflow series outlive any one of those engines, so the last one to leave takes the
-/// overflow gauges with it: they would otherwise go on claiming its running requests and
-/// cache use. Joins and leaves of every model sharing the families go through one lock, so a
-/// join cannot pick up overflow handles that a concurrent last leave is removing.
+/// The overflow series outlive any one of those engines, so the last one of a group to leave
+/// takes the group's overflow gauges with it: they would otherwise go on claiming its running
+/// requests, cache use or sleep state. Joins, resolutions and leaves of every model sharing the
+/// families go through one lock, so an engine cannot pick up overflow handles that a concurrent
+/// last leave is removing.
 #[derive(Debug, Default)]
-pub(crate) struct OverflowedEngines(Mutex<usize>);
+pub(crate) struct OverflowedEngines(Mutex<[usize; OverflowGroup::COUNT]>);
 
 impl OverflowedEngines {
-    /// Runs `join`, which resolves an engine's series and says whether they are the overflow
-    /// series, counting the engine if they are.
-    pub(crate) fn join<T>(&self, join: impl FnOnce() -> (T, bool)) -> T {
+    /// Runs `join`, which resolves an engine's series of `group` and says whether they are the
+    /// overflow series, counting the engine in `group` if they are.
+    pub(crate) fn join<T>(&self, group: OverflowGroup, join: impl FnOnce() -> (T, bool)) -> T {
         let mut present = lock(&self.0);
         let (entry, overflowed) = join();
         if overflowed {
-            *present += 1;
+            present[group.index()] += 1;
         }
         entry
     }
 
-    /// Runs `leave` for an engine that left; when it was the last overflowed one, runs
-    /// `last_left` too, before any other engine can join.
-    pub(crate) fn leave(&self, overflowed: bool, leave: impl FnOnce(), last_left: impl FnOnce()) {
+    /// Runs `leave` for an engine that left, which returns the groups whose overflow series the
+    /// engine recorded into; for each group it was the last such engine of, runs `last_left`
+    /// with it too, before any other engine can join or resolve.
+    pub(crate) fn leave<G: IntoIterator<Item = OverflowGroup>>(
+        &self,
+        leave: impl FnOnce() -> G,
+        mut last_left: impl FnMut(OverflowGroup),
+    ) {
         let mut present = lock(&self.0);
-        leave();
-        if overflowed {
-            *present = present.saturating_sub(1);
-            if *present == 0 {
-                last_left();
+        for group in leave() {
+            let count = &mut present[group.index()];
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                last_left(group);
             }
         }
     }
@@ -199,16 +225,19 @@ mod tests {
     }
 
     #[test]
-    fn the_last_overflowed_engine_to_leave_runs_the_cleanup_once() {
+    fn the_last_overflowed_engine_of_a_group_to_leave_runs_its_cleanup_once() {
+        use OverflowGroup::{Derived, SleepState};
+
         let engines = OverflowedEngines::default();
-        assert_eq!(engines.join(|| ("a", true)), "a");
-        engines.join(|| ((), true));
-        engines.join(|| ((), false));
-        let mut cleanups = 0;
-        engines.leave(false, || {}, || cleanups += 1);
-        engines.leave(true, || {}, || cleanups += 1);
-        assert_eq!(cleanups, 0);
-        engines.leave(true, || {}, || cleanups += 1);
-        assert_eq!(cleanups, 1);
+        assert_eq!(engines.join(Derived, || ("a", true)), "a");
+        engines.join(Derived, || ((), true));
+        engines.join(Derived, || ((), false));
+        engines.join(SleepState, || ((), true));
+        let mut cleanups = Vec::new();
+        engines.leave(|| [], |group| cleanups.push(group));
+        engines.leave(|| [Derived], |group| cleanups.push(group));
+        assert_eq!(cleanups, []);
+        engines.leave(|| [Derived, SleepState], |group| cleanups.push(group));
+        assert_eq!(cleanups, [Derived, SleepState]);
     }
 }

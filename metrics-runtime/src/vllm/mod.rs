@@ -96,7 +96,7 @@ pub use types::{
     PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
 };
 
-use engines::{EngineTable, EntryRef, OverflowedEngines};
+use engines::{EngineTable, EntryRef, OverflowGroup, OverflowedEngines};
 use log::interval::LogStatsAccumulator;
 use scheduler::connectors::{ConnectorFamilies, ConnectorHandles};
 use sleep::state::{EngineSleepGauges, SleepStateFamilies};
@@ -245,15 +245,16 @@ impl VllmMetrics {
         let lora = LoraInfoRecorder::new(&LoraInfoMetrics::try_register_with(registry, &options)?);
         let plugins = RuntimeFamilies::register_in(registry);
         plugins.reserve_names(reserved_names());
+        let overflowed_engines = Arc::new(OverflowedEngines::default());
         let families = Arc::new(Families {
             scheduler,
             requests,
             connectors: ConnectorFamilies::register(&plugins),
-            sleep_state: SleepStateFamilies::register(&plugins),
+            sleep_state: SleepStateFamilies::register(&plugins, Arc::clone(&overflowed_engines)),
             plugins,
             sleep_mode,
             lora,
-            overflowed_engines: OverflowedEngines::default(),
+            overflowed_engines,
         });
         Ok(Self::recorders(families, config))
     }
@@ -370,19 +371,26 @@ pub(crate) struct Families {
     pub(crate) plugins: RuntimeFamilies<EngineLabels>,
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
-    /// The engines (of every model) recording into the overflow series.
-    pub(crate) overflowed_engines: OverflowedEngines,
+    /// The engines (of every model) recording into the overflow series, by group; its lock
+    /// serialises joins, sleep-state resolutions and leaves.
+    pub(crate) overflowed_engines: Arc<OverflowedEngines>,
 }
 
 impl Families {
-    /// Removes the overflow series of every gauge once no engine records into them (the
-    /// counters and histograms stay: they keep their totals, as a scraper expects).
-    fn remove_overflow_gauges(&self) {
-        let s = &self.scheduler;
-        s.num_requests_running.remove_overflow();
-        s.num_requests_waiting.remove_overflow();
-        s.num_requests_waiting_by_reason.remove_overflow();
-        s.kv_cache_usage.remove_overflow();
+    /// Removes the overflow series of every gauge of `group` once no engine records into them
+    /// (the counters and histograms stay: they keep their totals, as a scraper expects).
+    fn remove_overflow_gauges(&self, group: OverflowGroup) {
+        match group {
+            OverflowGroup::Derived => {
+                let s = &self.scheduler;
+                s.num_requests_running.remove_overflow();
+                s.num_requests_waiting.remove_overflow();
+                s.num_requests_waiting_by_reason.remove_overflow();
+                s.kv_cache_usage.remove_overflow();
+            }
+            // Both sleep-state families are gauges.
+            OverflowGroup::SleepState => self.sleep_state.remove_overflow(),
+        }
     }
 }
 
@@ -398,8 +406,9 @@ pub(crate) struct Diagnostics {
 /// One engine's cached handles and log-stats accumulator.
 pub(crate) struct EngineEntry {
     pub(crate) generation: u64,
-    /// The engine arrived when its families were full: its handles are the families' shared
-    /// overflow series (`otel_metric_overflow="true"`), which every such engine records into.
+    /// The engine arrived when its derived families were full: its handles are the families'
+    /// shared overflow series (`otel_metric_overflow="true"`), which every such engine records
+    /// into ([`OverflowGroup::Derived`]; its sleep-state gauges tell their own).
     pub(crate) overflowed: bool,
     pub(crate) labels: EngineLabels,
     pub(crate) scheduler: SchedulerHandles,
@@ -429,42 +438,50 @@ impl Core {
             model_name: self.model_label.clone(),
             engine,
         };
-        self.families.overflowed_engines.join(|| {
-            let scheduler = self.families.scheduler.resolve(&labels);
-            // Every family has the same limit and sees the same label sets, so one family
-            // tells.
-            let overflowed = self
-                .families
-                .scheduler
-                .num_requests_running
-                .get(&labels)
-                .is_none();
-            let entry = EngineEntry {
-                generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
-                overflowed,
-                scheduler,
-                requests: self.families.requests.resolve(&labels),
-                connectors: self.families.connectors.resolve(&labels),
-                sleep: EngineSleepGauges::default(),
-                log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
-                diagnostics: Arc::clone(&self.diagnostics),
-                labels,
-            };
-            (entry, overflowed)
-        })
+        self.families
+            .overflowed_engines
+            .join(OverflowGroup::Derived, || {
+                let scheduler = self.families.scheduler.resolve(&labels);
+                // Every derived family has the same limit and sees the same label sets, so one
+                // family tells.
+                let overflowed = self
+                    .families
+                    .scheduler
+                    .num_requests_running
+                    .get(&labels)
+                    .is_none();
+                let entry = EngineEntry {
+                    generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
+                    overflowed,
+                    scheduler,
+                    requests: self.families.requests.resolve(&labels),
+                    connectors: self.families.connectors.resolve(&labels),
+                    sleep: EngineSleepGauges::default(),
+                    log_stats: LogStatsAccumulator::new(self.config.num_speculative_tokens),
+                    diagnostics: Arc::clone(&self.diagnostics),
+                    labels,
+                };
+                (entry, overflowed)
+            })
     }
 
     pub(crate) fn remove_engine(&self, engine: u32) -> bool {
         let families = &self.families;
         self.engines.remove(engine, |entry| {
             families.overflowed_engines.leave(
-                entry.overflowed,
                 || {
                     families.scheduler.remove(&entry.labels);
                     families.requests.remove(&entry.labels);
                     families.plugins.remove_common(&entry.labels);
+                    let sleep_overflowed = entry.sleep.leave();
+                    [
+                        (OverflowGroup::Derived, entry.overflowed),
+                        (OverflowGroup::SleepState, sleep_overflowed),
+                    ]
+                    .into_iter()
+                    .filter_map(|(group, overflowed)| overflowed.then_some(group))
                 },
-                || families.remove_overflow_gauges(),
+                |group| families.remove_overflow_gauges(group),
             );
         })
     }

@@ -247,6 +247,15 @@ fn overflow_samples<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// No gauge family exposes an overflow series: every engine recording into one has left.
+fn assert_no_overflow_gauges(text: &str) {
+    assert_eq!(
+        overflow_samples(text, "gauge"),
+        Vec::<&str>::new(),
+        "overflow gauges after every overflowed engine left"
+    );
+}
+
 #[test]
 fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monotonic() {
     use metric_handles::vllm::StatsLogger;
@@ -295,11 +304,7 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     // counters keep their totals (a scraper sees no reset).
     assert!(metrics.scheduler().remove_engine(overflowed[4]));
     let s = scrape(&registry);
-    assert_eq!(
-        overflow_samples(&s.text, "gauge"),
-        Vec::<&str>::new(),
-        "overflow gauges after every overflowed engine left"
-    );
+    assert_no_overflow_gauges(&s.text);
     assert_eq!(s.value(queries, &overflow), 50.0);
     let line = logger.log(start + Duration::from_secs(2));
     assert_eq!(line.running, i64::from(limit));
@@ -315,4 +320,72 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     // 4 hits in 4 queries since the previous line; counting the overflow totals from 0 again
     // would give 29 in 54.
     assert_eq!(line.prefix_cache_hit_rate_percent, 100.0);
+}
+
+#[test]
+fn sleep_state_overflow_gauges_leave_with_the_last_engine_recording_into_them() {
+    use metric_handles::vllm::{EngineSleepState, KvCacheState, WeightsState};
+
+    let (registry, metrics) = setup_default();
+    // `vllm:engine_sleep_resource_state` holds 9 series per engine under its 2048-series limit
+    // (a plug-in family's, not settable through `VllmMetricsConfig`): the first 227 engines
+    // get their own, engine 227 gets 5 of its own and sends 4 to the overflow series, every
+    // later engine sends all 9.
+    let own = (metric_handles::DEFAULT_MAX_SERIES / 9) as u32;
+    let publish = |engine: u32| {
+        let asleep = EngineSleepState {
+            scheduler_paused: true,
+            weights: WeightsState::Offloaded,
+            kv_cache: KvCacheState::Released,
+        };
+        metrics.scheduler().record(
+            engine,
+            &SchedulerStats {
+                sleep_state: Some(asleep),
+                sleep_state_only: true,
+                ..Default::default()
+            },
+        );
+    };
+    for engine in 0..own {
+        publish(engine);
+    }
+    let overflowed: Vec<u32> = (own..own + 5).collect();
+    for &engine in &overflowed {
+        publish(engine);
+    }
+    let resource_state = "vllm:engine_sleep_resource_state";
+    let overflow = [("otel_metric_overflow", "true")];
+    let s = scrape(&registry);
+    assert_eq!(s.find(resource_state, &overflow).len(), 1, "{}", s.text);
+
+    // Four of the five leave (engine 227, which straddles the limit, among them): the shared
+    // series stays for the fifth.
+    for &engine in &overflowed[..4] {
+        assert!(metrics.scheduler().remove_engine(engine));
+    }
+    assert_eq!(scrape(&registry).find(resource_state, &overflow).len(), 1);
+
+    // The last one leaves: no overflow gauge is left claiming a state no engine has, and the
+    // engines with their own series keep them.
+    assert!(metrics.scheduler().remove_engine(overflowed[4]));
+    let s = scrape(&registry);
+    assert_no_overflow_gauges(&s.text);
+    assert_eq!(s.find(resource_state, &[]).len(), own as usize * 9);
+    assert_eq!(s.find("vllm:engine_fully_awake", &[]).len(), own as usize);
+    let last = (own - 1).to_string();
+    let weights_offloaded = [
+        ("engine", last.as_str()),
+        ("resource", "weights"),
+        ("state", "offloaded"),
+    ];
+    assert_eq!(s.value(resource_state, &weights_offloaded), 1.0);
+
+    // A new engine past the limit brings the overflow series back, and takes it away again.
+    publish(own + 100);
+    assert_eq!(scrape(&registry).find(resource_state, &overflow).len(), 1);
+    assert!(metrics.scheduler().remove_engine(own + 100));
+    let s = scrape(&registry);
+    assert_no_overflow_gauges(&s.text);
+    assert_eq!(s.find(resource_state, &[]).len(), own as usize * 9);
 }

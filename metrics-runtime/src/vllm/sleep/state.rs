@@ -9,9 +9,10 @@
 //! product of two enum axes. As in vLLM, an engine's series appear with its first snapshot:
 //! an engine that never published one is not claimed asleep or awake.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::scheduler::connectors::descriptor;
 use crate::vllm::sleep::types::{EngineSleepState, KvCacheState, WeightsState};
@@ -45,33 +46,56 @@ const SCHEDULER_STATES: [&str; 2] = ["running", "paused"];
 pub(crate) struct SleepStateFamilies {
     resource_state: RuntimeFamily<EngineLabels, Gauge>,
     fully_awake: RuntimeFamily<EngineLabels, Gauge>,
+    /// The engines' membership lock and overflow counts, shared with the derived families:
+    /// an engine's gauges are resolved under it.
+    overflowed_engines: Arc<OverflowedEngines>,
 }
 
 impl SleepStateFamilies {
-    pub(crate) fn register(plugins: &RuntimeFamilies<EngineLabels>) -> Self {
+    pub(crate) fn register(
+        plugins: &RuntimeFamilies<EngineLabels>,
+        overflowed_engines: Arc<OverflowedEngines>,
+    ) -> Self {
         SleepStateFamilies {
             resource_state: plugin_gauge(plugins, &RESOURCE_STATE),
             fully_awake: plugin_gauge(plugins, &FULLY_AWAKE),
+            overflowed_engines,
         }
+    }
+
+    /// Removes both families' overflow series: called when the last engine recording into them
+    /// left, under the membership lock.
+    pub(crate) fn remove_overflow(&self) {
+        self.resource_state.remove_overflow();
+        self.fully_awake.remove_overflow();
     }
 
     #[cold]
     fn resolve(&self, labels: &EngineLabels) -> SleepStateHandles {
-        let pair = |resource: &str, state: &str| {
-            self.resource_state
-                .resolve_declared(labels, &[resource, state])
+        let mut overflowed = false;
+        let mut pair = |resource: &str, state: &str| {
+            let (gauge, overflow) = self
+                .resource_state
+                .resolve_declared_or_overflow(labels, &[resource, state]);
+            overflowed |= overflow;
+            gauge
         };
+        let scheduler = SCHEDULER_STATES.map(|state| pair("scheduler", state));
+        let weights = WeightsState::VALUES
+            .iter()
+            .map(|state| pair("weights", state))
+            .collect();
+        let kv_cache = KvCacheState::VALUES
+            .iter()
+            .map(|state| pair("kv_cache", state))
+            .collect();
+        let (fully_awake, overflow) = self.fully_awake.resolve_declared_or_overflow(labels, &[]);
         SleepStateHandles {
-            scheduler: SCHEDULER_STATES.map(|state| pair("scheduler", state)),
-            weights: WeightsState::VALUES
-                .iter()
-                .map(|state| pair("weights", state))
-                .collect(),
-            kv_cache: KvCacheState::VALUES
-                .iter()
-                .map(|state| pair("kv_cache", state))
-                .collect(),
-            fully_awake: self.fully_awake.resolve_common(labels),
+            scheduler,
+            weights,
+            kv_cache,
+            fully_awake,
+            overflowed: overflowed || overflow,
         }
     }
 }
@@ -91,32 +115,98 @@ pub(crate) struct SleepStateHandles {
     /// In `KvCacheState::VARIANTS` order.
     kv_cache: Box<[Gauge]>,
     fully_awake: Gauge,
+    /// Some of them are the overflow series (the engine is counted in
+    /// [`OverflowGroup::SleepState`]; an engine straddling the limit has some of each).
+    overflowed: bool,
 }
 
-/// An engine's lazily resolved sleep-state gauges.
+/// An engine's lazily resolved sleep-state gauges: `None` once the engine left unresolved.
 #[derive(Default)]
-pub(crate) struct EngineSleepGauges(OnceLock<SleepStateHandles>);
+pub(crate) struct EngineSleepGauges(OnceLock<Option<SleepStateHandles>>);
 
 impl EngineSleepGauges {
     /// Sets every gauge of `labels`' engine from `state`: 1 for each resource's current state,
-    /// 0 for its others, and the fully-awake flag.
+    /// 0 for its others, and the fully-awake flag. The first snapshot resolves the gauges, under
+    /// the membership lock; a snapshot of an engine that left without any records nothing.
     pub(crate) fn record(
         &self,
         families: &SleepStateFamilies,
         labels: &EngineLabels,
         state: &EngineSleepState,
     ) {
-        let h = self.0.get_or_init(|| families.resolve(labels));
+        let resolved = match self.0.get() {
+            Some(resolved) => resolved,
+            None => families
+                .overflowed_engines
+                .join(OverflowGroup::SleepState, || {
+                    // Another snapshot of this engine, or its leave, got the lock first.
+                    if let Some(resolved) = self.0.get() {
+                        return (resolved, false);
+                    }
+                    let handles = families.resolve(labels);
+                    let overflowed = handles.overflowed;
+                    (self.0.get_or_init(|| Some(handles)), overflowed)
+                }),
+        };
+        let Some(h) = resolved else {
+            return;
+        };
         let paused = usize::from(state.scheduler_paused);
         set_one_hot(&h.scheduler, paused);
         set_one_hot(&h.weights, state.weights.index());
         set_one_hot(&h.kv_cache, state.kv_cache.index());
         h.fully_awake.set(i64::from(state.fully_awake()));
     }
+
+    /// Called as the engine leaves, under the membership lock: whether its gauges include
+    /// overflow series. Unresolved gauges stay unresolved for good, so a snapshot recorded as
+    /// the engine leaves creates no series for an engine that is gone (nor counts it as
+    /// overflowed with nobody left to uncount it).
+    pub(crate) fn leave(&self) -> bool {
+        self.0
+            .get_or_init(|| None)
+            .as_ref()
+            .is_some_and(|h| h.overflowed)
+    }
 }
 
 fn set_one_hot(gauges: &[Gauge], current: usize) {
     for (i, gauge) in gauges.iter().enumerate() {
         gauge.set(i64::from(i == current));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prometheus_client::registry::Registry;
+
+    #[test]
+    fn a_snapshot_recorded_as_the_engine_leaves_creates_no_series() {
+        let plugins = RuntimeFamilies::register_in(&mut Registry::default());
+        let families = SleepStateFamilies::register(&plugins, Arc::default());
+        let labels = EngineLabels {
+            model_name: "m".into(),
+            engine: 0,
+        };
+        let awake = EngineSleepState {
+            scheduler_paused: false,
+            weights: WeightsState::Resident,
+            kv_cache: KvCacheState::Resident,
+        };
+
+        // The engine left before its first snapshot was resolved: the snapshot a recorder
+        // still holding its entry records goes nowhere.
+        let gone = EngineSleepGauges::default();
+        assert!(!gone.leave());
+        gone.record(&families, &labels, &awake);
+        assert!(families.resource_state.is_empty());
+        assert!(families.fully_awake.is_empty());
+
+        let present = EngineSleepGauges::default();
+        present.record(&families, &labels, &awake);
+        assert_eq!(families.resource_state.len(), 9);
+        assert_eq!(families.fully_awake.len(), 1);
+        assert!(!present.leave(), "its own series, not the overflow series");
     }
 }
