@@ -46,8 +46,8 @@ const SCHEDULER_STATES: [&str; 2] = ["running", "paused"];
 pub(crate) struct SleepStateFamilies {
     resource_state: RuntimeFamily<EngineLabels, Gauge>,
     fully_awake: RuntimeFamily<EngineLabels, Gauge>,
-    /// The engines' membership lock and overflow counts, shared with the derived families:
-    /// an engine's gauges are resolved under it.
+    /// The overflowed engines' counts and the lock that serialises joins and leaves, shared
+    /// with the derived families: an engine's gauges are resolved under it.
     overflowed_engines: Arc<OverflowedEngines>,
 }
 
@@ -64,7 +64,7 @@ impl SleepStateFamilies {
     }
 
     /// Removes both families' overflow series: called when the last engine recording into them
-    /// left, under the membership lock.
+    /// left, under the [`OverflowedEngines`] lock.
     pub(crate) fn remove_overflow(&self) {
         self.resource_state.remove_overflow();
         self.fully_awake.remove_overflow();
@@ -127,7 +127,8 @@ pub(crate) struct EngineSleepGauges(OnceLock<Option<SleepStateHandles>>);
 impl EngineSleepGauges {
     /// Sets every gauge of `labels`' engine from `state`: 1 for each resource's current state,
     /// 0 for its others, and the fully-awake flag. The first snapshot resolves the gauges, under
-    /// the membership lock; a snapshot of an engine that left without any records nothing.
+    /// the [`OverflowedEngines`] lock; a snapshot of an engine that left before its first one
+    /// records nothing.
     pub(crate) fn record(
         &self,
         families: &SleepStateFamilies,
@@ -158,7 +159,7 @@ impl EngineSleepGauges {
         h.fully_awake.set(i64::from(state.fully_awake()));
     }
 
-    /// Called as the engine leaves, under the membership lock: whether its gauges include
+    /// Called as the engine leaves, under the [`OverflowedEngines`] lock: whether its gauges include
     /// overflow series. Unresolved gauges stay unresolved for good, so a snapshot recorded as
     /// the engine leaves creates no series for an engine that is gone (nor counts it as
     /// overflowed with nobody left to uncount it).
