@@ -440,6 +440,46 @@ fn cfg_fields_are_absent_everywhere_and_skipped_fields_are_defaulted() {
     assert!(!text.contains("cfg:absent"));
 }
 
+/// A struct generic over its label set: its handles carry a marker for `L`.
+#[derive(Debug, MetricHandles)]
+#[metric_handles(labels = L)]
+pub struct Labelled<L: LabelSet> {
+    /// Things counted
+    #[metric(name = "gen:things")]
+    pub things: Family<L, Counter>,
+}
+
+#[test]
+fn handles_debug_shows_each_metric_field_as_derive_debug_would() {
+    let mut registry = Registry::default();
+    let h = DemoMetrics::register(&mut registry).resolve(&engine(0));
+    assert_eq!(
+        format!("{h:?}"),
+        format!(
+            "DemoHandles {{ running: {:?}, generation_tokens: {:?}, ttft: {:?}, \
+             request_success: {:?}, accepted_per_pos: {:?}, lora_requests: {:?} }}",
+            h.running,
+            h.generation_tokens,
+            h.ttft,
+            h.request_success,
+            h.accepted_per_pos,
+            h.lora_requests
+        )
+    );
+    // A cfg'd-out field has no handle, a skipped one is not a metric: neither is shown.
+    let h = WithCfg::register(&mut Registry::default()).resolve(&metric_handles::NoLabels);
+    assert_eq!(
+        format!("{h:?}"),
+        format!("WithCfgHandles {{ present: {:?} }}", h.present)
+    );
+    // A generic struct's marker is not data: not shown.
+    let h = Labelled::register(&mut Registry::default()).resolve(&engine(0));
+    assert_eq!(
+        format!("{h:?}"),
+        format!("LabelledHandles {{ things: {:?} }}", h.things)
+    );
+}
+
 #[test]
 fn label_enum_and_label_set_derives_match_their_declaration() {
     assert_eq!(

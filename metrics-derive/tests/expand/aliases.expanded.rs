@@ -1,6 +1,6 @@
 ///Cached handles of [`Metrics`] for one label set.
 ///
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct MetricsHandles {
     ///Cumulative number of preemptions
     pub preemptions: Counter,
@@ -8,6 +8,16 @@ pub struct MetricsHandles {
     pub tokens: U64Counter,
     /// Requests running (prometheus-client's gauge by its own path)
     pub running: prometheus_client::metrics::gauge::Gauge,
+}
+#[automatically_derived]
+impl ::core::fmt::Debug for MetricsHandles {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let debug = &mut f.debug_struct("MetricsHandles");
+        debug.field("preemptions", &self.preemptions);
+        debug.field("tokens", &self.tokens);
+        debug.field("running", &self.running);
+        debug.finish()
+    }
 }
 impl Metrics {
     #[doc(hidden)]

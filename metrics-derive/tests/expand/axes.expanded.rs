@@ -1,6 +1,6 @@
 ///Cached handles of [`Axes`] for one label set.
 ///
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct AxesHandles {
     /// Finished requests by reason
     pub success: ByLabel<FinishReason, Counter>,
@@ -8,6 +8,16 @@ pub struct AxesHandles {
     pub accepted: ByPosition<Counter>,
     /// Latency by adapter
     pub lora_latency: Dynamic<Adapter, Histogram>,
+}
+#[automatically_derived]
+impl ::core::fmt::Debug for AxesHandles {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let debug = &mut f.debug_struct("AxesHandles");
+        debug.field("success", &self.success);
+        debug.field("accepted", &self.accepted);
+        debug.field("lora_latency", &self.lora_latency);
+        debug.finish()
+    }
 }
 impl Axes {
     #[doc(hidden)]
@@ -289,12 +299,21 @@ const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
 const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_2;
 ///Cached handles of [`Grids`] for one label set.
 ///
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GridsHandles {
     /// Store operations by operation and status
     pub operations: ByLabels<(Operation, Outcome), Counter>,
     /// Accepted tokens by method and draft position
     pub accepted: ByLabels<(Method, Position), Counter>,
+}
+#[automatically_derived]
+impl ::core::fmt::Debug for GridsHandles {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let debug = &mut f.debug_struct("GridsHandles");
+        debug.field("operations", &self.operations);
+        debug.field("accepted", &self.accepted);
+        debug.finish()
+    }
 }
 impl Grids {
     #[doc(hidden)]

@@ -1,6 +1,6 @@
 ///Cached handles of [`Generic`] for one label set.
 ///
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct GenericHandles<L>
 where
     L: Clone,
@@ -9,6 +9,18 @@ where
     pub(crate) things: Counter,
     #[doc(hidden)]
     __metric_handles_marker: ::rt::__private::std::marker::PhantomData<fn() -> (L,)>,
+}
+#[automatically_derived]
+impl<L> ::core::fmt::Debug for GenericHandles<L>
+where
+    L: Clone,
+    L: ::core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let debug = &mut f.debug_struct("GenericHandles");
+        debug.field("things", &self.things);
+        debug.finish()
+    }
 }
 impl<L> Generic<L>
 where

@@ -1,6 +1,6 @@
 ///Cached handles of [`EngineMetrics`] for one label set.
 ///
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EngineHandles {
     /// Number of requests in model execution batches
     pub running: Gauge,
@@ -8,6 +8,16 @@ pub struct EngineHandles {
     pub generation_tokens: Counter,
     /// Time to first token
     pub ttft: Histogram,
+}
+#[automatically_derived]
+impl ::core::fmt::Debug for EngineHandles {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        let debug = &mut f.debug_struct("EngineHandles");
+        debug.field("running", &self.running);
+        debug.field("generation_tokens", &self.generation_tokens);
+        debug.field("ttft", &self.ttft);
+        debug.finish()
+    }
 }
 impl EngineMetrics {
     #[doc(hidden)]
