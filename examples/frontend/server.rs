@@ -73,7 +73,8 @@ fn fd_limit() -> Option<u64> {
         rlim_cur: 0,
         rlim_max: 0,
     };
-    // SAFETY: `getrlimit` writes into the struct we pass and reads nothing else.
+    // SAFETY: `&mut limit` is a valid, aligned `rlimit` that outlives the call, and
+    // `getrlimit` only writes one `rlimit` through it; `RLIMIT_NOFILE` is a valid resource.
     let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
     (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
@@ -214,7 +215,9 @@ async fn return_freed_memory(connections: Arc<Mutex<Connections>>) {
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn trim_heap() {
-    // SAFETY: `malloc_trim` only releases memory the allocator holds free; it is thread-safe.
+    // SAFETY: `malloc_trim` takes no pointer and has no precondition: it only returns to the
+    // system memory glibc's allocator holds free, under each arena's own lock, so it is sound
+    // from any thread, while other threads allocate.
     unsafe {
         libc::malloc_trim(0);
     }
