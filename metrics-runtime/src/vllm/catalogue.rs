@@ -5,7 +5,7 @@ use super::buckets::{
     ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, MOONCAKE_OPERATION_TIME_BUCKETS,
     NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS, NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
     PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
-    TTFT_BUCKETS,
+    TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 use super::request::metrics::RequestMetrics;
 use super::scheduler::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
@@ -366,7 +366,7 @@ pub fn catalogue() -> Catalogue {
              layer. Where the Rust frontend's help text differs from vLLM's Python frontend, the \
              Rust frontend's is used. Per-engine series carry `model_name` and `engine` first. \
              Counters are exposed with the `_total` suffix. The token-count histograms' last bound \
-             is `max_model_len` (`VllmMetricsConfig`, default 131072)."
+             is `max_model_len` (`VllmMetricsConfig`, default {TOKENS_BUCKETS_DEFAULT_MAX})."
         ))
         .intro(sources)
         .intro(
