@@ -174,6 +174,15 @@ impl OverflowedEngines {
         entry
     }
 
+    /// Runs `resolve`, which creates series of an engine that joined earlier, while no engine
+    /// can leave: `resolve` checks whether its engine left, as leaves run under the same lock.
+    /// For series whose overflow stays when its engines leave (counters and histograms): no
+    /// engine is counted.
+    pub(crate) fn resolve<T>(&self, resolve: impl FnOnce() -> T) -> T {
+        let _present = lock(&self.0);
+        resolve()
+    }
+
     /// Runs `leave` for an engine that left, which returns the groups whose overflow series the
     /// engine recorded into; for each group it was the last such engine of, runs `last_left`
     /// with it too, before any other engine can join or resolve.

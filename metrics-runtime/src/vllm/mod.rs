@@ -249,7 +249,7 @@ impl VllmMetrics {
         let families = Arc::new(Families {
             scheduler,
             requests,
-            connectors: ConnectorFamilies::register(&plugins),
+            connectors: ConnectorFamilies::register(&plugins, Arc::clone(&overflowed_engines)),
             sleep_state: SleepStateFamilies::register(&plugins, Arc::clone(&overflowed_engines)),
             plugins,
             sleep_mode,
@@ -372,7 +372,8 @@ pub(crate) struct Families {
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
     /// The engines (of every model) recording into the overflow series, by group; its lock
-    /// serialises joins, sleep-state resolutions and leaves.
+    /// serialises joins, the resolutions on first record (sleep state, Mooncake pairs) and
+    /// leaves.
     pub(crate) overflowed_engines: Arc<OverflowedEngines>,
 }
 
@@ -473,6 +474,7 @@ impl Core {
                     families.scheduler.remove(&entry.labels);
                     families.requests.remove(&entry.labels);
                     families.plugins.remove_common(&entry.labels);
+                    entry.connectors.leave();
                     let sleep_overflowed = entry.sleep.leave();
                     [
                         (OverflowGroup::Derived, entry.overflowed),

@@ -9,13 +9,14 @@
 //! [`RuntimeFamilies`], the way a third-party connector registers its own: the same API, the
 //! same cached handles.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::plugin::{RuntimeFamilies, RuntimeFamily};
 use crate::vllm::buckets::{
     MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
     NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
 };
+use crate::vllm::engines::OverflowedEngines;
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::scheduler::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
@@ -198,10 +199,16 @@ pub(crate) struct ConnectorFamilies {
     mooncake_keys: RuntimeFamily<EngineLabels, Counter>,
     mooncake_bytes: RuntimeFamily<EngineLabels, Counter>,
     mooncake_failed_keys: RuntimeFamily<EngineLabels, Counter>,
+    /// The lock that serialises engines' joins and leaves: a Mooncake pair is resolved under
+    /// it, so it cannot be created for an engine that has left.
+    overflowed_engines: Arc<OverflowedEngines>,
 }
 
 impl ConnectorFamilies {
-    pub(crate) fn register(plugins: &RuntimeFamilies<EngineLabels>) -> Self {
+    pub(crate) fn register(
+        plugins: &RuntimeFamilies<EngineLabels>,
+        overflowed_engines: Arc<OverflowedEngines>,
+    ) -> Self {
         ConnectorFamilies {
             xfer_time: plugins.register_declared(&NIXL_XFER_TIME),
             post_time: plugins.register_declared(&NIXL_POST_TIME),
@@ -215,10 +222,12 @@ impl ConnectorFamilies {
             mooncake_keys: plugins.register_declared(&MOONCAKE_KEYS),
             mooncake_bytes: plugins.register_declared(&MOONCAKE_BYTES),
             mooncake_failed_keys: plugins.register_declared(&MOONCAKE_FAILED_KEYS),
+            overflowed_engines,
         }
     }
 
-    /// An engine's connector handles: NIXL resolved now, Mooncake pairs on first use.
+    /// An engine's connector handles: NIXL resolved now (as the engine joins, under the
+    /// [`OverflowedEngines`] lock), Mooncake pairs on first use.
     pub(crate) fn resolve(&self, labels: &EngineLabels) -> ConnectorHandles {
         let one = |family: &RuntimeFamily<EngineLabels, Histogram>| family.resolve_common(labels);
         let count = |family: &RuntimeFamily<EngineLabels, Counter>| family.resolve_common(labels);
@@ -275,8 +284,9 @@ struct MooncakeHandles {
 /// One engine's connector handles.
 pub(crate) struct ConnectorHandles {
     nixl: NixlHandles,
-    /// By operation, then status: resolved on the pair's first record.
-    mooncake: [[OnceLock<MooncakeHandles>; MooncakeStatus::VARIANTS.len()];
+    /// By operation, then status: resolved on the pair's first record; `None` once the engine
+    /// left with the pair unresolved.
+    mooncake: [[OnceLock<Option<MooncakeHandles>>; MooncakeStatus::VARIANTS.len()];
         MooncakeOperation::VARIANTS.len()],
 }
 
@@ -331,10 +341,42 @@ impl ConnectorHandles {
     ) {
         for (&operation, records) in &stats.0 {
             for record in records {
-                let handles = self.mooncake[operation.index()][record.status.index()]
-                    .get_or_init(|| families.resolve_mooncake(labels, operation, record.status));
-                record_mooncake_operation(handles, record);
+                if let Some(handles) =
+                    self.mooncake_pair(families, labels, operation, record.status)
+                {
+                    record_mooncake_operation(handles, record);
+                }
             }
+        }
+    }
+
+    /// The handles of a Mooncake pair: once resolved, one atomic load. The first record of a
+    /// pair resolves it under the [`OverflowedEngines`] lock, unless the engine left first.
+    fn mooncake_pair(
+        &self,
+        families: &ConnectorFamilies,
+        labels: &EngineLabels,
+        operation: MooncakeOperation,
+        status: MooncakeStatus,
+    ) -> Option<&MooncakeHandles> {
+        let pair = &self.mooncake[operation.index()][status.index()];
+        let resolved = match pair.get() {
+            Some(resolved) => resolved,
+            // Another record of the pair, or the engine's leave, may set it first.
+            None => families.overflowed_engines.resolve(|| {
+                pair.get_or_init(|| Some(families.resolve_mooncake(labels, operation, status)))
+            }),
+        };
+        resolved.as_ref()
+    }
+
+    /// Called as the engine leaves, under the [`OverflowedEngines`] lock: the Mooncake pairs
+    /// not resolved yet stay unresolved for good, so a record by a recorder still holding the
+    /// engine creates no series for an engine that is gone. (Its resolved handles, NIXL's
+    /// among them, are detached from the families by the leave and record unexported.)
+    pub(crate) fn leave(&self) {
+        for pair in self.mooncake.iter().flatten() {
+            pair.get_or_init(|| None);
         }
     }
 }
@@ -345,4 +387,81 @@ fn record_mooncake_operation(h: &MooncakeHandles, record: &MooncakeRecord) {
     saturating_inc_by(&h.keys, record.num_keys);
     saturating_inc_by(&h.bytes, record.num_bytes);
     saturating_inc_by(&h.failed_keys, record.num_failed_keys);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use prometheus_client::registry::Registry;
+
+    use crate::vllm::{VllmMetrics, VllmMetricsConfig};
+    use crate::ExpositionFormat;
+
+    use super::*;
+
+    /// One step of an engine's telemetry whose series are created on first record rather than
+    /// when the engine joins: a Mooncake pair, and a spec-decode position past the pre-resolved
+    /// ones (none with the default configuration). NIXL, resolved on join, records too.
+    fn record_lazily_created_series(metrics: &VllmMetrics, entry: &crate::vllm::EngineEntry) {
+        let families = &metrics.core().families;
+        let stats = KvConnectorStats {
+            nixl: vec![NixlStats {
+                transfer_duration: vec![0.5],
+                num_failed_transfers: vec![1],
+                ..Default::default()
+            }],
+            mooncake: Some(MooncakeStats(BTreeMap::from([(
+                MooncakeOperation::LoadGet,
+                vec![MooncakeRecord {
+                    duration_seconds: 0.25,
+                    num_keys: 2,
+                    num_bytes: 4096,
+                    status: MooncakeStatus::Ok,
+                    num_failed_keys: 0,
+                }],
+            )]))),
+        };
+        entry
+            .connectors
+            .record(&families.connectors, &entry.labels, &stats);
+        entry
+            .scheduler
+            .spec_decode_num_accepted_tokens_per_pos
+            .get_or_create(0)
+            .inc();
+    }
+
+    fn scrape(registry: &Registry) -> String {
+        ExpositionFormat::PrometheusText
+            .encode(registry)
+            .unwrap_or_else(|e| panic!("encode: {e}"))
+    }
+
+    #[test]
+    fn stats_recorded_through_an_entry_kept_past_its_engine_leaving_create_no_series() {
+        let mut registry = Registry::default();
+        let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
+        let core = metrics.core();
+
+        // A recorder looked engine 1 up, then engine 1 left before it recorded: what it
+        // records goes nowhere, instead of bringing back series nothing would remove.
+        let kept = core.engine_arc(1);
+        assert!(core.remove_engine(1));
+        record_lazily_created_series(&metrics, &kept);
+        let text = scrape(&registry);
+        assert!(!text.contains(r#"engine="1""#), "{text}");
+
+        // A present engine's series are created by the same records.
+        record_lazily_created_series(&metrics, &core.engine_arc(0));
+        let text = scrape(&registry);
+        for series in [
+            r#"vllm:mooncake_store_operation_total{model_name="model",engine="0",operation="load_get",status="ok"} 1"#,
+            r#"vllm:mooncake_store_operation_bytes_total{model_name="model",engine="0",operation="load_get",status="ok"} 4096"#,
+            r#"vllm:nixl_num_failed_transfers_total{model_name="model",engine="0"} 1"#,
+            r#"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="model",engine="0",position="0"} 1"#,
+        ] {
+            assert!(text.contains(series), "{series} in\n{text}");
+        }
+    }
 }
