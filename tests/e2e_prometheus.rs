@@ -1,20 +1,32 @@
 //! End to end with a real Prometheus: the demo frontend serves `/metrics`, a Prometheus server
 //! scrapes it every second, and its query API must show the live metrics and counter values
 //! equal to what the simulated clients saw. `promtool check metrics` lints the exposition.
+//! A registry with hostile label values and help text (line breaks of every kind, backslashes,
+//! quotes, tabs) is served in both formats and scraped too: Prometheus must store each value
+//! exactly as recorded, or as the crate documents it rewrites it.
 //!
 //! Needs `prometheus` and `promtool` (Debian package `prometheus`). Without them the test says
 //! SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
 mod demo_support;
+#[path = "support/exposition_server.rs"]
+mod exposition_server;
 #[path = "../metrics-runtime/tests/support/external_tool.rs"]
 mod external_tool;
 
+use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use demo_support::{http_get, read_report, serve_frontend, url_encode, ChildGuard, TempDir};
+use exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{
+    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
+    MetricKind, NoLabels, RegisterOptions,
+};
 
 /// `true` when the tools are present; otherwise skips (or fails under `.ci/run`).
 fn tools_or_skip(test: &str) -> bool {
@@ -72,16 +84,28 @@ fn query(prometheus: SocketAddr, promql: &str) -> Option<Vec<(serde_json::Value,
         .collect()
 }
 
-fn start_prometheus(dir: &Path, target: SocketAddr) -> (ChildGuard, SocketAddr) {
+/// One scrape job of [`start_prometheus`]: `target`'s `metrics_path`, labelled `job="name"`.
+struct ScrapeJob {
+    name: &'static str,
+    target: SocketAddr,
+    metrics_path: &'static str,
+}
+
+/// Starts Prometheus scraping every job once a second; returns it, once ready, and its web
+/// address.
+fn start_prometheus(dir: &Path, jobs: &[ScrapeJob]) -> (ChildGuard, SocketAddr) {
     let config = dir.join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-             scrape_configs:\n  - job_name: frontend\n    static_configs:\n      - targets: ['{target}']\n"
-        ),
-    )
-    .expect("write prometheus.yml");
+    let mut yaml = String::from(
+        "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+         scrape_configs:\n",
+    );
+    for job in jobs {
+        yaml.push_str(&format!(
+            "  - job_name: {}\n    metrics_path: {}\n    static_configs:\n      - targets: ['{}']\n",
+            job.name, job.metrics_path, job.target
+        ));
+    }
+    std::fs::write(&config, yaml).expect("write prometheus.yml");
     let web = free_loopback_port();
     let log = std::fs::File::create(dir.join("prometheus.log")).expect("create log file");
     let child = Command::new("prometheus")
@@ -95,7 +119,13 @@ fn start_prometheus(dir: &Path, target: SocketAddr) -> (ChildGuard, SocketAddr) 
         .stderr(log)
         .spawn()
         .expect("start prometheus");
-    (ChildGuard::new("prometheus", child), web)
+    let prometheus = ChildGuard::new("prometheus", child);
+    wait_for("Prometheus to be ready", Duration::from_secs(30), || {
+        http_get(web, "/-/ready", None)
+            .ok()
+            .filter(|r| r.status == 200)
+    });
+    (prometheus, web)
 }
 
 #[test]
@@ -121,14 +151,16 @@ fn prometheus_scrapes_the_demo_and_its_counters_match_the_workload() {
         "--report",
         report_path.to_str().expect("UTF-8 path"),
     ]);
-    let (_prometheus, web) = start_prometheus(&dir.0, target);
+    let (_prometheus, web) = start_prometheus(
+        &dir.0,
+        &[ScrapeJob {
+            name: "frontend",
+            target,
+            metrics_path: "/metrics",
+        }],
+    );
     let log = || std::fs::read_to_string(dir.0.join("prometheus.log")).unwrap_or_default();
 
-    wait_for("Prometheus to be ready", Duration::from_secs(30), || {
-        http_get(web, "/-/ready", None)
-            .ok()
-            .filter(|r| r.status == 200)
-    });
     wait_for("two scrapes", Duration::from_secs(30), || {
         query(web, "count_over_time(up{job=\"frontend\"}[1m])")
             .filter(|r| r.first().is_some_and(|(_, n)| *n >= 2.0))
@@ -266,4 +298,312 @@ fn promtool_accepts_the_exposition_apart_from_the_colon_rule() {
     );
     let other: Vec<&String> = findings.iter().filter(|l| !accepted_lint(l)).collect();
     assert!(other.is_empty(), "promtool found problems: {other:#?}");
+}
+
+/// The labels of the hostile series: `case` names the character under test, `value` carries it.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct HostileLabels {
+    case: String,
+    value: String,
+}
+
+/// A dynamic axis, carrying the same value again.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct DynamicLabel {
+    extra: String,
+}
+
+#[derive(Debug, MetricHandles)]
+#[metric_handles(labels = HostileLabels)]
+struct HostileMetrics {
+    /// Hostile values in the label set, path C:\dir\, "quoted"
+    #[metric(name = "hostile:labels")]
+    labels: Family<HostileLabels, Counter>,
+    /// Hostile values in a dynamic axis too; a literal \n is no line break
+    #[metric(name = "hostile:dynamic")]
+    dynamic: Family<HostileLabels, Dynamic<DynamicLabel, Counter>>,
+}
+
+/// `(case, value recorded, value Prometheus must store)`. The stored value is the recorded one
+/// but for the documented rewrite (docs/reliability.md, "Limits, rejections and escaping"):
+/// each C0 control character except the line feed is written as its Unicode control picture
+/// (`\r` as U+240D, a tab as U+2409). Everything else must arrive byte for byte.
+const HOSTILE_VALUES: &[(&str, &str, &str)] = &[
+    ("crlf", "a\r\nb", "a\u{240d}\nb"),
+    ("cr", "a\rb", "a\u{240d}b"),
+    ("lf", "a\nb", "a\nb"),
+    ("nel", "a\u{85}b", "a\u{85}b"),
+    ("line_separator", "a\u{2028}b", "a\u{2028}b"),
+    ("backslash", "C:\\dir\\", "C:\\dir\\"),
+    ("quote", "say \"hi\"", "say \"hi\""),
+    ("tab", "a\tb", "a\u{2409}b"),
+    (
+        "all",
+        "\\\"\r\n\r\u{85}\u{2028}\t\\n",
+        "\\\"\u{240d}\n\u{240d}\u{85}\u{2028}\u{2409}\\n",
+    ),
+];
+
+/// Help text only known at run time: every line break, a backslash, quotes, a tab, NEL, LS.
+const RUNTIME_HELP: &str =
+    "First line\r\nsecond\rthird\nfourth \\ back \"q\" \t tab \u{85} nel \u{2028} ls";
+
+/// `(family, help Prometheus must store)`: line breaks and tabs in run-time help become spaces
+/// at registration, and the exposition adds the final `.`; backslashes and quotes arrive as
+/// they were written.
+const HOSTILE_HELP: &[(&str, &str)] = &[
+    (
+        "hostile:dynamic",
+        "Hostile values in a dynamic axis too; a literal \\n is no line break.",
+    ),
+    (
+        "hostile:labels",
+        "Hostile values in the label set, path C:\\dir\\, \"quoted\".",
+    ),
+    (
+        "hostile:runtime_help",
+        "First line second third fourth \\ back \"q\"   tab \u{85} nel \u{2028} ls.",
+    ),
+];
+
+/// Series value of the case at `index` in `hostile:labels` (and `+ 100` in `hostile:dynamic`),
+/// so a value arriving on the wrong series shows.
+fn hostile_count(index: usize) -> u64 {
+    index as u64 + 1
+}
+
+fn hostile_registry() -> Registry {
+    let mut registry = Registry::default();
+    let metrics = HostileMetrics::register(&mut registry);
+    for (index, (case, value, _)) in HOSTILE_VALUES.iter().enumerate() {
+        let handles = metrics.resolve(&HostileLabels {
+            case: (*case).to_owned(),
+            value: (*value).to_owned(),
+        });
+        handles.labels.inc_by(hostile_count(index));
+        handles
+            .dynamic
+            .get_or_create(&DynamicLabel {
+                extra: (*value).to_owned(),
+            })
+            .inc_by(hostile_count(index) + 100);
+    }
+    static RUNTIME: MetricDescriptor = MetricDescriptor {
+        name: "hostile:runtime_help",
+        field: "runtime_help",
+        kind: MetricKind::Counter,
+        value_type: "u64",
+        help: RUNTIME_HELP,
+        unit: None,
+        common_labels: &[],
+        axis: None,
+        buckets: None,
+        max_series: 1,
+        max_label_sets: 1,
+        aliases: &[],
+    };
+    let runtime: Family<NoLabels, Counter> = metric_handles::__private::register_family(
+        &mut registry,
+        &RUNTIME,
+        &RegisterOptions::new(),
+    );
+    runtime.get_or_create(&NoLabels).inc();
+    registry
+}
+
+/// A series as the test compares it: every label (Prometheus' `job` and `instance` included)
+/// and the value.
+type Series = (BTreeMap<String, String>, f64);
+
+/// What Prometheus must store for the hostile registry scraped as `job` from `target`.
+fn expected_hostile_series(job: &str, target: SocketAddr) -> Vec<Series> {
+    let labels = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .chain(&[("job", job), ("instance", &target.to_string())])
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let mut series = vec![(labels(&[("__name__", "hostile:runtime_help_total")]), 1.0)];
+    for (index, (case, _, stored)) in HOSTILE_VALUES.iter().enumerate() {
+        let count = hostile_count(index) as f64;
+        series.push((
+            labels(&[
+                ("__name__", "hostile:labels_total"),
+                ("case", case),
+                ("value", stored),
+            ]),
+            count,
+        ));
+        series.push((
+            labels(&[
+                ("__name__", "hostile:dynamic_total"),
+                ("case", case),
+                ("value", stored),
+                ("extra", stored),
+            ]),
+            count + 100.0,
+        ));
+    }
+    sorted_series(series)
+}
+
+fn sorted_series(mut series: Vec<Series>) -> Vec<Series> {
+    series.sort_by(|a, b| a.0.cmp(&b.0));
+    series
+}
+
+/// Parses a JSON object of string values (a series' labels) into a map.
+fn string_map(json: &serde_json::Value) -> BTreeMap<String, String> {
+    json.as_object()
+        .expect("a JSON object")
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().expect("a string").to_owned()))
+        .collect()
+}
+
+/// One `/api/v1/...` call's `data` (`None` on any failure, so callers can poll).
+fn api_data(prometheus: SocketAddr, path: &str) -> Option<serde_json::Value> {
+    let response = http_get(prometheus, path, None).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
+    (response.status == 200 && json["status"] == "success").then(|| json["data"].clone())
+}
+
+/// The active target of `job` once it has been scraped (its health no longer `unknown`).
+fn scraped_target(prometheus: SocketAddr, job: &str) -> Option<serde_json::Value> {
+    api_data(prometheus, "/api/v1/targets?state=active")?["activeTargets"]
+        .as_array()?
+        .iter()
+        .find(|t| t["labels"]["job"] == job && t["health"] != "unknown")
+        .cloned()
+}
+
+/// `(family, type, help)` of the `hostile:` families as the target of `job` last reported them.
+/// `/api/v1/targets/metadata` rather than `/api/v1/metadata`: the two jobs scrape the same
+/// families, and this one says which target each entry came from.
+fn hostile_metadata(prometheus: SocketAddr, job: &str) -> Option<Vec<(String, String, String)>> {
+    let selector = url_encode(&format!("{{job=\"{job}\"}}"));
+    let data = api_data(
+        prometheus,
+        &format!("/api/v1/targets/metadata?match_target={selector}"),
+    )?;
+    let mut metadata: Vec<(String, String, String)> = data
+        .as_array()?
+        .iter()
+        .filter(|m| {
+            m["metric"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("hostile:"))
+        })
+        .map(|m| {
+            let field = |key: &str| m[key].as_str().unwrap_or_default().to_owned();
+            (field("metric"), field("type"), field("help"))
+        })
+        .collect();
+    metadata.sort();
+    (!metadata.is_empty()).then_some(metadata)
+}
+
+/// Escaping end to end: label values and help text with line breaks (`\r\n`, `\r`, `\n`, NEL,
+/// LINE SEPARATOR), backslashes, quotes and tabs, served over HTTP in both formats the crate
+/// writes, scraped by a real Prometheus (one job per format: each path has a fixed content
+/// type). Every series must be stored with its label values exactly as recorded, or as
+/// documented where the crate rewrites a control character, with its value; each target up
+/// without a scrape error; each family's help text as written.
+#[test]
+fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
+    if !tools_or_skip("prometheus_stores_hostile_label_values_and_help_text_as_documented") {
+        return;
+    }
+    let server = ExpositionServer::start(hostile_registry());
+    let dir = TempDir::new("e2e-prometheus-escaping");
+    let jobs = [
+        (ExpositionFormat::PrometheusText, "text", TEXT_PATH),
+        (
+            ExpositionFormat::OpenMetrics,
+            "openmetrics",
+            OPENMETRICS_PATH,
+        ),
+    ];
+    let scrape_jobs: Vec<ScrapeJob> = jobs
+        .iter()
+        .map(|&(_, name, metrics_path)| ScrapeJob {
+            name,
+            target: server.addr(),
+            metrics_path,
+        })
+        .collect();
+    let (_prometheus, web) = start_prometheus(&dir.0, &scrape_jobs);
+    let log = || std::fs::read_to_string(dir.0.join("prometheus.log")).unwrap_or_default();
+
+    for (format, job, _) in jobs {
+        let target = wait_for(
+            &format!("a scrape of job {job}"),
+            Duration::from_secs(30),
+            || scraped_target(web, job),
+        );
+        assert_eq!(
+            (target["health"].as_str(), target["lastError"].as_str()),
+            (Some("up"), Some("")),
+            "job {job}: {target:#}\nPrometheus log:\n{}",
+            log()
+        );
+
+        let stored = wait_for(
+            &format!("the series of job {job}"),
+            Duration::from_secs(30),
+            || {
+                query(web, &format!("{{__name__=~\"hostile:.*\",job=\"{job}\"}}"))
+                    .filter(|series| !series.is_empty())
+            },
+        );
+        let stored = sorted_series(
+            stored
+                .iter()
+                .map(|(labels, value)| (string_map(labels), *value))
+                .collect(),
+        );
+        assert_eq!(
+            stored,
+            expected_hostile_series(job, server.addr()),
+            "job {job}: stored series differ from those recorded"
+        );
+
+        // The classic text declares a counter under its `_total` sample name, OpenMetrics
+        // under the family name.
+        let suffix = match format {
+            ExpositionFormat::PrometheusText => "_total",
+            ExpositionFormat::OpenMetrics => "",
+        };
+        let expected_help: Vec<(String, String, String)> = HOSTILE_HELP
+            .iter()
+            .map(|(family, help)| {
+                (
+                    format!("{family}{suffix}"),
+                    "counter".to_owned(),
+                    (*help).to_owned(),
+                )
+            })
+            .collect();
+        let metadata = wait_for(
+            &format!("the metadata of job {job}"),
+            Duration::from_secs(30),
+            || hostile_metadata(web, job),
+        );
+        assert_eq!(metadata, expected_help, "job {job}: help text");
+    }
+
+    // Why one path per format: what Prometheus asks for negotiates to OpenMetrics.
+    let accept_headers = server.accept_headers();
+    assert!(
+        !accept_headers.is_empty(),
+        "Prometheus sent no Accept header"
+    );
+    for accept in &accept_headers {
+        assert_eq!(
+            ExpositionFormat::negotiate(Some(accept)),
+            ExpositionFormat::OpenMetrics,
+            "Accept: {accept}"
+        );
+    }
 }

@@ -1,0 +1,140 @@
+//! A registry served over real HTTP on a loopback port, for the tests a real Prometheus scrapes.
+//!
+//! Each format has its own path and a fixed `Content-Type` ([`TEXT_PATH`], [`OPENMETRICS_PATH`]),
+//! whatever the scraper's `Accept` header asks for: Prometheus prefers OpenMetrics, so a
+//! negotiating `/metrics` would never let it read the classic text. The `Accept` headers the
+//! scraper sent are kept, for the test to check what negotiation would have picked.
+//!
+//! One request per connection (the server closes it after the response), handled one at a time
+//! on a thread of its own, which dropping the server stops.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::ExpositionFormat;
+
+/// Serves the Prometheus text format 0.0.4.
+pub const TEXT_PATH: &str = "/metrics/text";
+/// Serves OpenMetrics text 1.0.0.
+pub const OPENMETRICS_PATH: &str = "/metrics/openmetrics";
+
+/// The server; dropping it stops the thread and closes the port.
+pub struct ExpositionServer {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    accept_headers: Arc<Mutex<Vec<String>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ExpositionServer {
+    /// Serves `registry` on a free loopback port.
+    pub fn start(registry: Registry) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local addr");
+        let stop = Arc::new(AtomicBool::new(false));
+        let accept_headers = Arc::new(Mutex::new(Vec::new()));
+        let thread = {
+            let (stop, accept_headers) = (Arc::clone(&stop), Arc::clone(&accept_headers));
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    // A connection that fails or sends garbage is the client's problem: the
+                    // scraper reports it, and the test reads that report.
+                    if let Ok(stream) = stream {
+                        let _ = respond(stream, &registry, &accept_headers);
+                    }
+                }
+            })
+        };
+        ExpositionServer {
+            addr,
+            stop,
+            accept_headers,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The `Accept` header of every request so far, in order (requests without one are left out).
+    pub fn accept_headers(&self) -> Vec<String> {
+        self.accept_headers.lock().expect("not poisoned").clone()
+    }
+}
+
+impl Drop for ExpositionServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the blocked `accept`, which then sees the flag.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Reads one request's head and answers it: the registry in the path's format, or 404.
+fn respond(
+    mut stream: TcpStream,
+    registry: &Registry,
+    accept_headers: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
+    let head = read_head(&mut stream)?;
+    let mut lines = head.split("\r\n");
+    let path = lines
+        .next()
+        .and_then(|request_line| request_line.split(' ').nth(1))
+        .unwrap_or("");
+    if let Some(accept) = lines
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("accept"))
+        .map(|(_, value)| value.trim().to_owned())
+    {
+        accept_headers.lock().expect("not poisoned").push(accept);
+    }
+    let format = match path {
+        TEXT_PATH => Some(ExpositionFormat::PrometheusText),
+        OPENMETRICS_PATH => Some(ExpositionFormat::OpenMetrics),
+        _ => None,
+    };
+    let (status, content_type, body) = match format {
+        Some(format) => (
+            "200 OK",
+            format.content_type(),
+            format.encode(registry).expect("the registry encodes"),
+        ),
+        None => ("404 Not Found", "text/plain", String::new()),
+    };
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    stream.flush()
+}
+
+/// The request line and headers, up to the blank line (a GET has no body to read).
+fn read_head(stream: &mut TcpStream) -> std::io::Result<String> {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut buf)?;
+        if n == 0 || head.len() > 64 * 1024 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        head.extend_from_slice(&buf[..n]);
+    }
+    Ok(String::from_utf8_lossy(&head).into_owned())
+}
