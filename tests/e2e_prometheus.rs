@@ -326,8 +326,8 @@ struct HostileMetrics {
 
 /// `(case, value recorded, value Prometheus must store)`. The stored value is the recorded one
 /// but for the documented rewrite (docs/reliability.md, "Limits, rejections and escaping"):
-/// each C0 control character except the line feed is written as its Unicode control picture
-/// (`\r` as U+240D, a tab as U+2409). Everything else must arrive byte for byte.
+/// each C0 control character except the line feed, and DEL, is written as its Unicode control
+/// picture (`\r` as U+240D, a tab as U+2409). Everything else must arrive byte for byte.
 const HOSTILE_VALUES: &[(&str, &str, &str)] = &[
     ("crlf", "a\r\nb", "a\u{240d}\nb"),
     ("cr", "a\rb", "a\u{240d}b"),
@@ -343,6 +343,25 @@ const HOSTILE_VALUES: &[(&str, &str, &str)] = &[
         "\\\"\u{240d}\n\u{240d}\u{85}\u{2028}\u{2409}\\n",
     ),
 ];
+
+/// [`HOSTILE_VALUES`] and one more case: every C0 control character and DEL, recorded and as
+/// documented (the line feed kept, each other one its control picture, DEL `\u{2421}`).
+fn hostile_values() -> Vec<(&'static str, String, String)> {
+    let controls = (0u8..0x20).chain([0x7f]).map(char::from);
+    let recorded: String = controls.clone().collect();
+    let stored: String = controls
+        .map(|c| match c {
+            '\n' => '\n',
+            '\u{7f}' => '\u{2421}',
+            c => char::from_u32(0x2400 + u32::from(c)).expect("a control picture"),
+        })
+        .collect();
+    HOSTILE_VALUES
+        .iter()
+        .map(|&(case, recorded, stored)| (case, recorded.to_owned(), stored.to_owned()))
+        .chain([("every_control_character", recorded, stored)])
+        .collect()
+}
 
 /// Help text only known at run time: every line break, a backslash, quotes, a tab, NEL, LS.
 const RUNTIME_HELP: &str =
@@ -375,17 +394,15 @@ fn hostile_count(index: usize) -> u64 {
 fn hostile_registry() -> Registry {
     let mut registry = Registry::default();
     let metrics = HostileMetrics::register(&mut registry);
-    for (index, (case, value, _)) in HOSTILE_VALUES.iter().enumerate() {
+    for (index, (case, value, _)) in hostile_values().into_iter().enumerate() {
         let handles = metrics.resolve(&HostileLabels {
-            case: (*case).to_owned(),
-            value: (*value).to_owned(),
+            case: case.to_owned(),
+            value: value.clone(),
         });
         handles.labels.inc_by(hostile_count(index));
         handles
             .dynamic
-            .get_or_create(&DynamicLabel {
-                extra: (*value).to_owned(),
-            })
+            .get_or_create(&DynamicLabel { extra: value })
             .inc_by(hostile_count(index) + 100);
     }
     static RUNTIME: MetricDescriptor = MetricDescriptor {
@@ -425,7 +442,7 @@ fn expected_hostile_series(job: &str, target: SocketAddr) -> Vec<Series> {
             .collect()
     };
     let mut series = vec![(labels(&[("__name__", "hostile:runtime_help_total")]), 1.0)];
-    for (index, (case, _, stored)) in HOSTILE_VALUES.iter().enumerate() {
+    for (index, (case, _, stored)) in hostile_values().iter().enumerate() {
         let count = hostile_count(index) as f64;
         series.push((
             labels(&[
