@@ -111,6 +111,20 @@ impl<T> EngineTable<T> {
         }
     }
 
+    /// Whether `entry` is `engine`'s present entry: `false` once the engine has left, even if
+    /// it has joined again since (a new entry).
+    pub(crate) fn is_present(&self, engine: u32, entry: &Arc<T>) -> bool {
+        match self.slot(engine) {
+            Some(slot) => slot
+                .load()
+                .as_ref()
+                .is_some_and(|present| Arc::ptr_eq(present, entry)),
+            None => read(&self.beyond)
+                .get(&engine)
+                .is_some_and(|present| Arc::ptr_eq(present, entry)),
+        }
+    }
+
     /// Every present engine and its entry, in ascending engine order.
     pub(crate) fn entries(&self) -> Vec<(u32, Arc<T>)> {
         let mut out: Vec<(u32, Arc<T>)> = self

@@ -335,9 +335,70 @@ impl VllmMetrics {
     /// third-party KV connector registers its own families. vLLM's NIXL, Mooncake-store and
     /// sleep-state families are registered here; every name this module registers (and the
     /// HTTP families' names) is reserved. An engine's series in these families are removed
-    /// with the engine.
+    /// with the engine; resolve them with [`resolve_for_engine`](Self::resolve_for_engine) so
+    /// that a resolution racing the engine's leave cannot outlive it.
     pub fn plugin_families(&self) -> &RuntimeFamilies<EngineLabels> {
         &self.scheduler.core().families.plugins
+    }
+
+    /// Resolves a third-party connector's series of `engine` in
+    /// [`plugin_families`](Self::plugin_families) so that they leave with the engine.
+    ///
+    /// `resolve` gets the families and the engine's labels, and runs while no engine can leave.
+    /// The engine joins on first sight, as with a record. Resolve series here, not with a bare
+    /// `get_or_create`, when a connector creates them lazily (on an engine's first report, say):
+    /// a bare lookup that races the engine's leave creates series for an engine that is gone,
+    /// and nothing removes them. Handles resolved here may be cached; after the engine leaves
+    /// they keep working, unexported, and a connector should resolve again for the engine's
+    /// next incarnation.
+    ///
+    /// `resolve` runs under the lock that engines' joins and leaves take: it should only look
+    /// series up, and must not record through these `VllmMetrics` (a record may join an engine,
+    /// which would wait for that lock forever).
+    ///
+    /// ```
+    /// # use metric_handles::prometheus_client::registry::Registry;
+    /// # use metric_handles::plugin::FamilySpec;
+    /// # use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
+    /// # use metric_handles::Counter;
+    /// let mut registry = Registry::default();
+    /// let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
+    /// let lookups = metrics
+    ///     .plugin_families()
+    ///     .register::<Counter>(
+    ///         &FamilySpec::counter("acme:kv_lookups", "KV lookups by tier").label_keys(["tier"]),
+    ///     )
+    ///     .expect("a valid, free name");
+    /// let host_lookups: Counter = metrics.resolve_for_engine(0, |_, labels| {
+    ///     lookups.get_or_create(labels, &["host"]).expect("one value per key")
+    /// });
+    /// host_lookups.inc();
+    /// ```
+    pub fn resolve_for_engine<T>(
+        &self,
+        engine: u32,
+        resolve: impl FnOnce(&RuntimeFamilies<EngineLabels>, &EngineLabels) -> T,
+    ) -> T {
+        let core = self.core();
+        // Taken by the one attempt that finds its engine present.
+        let mut resolve = Some(resolve);
+        loop {
+            let entry = core.engine_arc(engine);
+            // A leave removes the engine from the table, then its series under this lock: an
+            // entry still in the table here has all its series, and keeps them until we return.
+            let resolved = core.families.overflowed_engines.resolve(|| {
+                if !core.engines.is_present(engine, &entry) {
+                    return None;
+                }
+                resolve
+                    .take()
+                    .map(|resolve| resolve(&core.families.plugins, &entry.labels))
+            });
+            if let Some(resolved) = resolved {
+                return resolved;
+            }
+            // The engine left between the lookup and the lock: like a record, join it again.
+        }
     }
 
     /// The configuration the metrics were registered with.

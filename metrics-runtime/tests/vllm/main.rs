@@ -24,4 +24,5 @@ pub mod request_local;
 pub mod requests;
 pub mod scheduler;
 pub mod spec_conformance;
+pub mod third_party;
 pub mod tracing_events;
