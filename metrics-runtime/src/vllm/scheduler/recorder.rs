@@ -45,7 +45,8 @@ impl SchedulerStatsRecorder {
     /// * local prefix-cache hits count as `device` in `vllm:prompt_tokens_cached_by_source`,
     ///   connector hits by their `hits_by_source`;
     /// * `kv_connector_stats`: every NIXL child records into the NIXL families; a Mooncake
-    ///   operation x status pair resolves its series on its first record, then is cached;
+    ///   operation x status pair resolves its series on its first record, then is cached (a
+    ///   record through an engine entry that has left creates none);
     /// * eviction, NIXL and Mooncake durations: a negative value (including -Inf) records 0;
     ///   NaN and +Inf are counted in the `+Inf` bucket and kept out of `_sum` (the histogram's
     ///   rule, which also saturates `_sum` at `f64::MAX`);
