@@ -5,7 +5,7 @@
 //! cargo run --example quickstart
 //! ```
 
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabel, Counter, ExpositionFormat, Family, Histogram, LabelEnum, LabelSet, MetricHandles,
 };

@@ -5,7 +5,8 @@ use metric_handles::prometheus_client::metrics::counter::Counter as PcCounter;
 use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
 use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
 use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
-use metric_handles::prometheus_client::registry::{Registry, Unit};
+use metric_handles::prometheus_client::registry::Unit;
+use metric_handles::Registry;
 use metric_handles::{
     Buckets, ByLabel, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram,
     LabelAxis, LabelEnum, LabelSet, MetricHandles, MetricKind, RegisterOptions,

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use demo_support::{http_get, read_report, serve_frontend, url_encode, ChildGuard, TempDir};
 use exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
     MetricKind, NoLabels, RegisterOptions,

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicU64;
 
 mod support;
 
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
     LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,

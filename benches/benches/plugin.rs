@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::plugin::{FamilySpec, RuntimeFamilies};
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Family, Histogram, MetricHandles};
 use metric_handles_benches::fixtures::{observations, ITL_BUCKETS, MODEL_NAME, OBSERVATIONS};
 use metric_handles_benches::labels::EngineLabels;

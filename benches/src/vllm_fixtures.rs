@@ -1,12 +1,13 @@
 //! The vLLM recorders under comparison (ours and the per-record-lookup baseline) and their
 //! realistic inputs: one request's 128 outputs, and one scheduler step.
 
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats,
     RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
     VllmMetricsConfig,
 };
+use metric_handles::Registry;
+use prometheus_client::registry::Registry as BaselineRegistry;
 
 use crate::baseline::LookupMetrics;
 use crate::fixtures::MODEL_NAME;
@@ -19,7 +20,7 @@ pub const SPEC_TOKENS: usize = 3;
 
 /// Ours and the baseline, each registered in its own registry for [`MODEL_NAME`] with
 /// [`SPEC_TOKENS`] speculative tokens, engine 0 already seen.
-pub fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
+pub fn recorders() -> (Registry, VllmMetrics, BaselineRegistry, LookupMetrics) {
     let mut ours_registry = Registry::default();
     let ours = VllmMetrics::register(
         &mut ours_registry,
@@ -30,7 +31,7 @@ pub fn recorders() -> (Registry, VllmMetrics, Registry, LookupMetrics) {
         },
     );
     ours.scheduler().add_engine(0);
-    let mut baseline_registry = Registry::default();
+    let mut baseline_registry = BaselineRegistry::default();
     let baseline = LookupMetrics::register(&mut baseline_registry, MODEL_NAME);
     (ours_registry, ours, baseline_registry, baseline)
 }

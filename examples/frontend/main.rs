@@ -39,7 +39,7 @@ use clap::Parser;
 use metric_handles::http::HttpMetrics;
 use metric_handles::http_layer::HttpMetricsLayer;
 use metric_handles::ExpositionFormat;
-use prometheus_client::registry::Registry;
+use metric_handles::Registry;
 
 use crate::cli::Args;
 use crate::routes::AppState;

@@ -13,7 +13,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use metric_handles::http_layer::HttpMetricsLayer;
 use metric_handles::ExpositionFormat;
-use prometheus_client::registry::Registry;
+use metric_handles::Registry;
 
 use crate::openai;
 use crate::sim::Simulation;

@@ -169,6 +169,8 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         quote!(#(#uses)*)
     });
 
+    // Names the struct in a `RegistrationError`, beside the field.
+    let struct_name = ident.to_string();
     let handles_doc = handles_doc(input);
     let register_doc = format!(
         "Registers every metric of [`{ident}`] in `registry`, as declared.\n\n\
@@ -207,7 +209,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             /// If a name this struct exposes is already exposed by `registry` (the same struct
             /// registered twice, or another metric whose samples would collide with these);
             /// [`Self::try_register`] returns that error instead.
-            pub fn register(registry: &mut #krate::__private::Registry) -> Self {
+            pub fn register(registry: &mut #krate::Registry) -> Self {
                 Self::register_with(registry, &#krate::RegisterOptions::new())
             }
 
@@ -218,7 +220,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             ///
             /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
             pub fn register_with(
-                registry: &mut #krate::__private::Registry,
+                registry: &mut #krate::Registry,
                 options: &#krate::RegisterOptions,
             ) -> Self {
                 match Self::try_register_with(registry, options) {
@@ -234,17 +236,17 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             /// is already exposed by `registry`: then nothing is registered and the error says
             /// which names collide.
             pub fn try_register(
-                registry: &mut #krate::__private::Registry,
+                registry: &mut #krate::Registry,
             ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
                 Self::try_register_with(registry, &#krate::RegisterOptions::new())
             }
 
             /// [`Self::try_register`] with run-time `options`.
             pub fn try_register_with(
-                registry: &mut #krate::__private::Registry,
+                registry: &mut #krate::Registry,
                 options: &#krate::RegisterOptions,
             ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
-                #krate::__private::check_registration(registry, Self::DESCRIPTORS, options)?;
+                #krate::__private::check_registration(registry, #struct_name, Self::DESCRIPTORS, options)?;
                 #check_uses
                 #krate::__private::std::result::Result::Ok(Self {
                     #(#inits)*

@@ -90,14 +90,14 @@ fn methods(
         pub const DESCRIPTORS: &'static [#krate::MetricDescriptor] = &[];
 
         /// Registers every metric (stub: the derive reported errors).
-        pub fn register(registry: &mut #krate::__private::Registry) -> Self {
+        pub fn register(registry: &mut #krate::Registry) -> Self {
             let _ = registry;
             ::core::unimplemented!("metric-handles: fix the errors above")
         }
 
         /// Registers every metric with options (stub: the derive reported errors).
         pub fn register_with(
-            registry: &mut #krate::__private::Registry,
+            registry: &mut #krate::Registry,
             options: &#krate::RegisterOptions,
         ) -> Self {
             let _ = (registry, options);
@@ -106,7 +106,7 @@ fn methods(
 
         /// Registers every metric, or fails (stub: the derive reported errors).
         pub fn try_register(
-            registry: &mut #krate::__private::Registry,
+            registry: &mut #krate::Registry,
         ) -> ::core::result::Result<Self, #krate::RegistrationError> {
             let _ = registry;
             ::core::unimplemented!("metric-handles: fix the errors above")
@@ -114,7 +114,7 @@ fn methods(
 
         /// Registers every metric with options, or fails (stub: the derive reported errors).
         pub fn try_register_with(
-            registry: &mut #krate::__private::Registry,
+            registry: &mut #krate::Registry,
             options: &#krate::RegisterOptions,
         ) -> ::core::result::Result<Self, #krate::RegistrationError> {
             let _ = (registry, options);

@@ -4,6 +4,8 @@
 //! metric catalogue in `docs/metrics.md` is generated from it, and tests compare it with the
 //! encoded exposition.
 
+use prometheus_client::metrics::MetricType;
+
 use crate::buckets::Buckets;
 
 /// What kind of Prometheus metric a field is.
@@ -24,6 +26,15 @@ impl MetricKind {
             MetricKind::Counter => "counter",
             MetricKind::Gauge => "gauge",
             MetricKind::Histogram => "histogram",
+        }
+    }
+
+    /// prometheus-client's name for the kind.
+    pub(crate) const fn metric_type(self) -> MetricType {
+        match self {
+            MetricKind::Counter => MetricType::Counter,
+            MetricKind::Gauge => MetricType::Gauge,
+            MetricKind::Histogram => MetricType::Histogram,
         }
     }
 }

@@ -11,9 +11,9 @@
 use std::fmt;
 
 use prometheus_client::encoding::{prometheus_text, text};
-use prometheus_client::registry::Registry;
 
 use crate::accept::{parse_accept, MediaRange};
+use crate::registry::Registry;
 use crate::sanitize::sanitize;
 
 /// How specifically a media range names a format: the most specific match decides its weight.
@@ -150,8 +150,7 @@ impl ExpositionFormat {
     /// prometheus-client's encoders directly, which write both raw.
     ///
     /// ```
-    /// use metric_handles::prometheus_client::registry::Registry;
-    /// use metric_handles::ExpositionFormat;
+    /// use metric_handles::{ExpositionFormat, Registry};
     ///
     /// let registry = Registry::default();
     /// let text = ExpositionFormat::OpenMetrics.encode(&registry).unwrap();
@@ -160,8 +159,13 @@ impl ExpositionFormat {
     pub fn encode(self, registry: &Registry) -> Result<String, fmt::Error> {
         let mut out = String::new();
         match self {
-            ExpositionFormat::OpenMetrics => text::encode(&mut out, registry)?,
-            ExpositionFormat::PrometheusText => prometheus_text::encode(&mut out, registry)?,
+            ExpositionFormat::OpenMetrics => {
+                registry.for_each_part(&mut |part| text::encode_registry(&mut out, part))?;
+                text::encode_eof(&mut out)?;
+            }
+            ExpositionFormat::PrometheusText => {
+                registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
+            }
         }
         Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
     }

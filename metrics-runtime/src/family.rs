@@ -6,13 +6,9 @@ use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
-use prometheus_client::registry::{Registry, Unit};
 
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
-use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind, MAX_PRERESOLVED_POSITIONS};
 use crate::member::{FamilyMember, SeriesSpec};
-use crate::options::RegisterOptions;
-use crate::sanitize::help_line;
 
 /// The series of one metric, one member `M` per common label set `L`.
 ///
@@ -93,83 +89,6 @@ where
     }
 }
 
-/// Creates the family `descriptor` describes and registers it (and any alias `options`
-/// switches on) in `registry`. Generated `register_with` calls this once per field.
-pub fn register_family<L, M>(
-    registry: &mut Registry,
-    descriptor: &MetricDescriptor,
-    options: &RegisterOptions,
-) -> Family<L, M>
-where
-    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
-    M: FamilyMember,
-{
-    let declared_positions = match descriptor.axis {
-        Some(LabelAxis::Position { count, .. }) => count,
-        _ => 0,
-    };
-    let (axis_key, grid): (&'static str, &'static [LabelAxis]) = match descriptor.axis {
-        Some(LabelAxis::Enum { key, .. }) | Some(LabelAxis::Position { key, .. }) => (key, &[]),
-        Some(LabelAxis::Grid { axes }) => ("", axes),
-        _ => ("", &[]),
-    };
-    let declared_positions = match descriptor.axis {
-        Some(LabelAxis::Grid { axes }) => axes
-            .iter()
-            .find_map(|axis| match axis {
-                LabelAxis::Position { count, .. } => Some(*count),
-                _ => None,
-            })
-            .unwrap_or(0),
-        _ => declared_positions,
-    };
-    let spec = SeriesSpec::new()
-        .with_buckets(options.bucket_bounds(descriptor))
-        .with_axis_key(axis_key)
-        .with_grid(grid)
-        .with_positions(
-            options
-                .position_count(descriptor, declared_positions)
-                .min(MAX_PRERESOLVED_POSITIONS),
-        )
-        .with_max_series(options.series_limit(descriptor))
-        .with_max_label_sets(options.label_set_limit(descriptor));
-    let family = Family::new(spec);
-    let names = std::iter::once(descriptor.name).chain(
-        descriptor
-            .aliases
-            .iter()
-            .filter(|alias| options.shows(alias))
-            .map(|alias| alias.name),
-    );
-    // One line, as `# HELP` is: each line break or tab becomes a space.
-    let help = help_line(descriptor.help);
-    for name in names {
-        match descriptor.unit {
-            Some(unit) => {
-                registry.register_with_unit(name, help.clone(), unit_from_str(unit), family.clone())
-            }
-            None => registry.register(name, help.clone(), family.clone()),
-        }
-    }
-    family
-}
-
-pub(crate) fn unit_from_str(unit: &str) -> Unit {
-    match unit {
-        "amperes" => Unit::Amperes,
-        "bytes" => Unit::Bytes,
-        "celsius" => Unit::Celsius,
-        "grams" => Unit::Grams,
-        "joules" => Unit::Joules,
-        "meters" => Unit::Meters,
-        "ratios" => Unit::Ratios,
-        "seconds" => Unit::Seconds,
-        "volts" => Unit::Volts,
-        other => Unit::Other(other.to_owned()),
-    }
-}
-
 impl<L, M> Clone for Family<L, M> {
     fn clone(&self) -> Self {
         Family {
@@ -196,11 +115,7 @@ where
     L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
     M: FamilyMember,
 {
-    const TYPE: MetricType = match M::KIND {
-        MetricKind::Counter => MetricType::Counter,
-        MetricKind::Gauge => MetricType::Gauge,
-        MetricKind::Histogram => MetricType::Histogram,
-    };
+    const TYPE: MetricType = M::KIND.metric_type();
 }
 
 impl<L, M> EncodeMetric for Family<L, M>
@@ -209,9 +124,6 @@ where
     M: FamilyMember,
 {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
-        if crate::registration::describing_only() {
-            return Ok(());
-        }
         self.inner.series.for_each(|labels, member| match labels {
             Some(labels) => member.encode_member(labels, &mut encoder),
             None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut encoder),

@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use metric_handles::http::{HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass};
-//! use metric_handles::prometheus_client::registry::Registry;
+//! use metric_handles::Registry;
 //!
 //! let mut registry = Registry::default();
 //! let http = HttpMetrics::register(&mut registry);
@@ -36,12 +36,11 @@
 //! # let _ = HttpHandlerLabels { method: "GET".into(), handler: "/v1/models".into() };
 //! ```
 
-use prometheus_client::registry::Registry;
-
 use crate::buckets::Buckets;
 use crate::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
 use crate::labels::NoLabels;
 use crate::options::RegisterOptions;
+use crate::registry::{check_registration, register_family, RegistrationError, Registry};
 use crate::{Counter, Family, Histogram, LabelEnum, LabelSet};
 
 /// Bounds of `http_request_duration_seconds`, in seconds (vLLM's Rust frontend,
@@ -210,25 +209,49 @@ impl HttpMetrics {
         &[Self::REQUESTS, Self::DURATION, Self::DURATION_HIGHR];
 
     /// Registers the three families in `registry`.
+    ///
+    /// # Panics
+    ///
+    /// If a name they would write is taken (a second registration in one registry, say);
+    /// [`try_register`](Self::try_register) returns the error instead.
     pub fn register(registry: &mut Registry) -> Self {
         Self::register_with(registry, &RegisterOptions::new())
     }
 
     /// Registers the three families with `options` (bucket overrides and series limits, keyed
     /// by the names above).
+    ///
+    /// # Panics
+    ///
+    /// As [`register`](Self::register).
     pub fn register_with(registry: &mut Registry, options: &RegisterOptions) -> Self {
-        let requests = crate::family::register_family(registry, &Self::REQUESTS, options);
-        let duration = crate::family::register_family(registry, &Self::DURATION, options);
-        let duration_highr = crate::family::register_family::<NoLabels, Histogram>(
-            registry,
-            &Self::DURATION_HIGHR,
-            options,
-        );
-        HttpMetrics {
+        match Self::try_register_with(registry, options) {
+            Ok(metrics) => metrics,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Registers the three families, unless a name they would write is taken: then nothing
+    /// is registered and the error names both families.
+    pub fn try_register(registry: &mut Registry) -> Result<Self, RegistrationError> {
+        Self::try_register_with(registry, &RegisterOptions::new())
+    }
+
+    /// [`try_register`](Self::try_register) with `options`.
+    pub fn try_register_with(
+        registry: &mut Registry,
+        options: &RegisterOptions,
+    ) -> Result<Self, RegistrationError> {
+        check_registration(registry, "HttpMetrics", Self::DESCRIPTORS, options)?;
+        let requests = register_family(registry, &Self::REQUESTS, options);
+        let duration = register_family(registry, &Self::DURATION, options);
+        let duration_highr =
+            register_family::<NoLabels, Histogram>(registry, &Self::DURATION_HIGHR, options);
+        Ok(HttpMetrics {
             requests,
             duration,
             duration_highr: duration_highr.get_or_create(&NoLabels),
-        }
+        })
     }
 }
 

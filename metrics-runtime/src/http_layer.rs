@@ -28,7 +28,7 @@
 //! use axum::{routing::get, Router};
 //! use metric_handles::http::HttpMetrics;
 //! use metric_handles::http_layer::HttpMetricsLayer;
-//! use metric_handles::prometheus_client::registry::Registry;
+//! use metric_handles::Registry;
 //!
 //! let mut registry = Registry::default();
 //! let http = HttpMetrics::register(&mut registry);
@@ -376,11 +376,11 @@ where
 
 #[cfg(test)]
 mod tests {
+    use crate::Registry;
     use axum::body::Body;
     use axum::http::StatusCode;
     use axum::routing::get;
     use axum::Router;
-    use prometheus_client::registry::Registry;
     use tower::ServiceExt;
 
     use super::*;

@@ -118,3 +118,16 @@ impl<B: EncodeLabelSet + ?Sized, E: EncodeLabelSet + ?Sized> EncodeLabelSet
         self.extra.encode(encoder)
     }
 }
+
+/// Whether `key` is a label name the exposition can carry: `[a-zA-Z_][a-zA-Z0-9_]*`.
+pub(crate) fn is_label_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `key` is reserved: by Prometheus (`le` on histogram buckets, `quantile` on
+/// summaries, every key starting with `__`) or by this crate (the overflow series' label).
+pub(crate) fn is_reserved_label_key(key: &str) -> bool {
+    key.starts_with("__") || ["le", "quantile", crate::bounded::OVERFLOW_LABEL].contains(&key)
+}

@@ -33,7 +33,7 @@ mod local;
 mod member;
 mod options;
 pub mod plugin;
-mod registration;
+mod registry;
 mod sanitize;
 mod sync;
 #[cfg(test)]
@@ -57,7 +57,7 @@ pub use labels::{LabelEnum, LabelSet, NoLabels};
 pub use local::{HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use member::{AxisShape, FamilyMember, SeriesSpec};
 pub use options::RegisterOptions;
-pub use registration::RegistrationError;
+pub use registry::{RegisteredFamily, RegistrationError, Registry};
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 

@@ -2,11 +2,9 @@
 //! `metric_handles::__private`. Not a stable API: anything here may change in any release.
 
 pub use crate::bucket_lookup::BucketLookup;
-pub use crate::family::register_family;
 pub use crate::member::SeriesSpec;
-pub use crate::registration::check_registration;
+pub use crate::registry::{check_registration, register_family};
 pub use prometheus_client;
-pub use prometheus_client::registry::Registry;
 pub use std;
 
 /// The number of engine indices with a lock-free slot in the vLLM recorders; higher indices

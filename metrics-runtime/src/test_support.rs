@@ -1,7 +1,7 @@
 //! What the unit tests share: the text a registry exposes, and the check that it holds the
 //! lines a test expects.
 
-use prometheus_client::registry::Registry;
+use crate::Registry;
 
 /// The registry's exposition in the classic Prometheus text format.
 pub(crate) fn exposition(registry: &Registry) -> String {

@@ -1,5 +1,5 @@
 // Deprecated aliases and non-metric fields.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Alias, Counter, Family, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]

@@ -1,7 +1,7 @@
 // Every axis kind, over every leaf kind, including `Counter<f64>` and `Gauge<f64>`.
 use std::sync::atomic::AtomicU64;
 
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabel, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet,
     MetricHandles,

@@ -1,5 +1,5 @@
 // Every bucket form.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Buckets, Family, Histogram, MetricHandles, NoLabels};
 
 const LATENCY: &[f64] = &[0.005, 0.05, 0.5];

@@ -1,5 +1,5 @@
 // `#[cfg]` on fields: the field, its handle and its descriptor come and go together.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Family, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]

@@ -1,5 +1,5 @@
 // A metrics struct generic over its label set (and a lifetime-free extra parameter).
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabel, Counter, Family, Gauge, LabelEnum, LabelSet, MetricHandles, NoLabels,
 };

@@ -1,6 +1,6 @@
 // Several fixed axes on one member: enum x enum, enum x position, three axes; every
 // combination exported at 0, in declaration order.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{ByLabels, Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles, Position};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

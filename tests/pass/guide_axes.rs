@@ -1,6 +1,6 @@
 // The "Several fixed axes" and "Cardinality limits" examples of docs/guide.md, with the exact
 // exposition the guide shows. Keep the two in sync.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabels, Counter, Dynamic, Family, LabelEnum, LabelSet, MetricHandles, Position,
 };

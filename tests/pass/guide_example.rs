@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     ByLabel, Counter, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
     MetricHandles,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     AxisShape, ByLabel, Counter, Family, FamilyMember, Gauge, Histogram, LabelEnum, LabelSet,
     MetricHandles, MetricKind, SeriesSpec,

@@ -1,6 +1,6 @@
 // No `#[metric_handles]` at all: the handles struct is `{Struct}Handles` and the label set
 // is `NoLabels`.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Family, Gauge, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]

@@ -1,5 +1,5 @@
 // User-defined label set and label enum, with renames.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{ByLabel, Counter, Family, LabelEnum, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

@@ -2,7 +2,7 @@
 // takes `crate = path`, and the generated code names nothing else.
 extern crate metric_handles as rt;
 
-use rt::prometheus_client::registry::Registry;
+use rt::Registry;
 use rt::{ByLabel, Counter, Family, Histogram};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, rt::LabelSet)]

@@ -21,7 +21,7 @@ mod inner {
 }
 
 fn main() {
-    let mut registry = metric_handles::prometheus_client::registry::Registry::default();
+    let mut registry = metric_handles::Registry::default();
     let metrics = inner::Metrics::register(&mut registry);
     let handles: inner::MetricsHandles = metrics.resolve(&metric_handles::NoLabels);
     handles.crate_visible.inc();

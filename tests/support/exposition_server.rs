@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::ExpositionFormat;
+use metric_handles::Registry;
 
 /// Serves the Prometheus text format 0.0.4.
 pub const TEXT_PATH: &str = "/metrics/text";

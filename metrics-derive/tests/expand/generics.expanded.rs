@@ -75,7 +75,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// If a name this struct exposes is already exposed by `registry` (the same struct
     /// registered twice, or another metric whose samples would collide with these);
     /// [`Self::try_register`] returns that error instead.
-    pub fn register(registry: &mut ::rt::__private::Registry) -> Self {
+    pub fn register(registry: &mut ::rt::Registry) -> Self {
         Self::register_with(registry, &::rt::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
@@ -85,7 +85,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     ///
     /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
-        registry: &mut ::rt::__private::Registry,
+        registry: &mut ::rt::Registry,
         options: &::rt::RegisterOptions,
     ) -> Self {
         match Self::try_register_with(registry, options) {
@@ -100,16 +100,21 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// is already exposed by `registry`: then nothing is registered and the error says
     /// which names collide.
     pub fn try_register(
-        registry: &mut ::rt::__private::Registry,
+        registry: &mut ::rt::Registry,
     ) -> ::rt::__private::std::result::Result<Self, ::rt::RegistrationError> {
         Self::try_register_with(registry, &::rt::RegisterOptions::new())
     }
     /// [`Self::try_register`] with run-time `options`.
     pub fn try_register_with(
-        registry: &mut ::rt::__private::Registry,
+        registry: &mut ::rt::Registry,
         options: &::rt::RegisterOptions,
     ) -> ::rt::__private::std::result::Result<Self, ::rt::RegistrationError> {
-        ::rt::__private::check_registration(registry, Self::DESCRIPTORS, options)?;
+        ::rt::__private::check_registration(
+            registry,
+            "Generic",
+            Self::DESCRIPTORS,
+            options,
+        )?;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
         ::rt::__private::std::result::Result::Ok(Self {

@@ -145,7 +145,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// If a name this struct exposes is already exposed by `registry` (the same struct
     /// registered twice, or another metric whose samples would collide with these);
     /// [`Self::try_register`] returns that error instead.
-    pub fn register(registry: &mut ::metric_handles::__private::Registry) -> Self {
+    pub fn register(registry: &mut ::metric_handles::Registry) -> Self {
         Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
     /// Registers every metric in `registry`, with run-time `options` (bucket, position
@@ -155,7 +155,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     ///
     /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
     pub fn register_with(
-        registry: &mut ::metric_handles::__private::Registry,
+        registry: &mut ::metric_handles::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> Self {
         match Self::try_register_with(registry, options) {
@@ -170,7 +170,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// is already exposed by `registry`: then nothing is registered and the error says
     /// which names collide.
     pub fn try_register(
-        registry: &mut ::metric_handles::__private::Registry,
+        registry: &mut ::metric_handles::Registry,
     ) -> ::metric_handles::__private::std::result::Result<
         Self,
         ::metric_handles::RegistrationError,
@@ -179,7 +179,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     }
     /// [`Self::try_register`] with run-time `options`.
     pub fn try_register_with(
-        registry: &mut ::metric_handles::__private::Registry,
+        registry: &mut ::metric_handles::Registry,
         options: &::metric_handles::RegisterOptions,
     ) -> ::metric_handles::__private::std::result::Result<
         Self,
@@ -187,6 +187,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     > {
         ::metric_handles::__private::check_registration(
             registry,
+            "EngineMetrics",
             Self::DESCRIPTORS,
             options,
         )?;

@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::buckets::BucketError;
 use crate::descriptor::MetricKind;
+use crate::registry::RegistrationError;
 
 /// Why [`RuntimeFamilies::register`](super::RuntimeFamilies::register) or
 /// [`RuntimeFamily::get_or_create`](super::RuntimeFamily::get_or_create) refused its input: one variant per
@@ -79,11 +80,9 @@ pub enum FamilyError {
         /// The repeated key.
         key: String,
     },
-    /// A family of this name is already registered (or the name is reserved) in this set.
-    DuplicateName {
-        /// The name as given.
-        name: String,
-    },
+    /// A name the family would write is written by a family already in the registry (or
+    /// reserved in this set): the error names both.
+    NameTaken(Box<RegistrationError>),
     /// The member type asked for does not record the kind the spec declares.
     KindMismatch {
         /// The family's name.
@@ -147,9 +146,7 @@ impl fmt::Display for FamilyError {
             FamilyError::DuplicateLabelKey { name, key } => {
                 write!(f, "label key `{key}` appears twice in `{name}`")
             }
-            FamilyError::DuplicateName { name } => {
-                write!(f, "a metric named `{name}` is already registered")
-            }
+            FamilyError::NameTaken(error) => fmt::Display::fmt(error, f),
             FamilyError::KindMismatch {
                 name,
                 declared,
@@ -172,4 +169,11 @@ impl fmt::Display for FamilyError {
     }
 }
 
-impl std::error::Error for FamilyError {}
+impl std::error::Error for FamilyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FamilyError::NameTaken(error) => Some(error.as_ref()),
+            _ => None,
+        }
+    }
+}

@@ -1,29 +1,35 @@
 //! [`RuntimeFamilies`]: the set of families registered at run time, exported by the registry.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::DescriptorEncoder;
-use prometheus_client::registry::Registry;
 
 use super::error::FamilyError;
 use super::family::{ErasedFamily, RuntimeFamily, RuntimeMember};
 use super::spec::FamilySpec;
 use super::validate::validate;
-use crate::family::unit_from_str;
+use crate::descriptor::MetricDescriptor;
 use crate::labels::LabelSet;
 use crate::member::SeriesSpec;
+use crate::options::RegisterOptions;
+use crate::registry::{
+    declared_claims, unit_from_str, FamilyClaim, Ledger, RegistrationError, Registry, ScopedLedger,
+};
 use crate::sync;
+
+/// What registered a plug-in family, as a [`RegistrationError`] names it.
+const REGISTERED_BY: &str = "a plug-in family (`RuntimeFamilies::register`)";
 
 /// Families described at run time, each with the common label set `L` first and its own extra
 /// label keys after.
 ///
-/// [`register_in`](Self::register_in) adds the set to a prometheus-client `Registry` once, as
-/// a collector; [`register`](Self::register) then adds families at any time, through `&self`,
-/// even after the registry is shared with the `/metrics` handler. Families are listed in the
-/// exposition after the registry's own metrics, in registration order.
+/// [`register_in`](Self::register_in) adds the set to a [`Registry`] once, as a collector;
+/// [`register`](Self::register) then adds families at any time, through `&self`, even after
+/// the registry is shared with the `/metrics` handler. Each family claims its names in that
+/// registry's ledger, so it clashes with nothing the registry tree exposes. Families are
+/// listed in the exposition after the registry's own metrics, in registration order.
 ///
 /// Registering and scraping take a lock on the list of families; recording never does: it
 /// goes through the handles [`RuntimeFamily::get_or_create`] returns.
@@ -35,12 +41,15 @@ pub struct RuntimeFamilies<L> {
 
 struct Shared<L> {
     state: RwLock<State<L>>,
+    /// The ledger of the registry the set is registered in, where each family claims its
+    /// names.
+    ledger: ScopedLedger,
 }
 
 struct State<L> {
     families: Vec<Arc<dyn ErasedFamily<L>>>,
-    /// Registered and reserved names.
-    names: HashSet<String>,
+    /// Names no family of this set may write, though nothing registers them (yet).
+    reserved: Ledger,
 }
 
 impl<L: LabelSet> RuntimeFamilies<L> {
@@ -50,19 +59,42 @@ impl<L: LabelSet> RuntimeFamilies<L> {
             shared: Arc::new(Shared {
                 state: RwLock::new(State {
                     families: Vec::new(),
-                    names: HashSet::new(),
+                    reserved: Ledger::default(),
                 }),
+                ledger: registry.scoped_ledger(),
             }),
         };
-        registry.register_collector(Box::new(Exported(Arc::clone(&families.shared))));
+        // The collector writes only the families registered through the set, each of which
+        // claims its names as it registers.
+        registry
+            .claimed_metrics()
+            .register_collector(Box::new(Exported(Arc::clone(&families.shared))));
         families
     }
 
-    /// Marks `names` as taken (the registry's compile-time metrics, say): registering a family
-    /// of one of these names fails with [`FamilyError::DuplicateName`].
+    /// Marks `names` as family names no family of this set may take (names another part of
+    /// the program registers later, say): registering a family of one of these names fails
+    /// with [`FamilyError::NameTaken`]. Names the registry already exposes need no reserving.
     pub fn reserve_names<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) {
-        let mut state = self.write();
-        state.names.extend(names.into_iter().map(Into::into));
+        let reservations = names.into_iter().map(|name| {
+            self.shared.ledger.scope.family(
+                &name.into(),
+                None,
+                "unknown",
+                "`RuntimeFamilies::reserve_names`".to_owned(),
+            )
+        });
+        self.write().reserved.record_existing(reservations);
+    }
+
+    /// Reserves every name the families `descriptors` declare would write, with their units
+    /// and types and every alias, as the struct `owner` would register them.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn reserve_declared(&self, owner: &str, descriptors: &[MetricDescriptor]) {
+        let reservations = declared_claims(&self.shared.ledger.scope, owner, descriptors, None);
+        self.write()
+            .reserved
+            .record_existing(reservations.into_iter().map(|claim| claim.family));
     }
 
     /// Validates `spec` and registers it as a family of `M` handles (`Counter`, `Gauge` or
@@ -86,30 +118,64 @@ impl<L: LabelSet> RuntimeFamilies<L> {
             });
         }
         let family = build::<L, M>(spec);
+        let claim = self.claim_for(spec);
         let mut state = self.write();
-        if !state.names.insert(spec.name.clone()) {
-            return Err(FamilyError::DuplicateName {
-                name: spec.name.clone(),
-            });
-        }
+        state
+            .reserved
+            .check(std::slice::from_ref(&claim))
+            .and_then(|()| self.shared.ledger.claim(vec![claim]))
+            .map_err(|error| FamilyError::NameTaken(Box::new(error)))?;
         state.families.push(Arc::new(family.clone()));
         Ok(family)
     }
 
-    /// Registers a family this crate declares (and tests against the rules), skipping the
-    /// checks that cannot fail for it: its spec is a constant and the set is fresh.
+    /// The names a family of `spec` writes in this set's registry.
+    fn claim_for(&self, spec: &FamilySpec) -> FamilyClaim {
+        FamilyClaim {
+            family: self.shared.ledger.scope.family(
+                &spec.name,
+                spec.unit.as_deref(),
+                spec.kind.as_str(),
+                REGISTERED_BY.to_owned(),
+            ),
+            label_keys: L::KEYS
+                .iter()
+                .map(|&key| key.to_owned())
+                .chain(spec.extra_label_keys.iter().cloned())
+                .collect(),
+        }
+    }
+
+    /// Registers a family this crate declares (and tests against the rules), whose names its
+    /// owner claimed with the rest of its registration: its spec is a constant, so only the
+    /// claim could fail, and it already succeeded.
     // Used by the vLLM families only.
     #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn register_declared<M: RuntimeMember>(
         &self,
-        descriptor: &crate::MetricDescriptor,
+        descriptor: &MetricDescriptor,
     ) -> RuntimeFamily<L, M> {
-        let spec = FamilySpec::from_descriptor(descriptor);
-        let family = build::<L, M>(&spec);
-        let mut state = self.write();
-        state.names.insert(spec.name);
-        state.families.push(Arc::new(family.clone()));
+        let family = build::<L, M>(&FamilySpec::from_descriptor(descriptor));
+        self.write().families.push(Arc::new(family.clone()));
         family
+    }
+
+    /// Claims, in the registry's ledger, the names of the families `descriptors` declare
+    /// (registered later with [`register_declared`](Self::register_declared)) as the
+    /// struct `owner`'s.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn claim_declared(
+        &self,
+        owner: &str,
+        descriptors: &[MetricDescriptor],
+    ) -> Result<(), RegistrationError> {
+        let claims = declared_claims(
+            &self.shared.ledger.scope,
+            owner,
+            descriptors,
+            Some(&RegisterOptions::new()),
+        );
+        self.shared.ledger.claim(claims)
     }
 
     /// Removes every series of the common label set `common` from every family (an engine

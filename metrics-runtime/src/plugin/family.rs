@@ -9,7 +9,6 @@ use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, LabelSetEncoder,
 };
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
 
 use super::error::FamilyError;
@@ -204,20 +203,12 @@ pub(crate) trait ErasedFamily<L>: Send + Sync + fmt::Debug {
 impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
     fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
         let inner = &*self.inner;
-        let metric_type = match inner.kind {
-            MetricKind::Counter => MetricType::Counter,
-            MetricKind::Gauge => MetricType::Gauge,
-            MetricKind::Histogram => MetricType::Histogram,
-        };
         let mut metric_encoder = encoder.encode_descriptor(
             &inner.name,
             &inner.help,
             inner.unit.as_ref(),
-            metric_type,
+            inner.kind.metric_type(),
         )?;
-        if crate::registration::describing_only() {
-            return Ok(());
-        }
         inner.series.for_each(|key, member| match key {
             Some((common, values)) => {
                 let extra = ExtraLabels {

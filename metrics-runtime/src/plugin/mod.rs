@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use metric_handles::plugin::{FamilySpec, RuntimeFamilies};
-//! use metric_handles::prometheus_client::registry::Registry;
+//! use metric_handles::Registry;
 //! use metric_handles::{Counter, Histogram, LabelSet};
 //!
 //! #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

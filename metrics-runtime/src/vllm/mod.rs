@@ -19,7 +19,7 @@
 //! * [`StatsLogger`] computes vLLM's periodic log line.
 //!
 //! ```
-//! use metric_handles::prometheus_client::registry::Registry;
+//! use metric_handles::Registry;
 //! use metric_handles::vllm::{
 //!     FinishReason, RequestOutput, RequestParams, SchedulerStats, VllmMetrics, VllmMetricsConfig,
 //! };
@@ -56,8 +56,6 @@ mod values;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-
-use prometheus_client::registry::Registry;
 
 use buckets::tokens_buckets;
 pub use buckets::{
@@ -103,6 +101,7 @@ use sleep::state::{EngineSleepGauges, SleepStateFamilies};
 
 use crate::http::HttpMetrics;
 use crate::plugin::RuntimeFamilies;
+use crate::registry::{declared_claims, Registry};
 use crate::{MetricDescriptor, RegisterOptions, RegistrationError};
 
 /// The longest `model_name` label value exported, in bytes. Every series carries the label,
@@ -227,24 +226,49 @@ impl VllmMetrics {
         config: VllmMetricsConfig,
     ) -> Result<Self, RegistrationError> {
         let options = config.register_options();
-        let descriptors: Vec<MetricDescriptor> = [
-            SchedulerMetrics::DESCRIPTORS,
-            RequestMetrics::DESCRIPTORS,
-            SleepModeMetrics::DESCRIPTORS,
-            LoraInfoMetrics::DESCRIPTORS,
-        ]
-        .into_iter()
-        .flatten()
-        .copied()
-        .collect();
-        crate::__private::check_registration(registry, &descriptors, &options)?;
+        // Every name is checked before anything is registered, so a clash leaves the
+        // registry as it was; each registration below then claims its own names.
+        let mut claims = Vec::new();
+        for (owner, descriptors) in registered_tables() {
+            claims.extend(declared_claims(
+                registry.scope(),
+                owner,
+                descriptors,
+                Some(&options),
+            ));
+        }
+        for descriptors in [
+            NIXL_DESCRIPTORS,
+            MOONCAKE_DESCRIPTORS,
+            SLEEP_STATE_DESCRIPTORS,
+        ] {
+            claims.extend(declared_claims(
+                registry.scope(),
+                PLUG_IN_OWNER,
+                descriptors,
+                Some(&RegisterOptions::new()),
+            ));
+        }
+        registry.check(&claims)?;
         let scheduler = SchedulerMetrics::try_register_with(registry, &options)?;
         let requests = RequestMetrics::try_register_with(registry, &options)?;
         let sleep_mode =
             SleepModeRecorder::new(&SleepModeMetrics::try_register_with(registry, &options)?);
         let lora = LoraInfoRecorder::new(&LoraInfoMetrics::try_register_with(registry, &options)?);
         let plugins = RuntimeFamilies::register_in(registry);
-        plugins.reserve_names(reserved_names());
+        for descriptors in [
+            NIXL_DESCRIPTORS,
+            MOONCAKE_DESCRIPTORS,
+            SLEEP_STATE_DESCRIPTORS,
+        ] {
+            plugins.claim_declared(PLUG_IN_OWNER, descriptors)?;
+        }
+        // A plug-in family may not take a name vLLM exposes, even one hidden now (a
+        // deprecated alias) or registered later (the HTTP families).
+        for (owner, descriptors) in registered_tables() {
+            plugins.reserve_declared(owner, descriptors);
+        }
+        plugins.reserve_declared("HttpMetrics", HttpMetrics::DESCRIPTORS);
         let overflowed_engines = Arc::new(OverflowedEngines::default());
         let families = Arc::new(Families {
             scheduler,
@@ -271,7 +295,7 @@ impl VllmMetrics {
     /// model: two for the same name would share series.
     ///
     /// ```
-    /// use metric_handles::prometheus_client::registry::Registry;
+    /// use metric_handles::Registry;
     /// use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
     ///
     /// let mut registry = Registry::default();
@@ -357,7 +381,7 @@ impl VllmMetrics {
     /// which would wait for that lock forever).
     ///
     /// ```
-    /// # use metric_handles::prometheus_client::registry::Registry;
+    /// # use metric_handles::Registry;
     /// # use metric_handles::plugin::FamilySpec;
     /// # use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
     /// # use metric_handles::Counter;
@@ -552,19 +576,17 @@ impl Core {
 
 /// Every name registered by the derived vLLM structs and the HTTP families, with aliases: a
 /// plug-in family may not take one.
-fn reserved_names() -> Vec<&'static str> {
-    let tables: [&[MetricDescriptor]; 5] = [
-        SchedulerMetrics::DESCRIPTORS,
-        RequestMetrics::DESCRIPTORS,
-        SleepModeMetrics::DESCRIPTORS,
-        LoraInfoMetrics::DESCRIPTORS,
-        HttpMetrics::DESCRIPTORS,
-    ];
-    tables
-        .iter()
-        .flat_map(|table| table.iter())
-        .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().map(|a| a.name)))
-        .collect()
+/// What registers vLLM's connector and sleep-state families, as a `RegistrationError` names it.
+const PLUG_IN_OWNER: &str = "VllmMetrics";
+
+/// The derived structs `VllmMetrics` registers, with their descriptor tables.
+fn registered_tables() -> [(&'static str, &'static [MetricDescriptor]); 4] {
+    [
+        ("SchedulerMetrics", SchedulerMetrics::DESCRIPTORS),
+        ("RequestMetrics", RequestMetrics::DESCRIPTORS),
+        ("SleepModeMetrics", SleepModeMetrics::DESCRIPTORS),
+        ("LoraInfoMetrics", LoraInfoMetrics::DESCRIPTORS),
+    ]
 }
 
 impl std::fmt::Debug for Core {

@@ -9,7 +9,7 @@ use crate::counting::live_bytes;
 use crate::support::exposition::encode_text;
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::support::exposition::encode_text;
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Family, Histogram, LabelSet};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]

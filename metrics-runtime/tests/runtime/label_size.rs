@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::support::exposition::encode_text;
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{
     Counter, Dynamic, Family, LabelSet, MetricHandles, NoLabels, MAX_LABEL_VALUE_LEN,
 };

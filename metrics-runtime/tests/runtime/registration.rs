@@ -1,11 +1,14 @@
-//! One registry exposes each name once: a metrics struct registered twice, two structs whose
-//! samples would collide, or `VllmMetrics` registered twice are refused with an error (and
-//! nothing is registered); several models are served through one registration.
+//! One registry tree exposes each name once: a metrics struct registered twice, two structs
+//! whose samples would collide, a prefix or const labels that make two families of one name,
+//! the HTTP families or `VllmMetrics` registered twice are refused with an error naming both
+//! sides (and nothing is registered); several models are served through one registration.
+
+use std::borrow::Cow;
 
 use crate::support::exposition::encode_openmetrics;
-use metric_handles::prometheus_client::registry::Registry;
 #[cfg(feature = "vllm")]
 use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
+use metric_handles::Registry;
 use metric_handles::{
     Counter, Family, Gauge, Histogram, MetricHandles, NoLabels, RegistrationError,
 };
@@ -53,14 +56,25 @@ fn colliding_samples_across_structs_are_refused_and_nothing_is_registered() {
     let before = encode_openmetrics(&registry);
 
     let err = refused(RequestsGauge::try_register(&mut registry));
-    assert_eq!(err.name, "app:requests_total");
-    assert_eq!(err.existing, "app:requests");
-    assert_eq!(err.existing_type, "counter");
-    assert!(err.to_string().contains("app:requests_total"), "{err}");
+    assert_eq!(err.family().name, "app:requests_total");
+    assert_eq!(err.family().registered_by, "`RequestsGauge.requests_total`");
+    assert_eq!(err.family().metric_type, "gauge");
+    let existing = err.existing().expect("a name clash");
+    assert_eq!(existing.name, "app:requests");
+    assert_eq!(existing.metric_type, "counter");
+    assert_eq!(existing.registered_by, "`Served.requests`");
+    // The message names both sides: struct, field and type of each.
+    assert_eq!(
+        err.to_string(),
+        "`RequestsGauge.requests_total` would write `app:requests_total` (as the gauge \
+         `app:requests_total`), but the counter `app:requests` (registered by \
+         `Served.requests`) writes it already: scrapers reject an exposition in which two \
+         families write one name; rename one of them"
+    );
 
     let err = refused(LatencyCount::try_register(&mut registry));
-    assert_eq!(err.clashes_on, "app:latency_count");
-    assert_eq!(err.existing_type, "histogram");
+    assert_eq!(err.clashes_on(), Some("app:latency_count"));
+    assert_eq!(err.existing().map(|e| e.metric_type), Some("histogram"));
 
     // Neither refused struct registered anything, not even `app:in_flight`.
     assert_eq!(encode_openmetrics(&registry), before);
@@ -71,11 +85,13 @@ fn a_struct_registered_twice_is_an_error_not_a_duplicate_family() {
     let mut registry = Registry::default();
     Served::try_register(&mut registry).expect("first registration");
     let err = refused(Served::try_register(&mut registry));
+    assert_eq!(err.family(), err.existing().expect("a name clash"));
     assert_eq!(
-        (err.name.as_str(), err.existing.as_str()),
-        ("app:requests", "app:requests")
+        err.to_string(),
+        "`Served.requests` registers the counter `app:requests` a second time in this registry: \
+         register each metrics struct once per registry, and record several label sets \
+         (models, engines) through that one registration"
     );
-    assert!(err.to_string().contains("already registered"), "{err}");
     assert_eq!(
         encode_openmetrics(&registry)
             .matches("# TYPE app:requests ")
@@ -87,11 +103,104 @@ fn a_struct_registered_twice_is_an_error_not_a_duplicate_family() {
 }
 
 #[test]
-#[should_panic(expected = "already registered")]
+#[should_panic(expected = "a second time in this registry")]
 fn register_panics_with_the_error_message() {
     let mut registry = Registry::default();
     Served::register(&mut registry);
     Served::register(&mut registry);
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct KvStore {
+    /// Keys stored
+    #[metric(name = "kv_keys")]
+    pub kv_keys: Family<NoLabels, Gauge>,
+}
+
+#[test]
+fn a_prefixed_sub_registry_sees_the_names_of_the_whole_tree() {
+    let mut registry = Registry::default();
+    registry.register(
+        "acme_kv_keys",
+        "Keys stored by the old exporter",
+        <Gauge>::default(),
+    );
+    let before = encode_openmetrics(&registry);
+    let err = refused(KvStore::try_register(
+        registry.sub_registry_with_prefix("acme"),
+    ));
+    assert_eq!(err.family().name, "acme_kv_keys");
+    assert_eq!(err.family().registered_by, "`KvStore.kv_keys`");
+    let existing = err.existing().expect("a name clash");
+    assert_eq!(existing.registered_by, "`Registry::register`");
+    assert!(
+        err.to_string()
+            .contains("`KvStore.kv_keys` would write `acme_kv_keys`"),
+        "{err}"
+    );
+    // The empty sub-registry adds nothing to the exposition.
+    assert_eq!(encode_openmetrics(&registry), before);
+}
+
+#[test]
+fn one_struct_under_two_const_labels_is_refused_with_advice_to_label_it() {
+    let mut registry = Registry::default();
+    let region = |value: &'static str| (Cow::Borrowed("region"), Cow::Borrowed(value));
+    KvStore::register(registry.sub_registry_with_label(region("eu")))
+        .resolve(&NoLabels)
+        .kv_keys
+        .set(3);
+    let before = encode_openmetrics(&registry);
+    let err = refused(KvStore::try_register(
+        registry.sub_registry_with_label(region("us")),
+    ));
+    assert_eq!(
+        err.to_string(),
+        r#"`KvStore.kv_keys` registers the gauge `kv_keys` a second time, with the const labels {region="us"} beside {region="eu"}: the exposition would hold two families named `kv_keys`, which scrapers reject; register it once and put the label into its label set instead"#
+    );
+    assert_eq!(encode_openmetrics(&registry), before);
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, metric_handles::LabelSet)]
+pub struct Region {
+    pub region: String,
+}
+
+#[derive(Debug, MetricHandles)]
+#[metric_handles(labels = Region)]
+pub struct RegionalStore {
+    /// Keys stored
+    #[metric(name = "kv_keys")]
+    pub kv_keys: Family<Region, Gauge>,
+}
+
+#[test]
+fn a_const_label_that_repeats_a_label_key_is_refused() {
+    let mut registry = Registry::default();
+    let sub = registry.sub_registry_with_label((Cow::Borrowed("region"), Cow::Borrowed("eu")));
+    let err = refused(RegionalStore::try_register(sub));
+    assert!(
+        matches!(&err, RegistrationError::ConstLabelRepeatsKey { key, .. } if key == "region"),
+        "{err:?}"
+    );
+    let sub = registry.sub_registry_with_label((Cow::Borrowed("le"), Cow::Borrowed("x")));
+    let err = refused(KvStore::try_register(sub));
+    assert!(
+        matches!(&err, RegistrationError::InvalidConstLabel { key, .. } if key == "le"),
+        "{err:?}"
+    );
+    assert_eq!(encode_openmetrics(&registry), "# EOF\n");
+}
+
+#[test]
+fn http_metrics_registered_twice_is_an_error() {
+    use metric_handles::http::HttpMetrics;
+    let mut registry = Registry::default();
+    HttpMetrics::try_register(&mut registry).expect("first");
+    let before = encode_openmetrics(&registry);
+    let err = refused(HttpMetrics::try_register(&mut registry));
+    assert_eq!(err.family().registered_by, "`HttpMetrics.requests`");
+    assert_eq!(encode_openmetrics(&registry), before);
 }
 
 #[cfg(feature = "vllm")]
@@ -108,7 +217,7 @@ fn vllm_metrics_registered_twice_is_an_error() {
         },
     )
     .unwrap_err();
-    assert!(err.name.starts_with("vllm:"), "{err}");
+    assert!(err.family().name.starts_with("vllm:"), "{err}");
     assert_eq!(encode_openmetrics(&registry), before);
 }
 
@@ -180,7 +289,7 @@ fn register_mixed_as(registry: &mut Registry, p: &str) -> Result<(), Registratio
         })
         .collect();
     let options = RegisterOptions::new();
-    metric_handles::__private::check_registration(registry, &descriptors, &options)?;
+    metric_handles::__private::check_registration(registry, "Mixed", &descriptors, &options)?;
     for d in &descriptors {
         match d.kind {
             MetricKind::Counter => drop(reg::<Replica, Counter>(registry, d, &options)),
@@ -227,10 +336,107 @@ fn registering_many_structs_costs_in_proportion_to_what_is_registered() {
     let text = encode_openmetrics(&registry);
     assert_eq!(text.matches("# TYPE ").count(), 3 * count);
     let err = register_mixed_as(&mut registry, "s7").unwrap_err();
-    assert_eq!(err.existing, "s7:jobs");
+    assert_eq!(err.existing().map(|e| e.name.as_str()), Some("s7:jobs"));
     let err = register_mixed_as(&mut busy, "s0").unwrap_err();
-    assert_eq!(err.existing, "s0:jobs");
+    assert_eq!(err.existing().map(|e| e.name.as_str()), Some("s0:jobs"));
     // The check did not disturb the series the busy registry holds.
     let text = encode_openmetrics(&busy);
     assert_eq!(text.matches("jobs_total{replica=").count(), 2000);
+}
+
+/// Plug-in families claim their names in the registry's ledger like every other family: name,
+/// unit and the sample names of their type, against each other and against the derived
+/// families of the same registry.
+#[test]
+fn plug_in_families_whose_samples_collide_are_refused() {
+    use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
+
+    let mut registry = Registry::default();
+    Served::register(&mut registry);
+    let plugins = RuntimeFamilies::<NoLabels>::register_in(&mut registry);
+    plugins
+        .register::<Counter>(&FamilySpec::counter("a", "A"))
+        .expect("a");
+    plugins
+        .register::<Histogram>(&FamilySpec::histogram("h", "H", vec![1.0]))
+        .expect("h");
+    plugins
+        .register::<Gauge>(&FamilySpec::gauge("x", "X").unit("seconds"))
+        .expect("x");
+    let before = encode_openmetrics(&registry);
+    let cases: [(FamilySpec, &str, &str); 7] = [
+        (FamilySpec::gauge("a_total", "G"), "a_total", "a"),
+        (FamilySpec::gauge("a_created", "G"), "a_created", "a"),
+        (FamilySpec::gauge("h_count", "G"), "h_count", "h"),
+        (FamilySpec::gauge("h_sum", "G"), "h_sum", "h"),
+        (
+            FamilySpec::gauge("x_seconds", "G"),
+            "x_seconds",
+            "x_seconds",
+        ),
+        // A derived family of the same registry, reached through a unit.
+        (
+            FamilySpec::gauge("app:latency", "G").unit("count"),
+            "app:latency_count",
+            "app:latency",
+        ),
+        (
+            FamilySpec::gauge("app:requests", "G"),
+            "app:requests",
+            "app:requests",
+        ),
+    ];
+    for (spec, clash, existing) in cases {
+        let error = match plugins.register::<Gauge>(&spec) {
+            Err(FamilyError::NameTaken(error)) => error,
+            other => panic!("{}: {other:?}", spec.name()),
+        };
+        assert_eq!(error.clashes_on(), Some(clash), "{error}");
+        assert_eq!(
+            error.existing().map(|e| e.name.as_str()),
+            Some(existing),
+            "{error}"
+        );
+    }
+    assert_eq!(encode_openmetrics(&registry), before);
+}
+
+#[cfg(feature = "vllm")]
+#[test]
+fn plug_in_families_cannot_reach_vllms_names_through_a_unit_or_a_suffix() {
+    use metric_handles::plugin::{FamilyError, FamilySpec};
+
+    let mut registry = Registry::default();
+    let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
+    let plugins = metrics.plugin_families();
+    let cases: [(FamilySpec, &str); 4] = [
+        // vLLM's gauge, reached through the unit.
+        (
+            FamilySpec::gauge("vllm:num_requests", "G").unit("running"),
+            "vllm:num_requests_running",
+        ),
+        // vLLM's counter, through its sample name.
+        (
+            FamilySpec::gauge("vllm:prompt_tokens_total", "G"),
+            "vllm:prompt_tokens_total",
+        ),
+        // A deprecated name vLLM hides unless asked: reserved all the same.
+        (
+            FamilySpec::gauge("vllm:gpu_cache_usage", "G").unit("perc"),
+            "vllm:gpu_cache_usage_perc",
+        ),
+        // The HTTP families, which a frontend registers beside vLLM's.
+        (
+            FamilySpec::gauge("http_requests_total", "G"),
+            "http_requests_total",
+        ),
+    ];
+    for (spec, clash) in cases {
+        match plugins.register::<Gauge>(&spec) {
+            Err(FamilyError::NameTaken(error)) => {
+                assert_eq!(error.clashes_on(), Some(clash), "{error}")
+            }
+            other => panic!("{}: {other:?}", spec.name()),
+        }
+    }
 }

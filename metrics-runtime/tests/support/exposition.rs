@@ -4,8 +4,8 @@
 //! under test.
 #![allow(dead_code)]
 
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::ExpositionFormat;
+use metric_handles::Registry;
 
 /// Whether `METRIC_HANDLES_STRESS=long` asks for the long variants.
 pub fn long_stress() -> bool {

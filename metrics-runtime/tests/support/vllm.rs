@@ -3,12 +3,12 @@
 //! a scraper sees.
 #![allow(dead_code)]
 
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
     PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
     VllmMetricsConfig,
 };
+use metric_handles::Registry;
 
 pub fn setup(config: VllmMetricsConfig) -> (Registry, VllmMetrics) {
     let mut registry = Registry::default();

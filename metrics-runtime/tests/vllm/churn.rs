@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use crate::support::exposition::{encode_text, stress};
 use crate::support::vllm::*;
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{RequestParams, SchedulerStats, VllmMetrics};
+use metric_handles::Registry;
 
 const THREADS: u32 = 2;
 

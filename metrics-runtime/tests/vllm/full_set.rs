@@ -466,18 +466,22 @@ fn removing_an_engine_removes_its_connector_and_sleep_series() {
 fn a_third_party_connector_registers_its_families_beside_vllms() {
     let (registry, metrics) = setup_default();
     let plugins = metrics.plugin_families();
+    let taken = |name| match plugins.register::<Counter>(&FamilySpec::counter(name, "taken")) {
+        Err(FamilyError::NameTaken(error)) => error,
+        other => panic!("{name}: {other:?}"),
+    };
+    let error = taken("vllm:num_requests_running");
+    assert_eq!(error.clashes_on(), Some("vllm:num_requests_running"));
     assert_eq!(
-        plugins
-            .register::<Counter>(&FamilySpec::counter("vllm:num_requests_running", "taken"))
-            .map(|_| ()),
-        Err(FamilyError::DuplicateName {
-            name: "vllm:num_requests_running".into()
-        })
+        error.existing().map(|e| e.registered_by.as_str()),
+        Some("`SchedulerMetrics.num_requests_running`")
     );
-    assert!(matches!(
-        plugins.register::<Counter>(&FamilySpec::counter("vllm:nixl_num_failed_transfers", "x")),
-        Err(FamilyError::DuplicateName { .. })
-    ));
+    let error = taken("vllm:nixl_num_failed_transfers");
+    assert_eq!(
+        error.existing().map(|e| e.metric_type),
+        Some("counter"),
+        "{error}"
+    );
     let hits = plugins
         .register::<Counter>(
             &FamilySpec::counter("acme:blob_hits", "Blocks served by the blob cache")

@@ -25,7 +25,6 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::support::exposition::encode_text;
-use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::vllm::{
     CachedTokensBySource, CudagraphStats, EngineSleepState, EventType, FinishReason,
     KvCacheEvictionEvent, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
@@ -35,6 +34,7 @@ use metric_handles::vllm::{
     WeightsState, FLUSH_INTERVAL_TOKENS,
 };
 use metric_handles::LabelEnum;
+use metric_handles::Registry;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 

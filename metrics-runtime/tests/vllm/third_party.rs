@@ -35,7 +35,7 @@ fn host_lookups(
     })
 }
 
-fn lookups_of(registry: &prometheus_client::registry::Registry, engine: &str) -> bool {
+fn lookups_of(registry: &metric_handles::Registry, engine: &str) -> bool {
     scrape(registry).has(
         &format!("{LOOKUPS}_total"),
         &[("engine", engine), ("tier", "host")],

@@ -20,7 +20,7 @@ pub struct Metrics {
 }
 
 fn main() {
-    let mut registry = metric_handles::prometheus_client::registry::Registry::default();
+    let mut registry = metric_handles::Registry::default();
     let metrics = Metrics::register(&mut registry);
     let labels = EngineLabels { model_name: "m".into(), engine: 0 };
     let handles: EngineHandles = metrics.resolve(&labels);

@@ -1,5 +1,5 @@
 use metric_handles::{ByLabel, ByPosition, Counter, Family, LabelEnum, LabelSet, MetricHandles};
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {

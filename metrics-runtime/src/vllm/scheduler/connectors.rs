@@ -393,7 +393,7 @@ fn record_mooncake_operation(h: &MooncakeHandles, record: &MooncakeRecord) {
 mod tests {
     use std::collections::BTreeMap;
 
-    use prometheus_client::registry::Registry;
+    use crate::Registry;
 
     use crate::vllm::{VllmMetrics, VllmMetricsConfig};
     use crate::ExpositionFormat;

@@ -180,7 +180,7 @@ fn set_one_hot(gauges: &[Gauge], current: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prometheus_client::registry::Registry;
+    use crate::Registry;
 
     #[test]
     fn a_snapshot_recorded_as_the_engine_leaves_creates_no_series() {
