@@ -18,7 +18,7 @@
 //! status class) through the returned [`Family`] values, caches it, and records with atomics.
 //!
 //! ```
-//! use metric_handles::http::{HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass};
+//! use metric_handles::http::{Handler, HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass};
 //! use metric_handles::Registry;
 //!
 //! let mut registry = Registry::default();
@@ -26,16 +26,21 @@
 //! let requests = http.requests.get_or_create(&HttpRequestLabels {
 //!     method: "POST".into(),
 //!     status: StatusClass::from_code(200),
-//!     handler: "/v1/completions".into(),
+//!     handler: Handler::Route("/v1/completions".into()),
 //! });
 //! requests.inc();
 //! let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
 //! assert!(text.contains(
 //!     r#"http_requests_total{method="POST",status="2xx",handler="/v1/completions"} 1"#
 //! ));
-//! # let _ = HttpHandlerLabels { method: "GET".into(), handler: "/v1/models".into() };
+//! # let _ = HttpHandlerLabels { method: "GET".into(), handler: Handler::Unmatched };
 //! ```
 
+use std::fmt;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
+
+use crate::bounded::OVERFLOW_LABEL;
 use crate::buckets::Buckets;
 use crate::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
 use crate::labels::NoLabels;
@@ -118,24 +123,103 @@ impl StatusClass {
     }
 }
 
+/// The `handler` label of the HTTP families: the matched route template, or why there is none.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+pub enum Handler {
+    /// The matched route template (`/v1/models/{id}`), never the raw path.
+    Route(String),
+    /// No route matched: `handler="none"` ([`UNMATCHED_HANDLER`]), as vLLM records it.
+    Unmatched,
+    /// A route past the recording layer's route limit: the series carries
+    /// `otel_metric_overflow="true"` in place of `handler`, so a client that makes the server
+    /// build routes cannot grow the label set.
+    Overflow,
+}
+
+impl Handler {
+    /// The `handler` label value, or `None` for [`Handler::Overflow`], which has none.
+    pub fn label_value(&self) -> Option<&str> {
+        match self {
+            Handler::Route(route) => Some(route),
+            Handler::Unmatched => Some(UNMATCHED_HANDLER),
+            Handler::Overflow => None,
+        }
+    }
+
+    /// Writes `handler="..."`, or `otel_metric_overflow="true"` for [`Handler::Overflow`].
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        match self.label_value() {
+            Some(value) => encode_label(encoder, "handler", value),
+            None => encode_label(encoder, OVERFLOW_LABEL, "true"),
+        }
+    }
+}
+
+impl From<&str> for Handler {
+    /// The route template `route`.
+    fn from(route: &str) -> Self {
+        Handler::Route(route.to_owned())
+    }
+}
+
+impl From<String> for Handler {
+    /// The route template `route`.
+    fn from(route: String) -> Self {
+        Handler::Route(route)
+    }
+}
+
+/// Writes one `key="value"` pair.
+fn encode_label(encoder: &mut LabelSetEncoder, key: &str, value: &str) -> Result<(), fmt::Error> {
+    let mut label = encoder.encode_label();
+    let mut key_encoder = label.encode_label_key()?;
+    fmt::Write::write_str(&mut key_encoder, key)?;
+    let mut value_encoder = key_encoder.encode_label_value()?;
+    EncodeLabelValue::encode(&value, &mut value_encoder)?;
+    value_encoder.finish()
+}
+
 /// The labels of `http_requests_total`, in vLLM's order: `method`, `status`, `handler`.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct HttpRequestLabels {
     /// The request method (`GET`, `POST`, ...).
     pub method: String,
     /// The response's status class.
     pub status: StatusClass,
-    /// The matched route template (never the raw path), or [`UNMATCHED_HANDLER`].
-    pub handler: String,
+    /// The matched route template, or why there is none.
+    pub handler: Handler,
+}
+
+impl LabelSet for HttpRequestLabels {
+    const KEYS: &'static [&'static str] = &["method", "status", "handler"];
+}
+
+impl EncodeLabelSet for HttpRequestLabels {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        encode_label(encoder, "method", &self.method)?;
+        encode_label(encoder, "status", self.status.label_value())?;
+        self.handler.encode(encoder)
+    }
 }
 
 /// The labels of `http_request_duration_seconds`: `method`, `handler`.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub struct HttpHandlerLabels {
     /// The request method (`GET`, `POST`, ...).
     pub method: String,
-    /// The matched route template (never the raw path), or [`UNMATCHED_HANDLER`].
-    pub handler: String,
+    /// The matched route template, or why there is none.
+    pub handler: Handler,
+}
+
+impl LabelSet for HttpHandlerLabels {
+    const KEYS: &'static [&'static str] = &["method", "handler"];
+}
+
+impl EncodeLabelSet for HttpHandlerLabels {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
+        encode_label(encoder, "method", &self.method)?;
+        self.handler.encode(encoder)
+    }
 }
 
 /// The default limit on label sets of the two labelled HTTP families: route templates times
@@ -297,12 +381,12 @@ mod tests {
             .get_or_create(&HttpRequestLabels {
                 method: "GET".into(),
                 status: StatusClass::from_code(404),
-                handler: UNMATCHED_HANDLER.into(),
+                handler: Handler::Unmatched,
             })
             .inc();
         let handler = HttpHandlerLabels {
             method: "POST".into(),
-            handler: "/v1/completions".into(),
+            handler: Handler::Route("/v1/completions".into()),
         };
         http.duration.get_or_create(&handler).observe(0.3);
         http.duration_highr.observe(0.3);

@@ -3,7 +3,10 @@
 //!
 //! * `handler` is the matched route template (axum's [`MatchedPath`], e.g. `/v1/models/{id}`),
 //!   never the raw path, whose values a client chooses without limit. A request that matched no
-//!   route is recorded under [`UNMATCHED_HANDLER`] (`none`).
+//!   route is recorded under [`UNMATCHED_HANDLER`] (`none`). A request to a service nested
+//!   with `Router::nest_service`, which axum gives no `MatchedPath`, is recorded under the path
+//!   it is nested at when the layer is told that path
+//!   ([`HttpMetricsLayer::with_nested_services`]).
 //! * Requests to [`EXCLUDED_HANDLERS`] (`/metrics`, `/health`, ...) are not recorded;
 //!   [`HttpMetricsLayer::with_excluded_handlers`] replaces the list.
 //! * The duration runs from the request reaching the layer to the response head leaving the
@@ -19,7 +22,8 @@
 //! Handles are resolved once per (route, method, status class) and cached: the per-request
 //! work is one lock-free map read keyed by the borrowed route string, then atomic adds. At most
 //! `max_routes` route templates get their own cache entry ([`DEFAULT_MAX_ROUTES`]); requests
-//! to further templates are recorded under the overflow label `otel_metric_overflow="true"`.
+//! to further templates are recorded with the overflow label `otel_metric_overflow="true"` in
+//! place of `handler` (their `method` and `status` kept).
 //!
 //! Add it with `Router::layer` (not `route_layer`) so that requests no route matched are
 //! counted too:
@@ -51,9 +55,8 @@ use http::{Method, Request, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::bounded::OVERFLOW_LABEL;
 use crate::http::{
-    HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
+    Handler, HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
     UNMATCHED_HANDLER,
 };
 use crate::sync::lock;
@@ -117,14 +120,14 @@ struct MethodHandles {
 
 /// Everything recorded for one route template.
 struct RouteHandles {
-    handler: Box<str>,
+    handler: Handler,
     methods: [MethodHandles; METHOD_SLOTS],
 }
 
 impl RouteHandles {
-    fn new(handler: &str) -> Arc<Self> {
+    fn new(handler: Handler) -> Arc<Self> {
         Arc::new(RouteHandles {
-            handler: handler.into(),
+            handler,
             methods: Default::default(),
         })
     }
@@ -134,8 +137,7 @@ type RouteMap = HashMap<Box<str>, Arc<RouteHandles>>;
 
 struct Shared {
     metrics: HttpMetrics,
-    excluded: Vec<Box<str>>,
-    max_routes: usize,
+    config: Config,
     /// Read without a lock on every request; replaced (copy on write) when a route is added.
     routes: ArcSwap<RouteMap>,
     /// Serialises additions so that two first requests to one route build one entry.
@@ -154,10 +156,10 @@ impl Shared {
         if let Some(route) = current.get(handler) {
             return route.clone();
         }
-        if current.len() >= self.max_routes {
+        if current.len() >= self.config.max_routes {
             return self.overflow.clone();
         }
-        let route = RouteHandles::new(handler);
+        let route = RouteHandles::new(Handler::Route(handler.to_owned()));
         let mut next = RouteMap::clone(&current);
         next.insert(handler.into(), route.clone());
         self.routes.store(Arc::new(next));
@@ -165,7 +167,28 @@ impl Shared {
     }
 
     fn is_excluded(&self, handler: &str) -> bool {
-        self.excluded.iter().any(|e| **e == *handler)
+        self.config.excluded.iter().any(|e| **e == *handler)
+    }
+
+    /// The route `matched` names, the path of its nested service for the two routes axum
+    /// adds at a nested service's own path (`/static` and `/static/`), so every request to
+    /// the service has one `handler`.
+    fn nested_route<'a>(&'a self, matched: &'a str) -> &'a str {
+        let own_path = matched.strip_suffix('/').unwrap_or(matched);
+        self.config
+            .nested
+            .iter()
+            .find(|prefix| *prefix.template == *own_path)
+            .map_or(matched, |prefix| &*prefix.template)
+    }
+
+    /// The nested service `path` is served by, if any.
+    fn nested_service(&self, path: &str) -> Option<&str> {
+        self.config
+            .nested
+            .iter()
+            .find(|prefix| prefix.contains(path))
+            .map(|prefix| &*prefix.template)
     }
 
     fn record(&self, route: &RouteHandles, method: usize, status: StatusClass, seconds: f64) {
@@ -175,7 +198,7 @@ impl Shared {
                 self.metrics.requests.get_or_create(&HttpRequestLabels {
                     method: method_label(method).into(),
                     status,
-                    handler: route.handler.to_string(),
+                    handler: route.handler.clone(),
                 })
             })
             .inc();
@@ -184,7 +207,7 @@ impl Shared {
             .get_or_init(|| {
                 self.metrics.duration.get_or_create(&HttpHandlerLabels {
                     method: method_label(method).into(),
-                    handler: route.handler.to_string(),
+                    handler: route.handler.clone(),
                 })
             })
             .observe(seconds);
@@ -203,8 +226,9 @@ pub struct HttpMetricsLayer {
 impl std::fmt::Debug for HttpMetricsLayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpMetricsLayer")
-            .field("excluded", &self.shared.excluded)
-            .field("max_routes", &self.shared.max_routes)
+            .field("excluded", &self.shared.config.excluded)
+            .field("max_routes", &self.shared.config.max_routes)
+            .field("nested_services", &self.shared.config.nested)
             .field("routes", &self.shared.routes.load().len())
             .finish()
     }
@@ -216,8 +240,11 @@ impl HttpMetricsLayer {
     pub fn new(metrics: HttpMetrics) -> Self {
         Self::build(
             metrics,
-            EXCLUDED_HANDLERS.iter().map(|h| (*h).into()).collect(),
-            DEFAULT_MAX_ROUTES,
+            Config {
+                excluded: EXCLUDED_HANDLERS.iter().map(|h| (*h).into()).collect(),
+                max_routes: DEFAULT_MAX_ROUTES,
+                nested: Vec::new(),
+            },
         )
     }
 
@@ -227,36 +254,105 @@ impl HttpMetricsLayer {
         I: IntoIterator<Item = H>,
         H: Into<Box<str>>,
     {
-        let max_routes = self.shared.max_routes;
-        let metrics = self.shared.metrics.clone();
-        Self::build(
-            metrics,
-            handlers.into_iter().map(Into::into).collect(),
-            max_routes,
-        )
+        self.reconfigured(|config| config.excluded = handlers.into_iter().map(Into::into).collect())
     }
 
     /// The same layer with at most `max_routes` route templates recorded under their own name
-    /// (at least 1); later templates are recorded under `otel_metric_overflow="true"`.
+    /// (at least 1); later templates are recorded under `otel_metric_overflow="true"` in place
+    /// of `handler`, their `method` and `status` kept.
     pub fn with_max_routes(self, max_routes: usize) -> Self {
-        let excluded = self.shared.excluded.clone();
-        let metrics = self.shared.metrics.clone();
-        Self::build(metrics, excluded, max_routes.max(1))
+        self.reconfigured(|config| config.max_routes = max_routes.max(1))
     }
 
-    fn build(metrics: HttpMetrics, excluded: Vec<Box<str>>, max_routes: usize) -> Self {
+    /// The same layer, told where services are nested with `Router::nest_service`: a
+    /// request under one of `paths` (the path itself, or below it) is recorded with that path
+    /// as its `handler`.
+    ///
+    /// axum gives requests to a nested service no `MatchedPath` (by design: what matched is
+    /// its internal wildcard route), so without this they would be recorded as matching no
+    /// route (`handler="none"`). A path segment written `{name}` matches any one segment, as
+    /// in the route, so `/{tenant}/files` records `handler="/{tenant}/files"`.
+    pub fn with_nested_services<I, P>(self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<str>,
+    {
+        let nested = paths
+            .into_iter()
+            .map(|path| NestedPrefix::new(path.as_ref()))
+            .collect();
+        self.reconfigured(|config| config.nested = nested)
+    }
+
+    fn reconfigured(self, change: impl FnOnce(&mut Config)) -> Self {
+        let mut config = self.shared.config.clone();
+        change(&mut config);
+        Self::build(self.shared.metrics.clone(), config)
+    }
+
+    fn build(metrics: HttpMetrics, config: Config) -> Self {
         HttpMetricsLayer {
             shared: Arc::new(Shared {
                 metrics,
-                excluded,
-                max_routes,
+                config,
                 routes: ArcSwap::from_pointee(RouteMap::new()),
                 adding: Mutex::new(()),
-                unmatched: RouteHandles::new(UNMATCHED_HANDLER),
-                overflow: RouteHandles::new(OVERFLOW_LABEL),
+                unmatched: RouteHandles::new(Handler::Unmatched),
+                overflow: RouteHandles::new(Handler::Overflow),
             }),
         }
     }
+}
+
+/// What a layer is told at construction.
+#[derive(Clone, Debug)]
+struct Config {
+    excluded: Vec<Box<str>>,
+    max_routes: usize,
+    nested: Vec<NestedPrefix>,
+}
+
+/// The path a service is nested at, split into segments (`None` for a `{param}` segment).
+#[derive(Clone, Debug)]
+struct NestedPrefix {
+    template: Box<str>,
+    segments: Vec<Option<Box<str>>>,
+}
+
+impl NestedPrefix {
+    fn new(path: &str) -> Self {
+        let template = format!("/{}", path.trim_matches('/'));
+        let segments = segments(&template)
+            .map(|segment| {
+                let is_param = segment.starts_with('{') && segment.ends_with('}');
+                (!is_param).then(|| segment.into())
+            })
+            .collect();
+        NestedPrefix {
+            template: template.into(),
+            segments,
+        }
+    }
+
+    /// Whether `path` is this prefix or lies below it.
+    fn contains(&self, path: &str) -> bool {
+        let mut path = segments(path);
+        self.segments
+            .iter()
+            .all(|expected| match (expected, path.next()) {
+                (Some(expected), Some(segment)) => **expected == *segment,
+                (None, Some(segment)) => !segment.is_empty(),
+                (_, None) => false,
+            })
+    }
+}
+
+/// The `/`-separated segments of `path`, without the leading empty one.
+fn segments(path: &str) -> impl Iterator<Item = &str> {
+    path.strip_prefix('/')
+        .unwrap_or(path)
+        .split('/')
+        .filter(|s| !s.is_empty())
 }
 
 impl<S> Layer<S> for HttpMetricsLayer {
@@ -319,9 +415,13 @@ where
     fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
         let started_at = Instant::now();
         let shared = &self.shared;
-        let pending = match request.extensions().get::<MatchedPath>() {
-            Some(path) if shared.is_excluded(path.as_str()) => None,
-            Some(path) => Some(shared.route(path.as_str())),
+        let handler = match request.extensions().get::<MatchedPath>() {
+            Some(path) => Some(shared.nested_route(path.as_str())),
+            None => shared.nested_service(request.uri().path()),
+        };
+        let pending = match handler {
+            Some(handler) if shared.is_excluded(handler) => None,
+            Some(handler) => Some(shared.route(handler)),
             None if shared.is_excluded(UNMATCHED_HANDLER) => None,
             None => Some(shared.unmatched.clone()),
         }
@@ -514,17 +614,79 @@ mod tests {
         send(&app, "GET", "/v1/models/x");
         send(&app, "POST", "/v1/completions");
         let text = exposition(&registry);
-        assert!(text
-            .contains(r#"http_requests_total{method="GET",status="2xx",handler="/v1/models"} 1"#));
-        assert!(text.contains(&format!(
-            r#"http_requests_total{{method="GET",status="2xx",handler="{OVERFLOW_LABEL}"}} 1"#
-        )));
-        assert!(text.contains(&format!(
-            r#"http_requests_total{{method="POST",status="2xx",handler="{OVERFLOW_LABEL}"}} 1"#
-        )));
+        assert_has_lines(
+            &text,
+            &[
+                r#"http_requests_total{method="GET",status="2xx",handler="/v1/models"} 1"#,
+                r#"http_requests_total{method="GET",status="2xx",otel_metric_overflow="true"} 1"#,
+                r#"http_requests_total{method="POST",status="2xx",otel_metric_overflow="true"} 1"#,
+                r#"http_request_duration_seconds_count{method="POST",otel_metric_overflow="true"} 1"#,
+            ],
+        );
+        assert!(
+            !text.contains(r#"handler="otel_metric_overflow""#),
+            "{text}"
+        );
         // Requests no route matched keep their own label whatever the bound.
         send(&app, "GET", "/nowhere");
         assert!(exposition(&registry).contains(r#"handler="none""#));
+    }
+
+    fn nested_app(layer: HttpMetricsLayer) -> Router {
+        let files = tower::service_fn(|_: Request<Body>| async {
+            Ok::<_, std::convert::Infallible>(axum::response::Response::new(Body::from("file")))
+        });
+        Router::new()
+            .route("/v1/models", get(|| async { "[]" }))
+            .nest_service("/static", files)
+            .nest_service("/{tenant}/files", files)
+            .layer(layer)
+    }
+
+    #[test]
+    fn requests_to_nested_services_are_recorded_under_the_path_they_are_nested_at() {
+        let mut registry = Registry::default();
+        let layer = HttpMetricsLayer::new(HttpMetrics::register(&mut registry))
+            .with_nested_services(["/static", "/{tenant}/files/"]);
+        let app = nested_app(layer);
+        for path in ["/static", "/static/", "/static/app.js", "/static/css/a.css"] {
+            assert_eq!(send(&app, "GET", path), StatusCode::OK, "{path}");
+        }
+        for path in ["/acme/files/x", "/other/files"] {
+            assert_eq!(send(&app, "GET", path), StatusCode::OK, "{path}");
+        }
+        send(&app, "GET", "/staticx");
+        let text = exposition(&registry);
+        assert_has_lines(
+            &text,
+            &[
+                r#"http_requests_total{method="GET",status="2xx",handler="/static"} 4"#,
+                r#"http_requests_total{method="GET",status="2xx",handler="/{tenant}/files"} 2"#,
+                r#"http_requests_total{method="GET",status="4xx",handler="none"} 1"#,
+            ],
+        );
+        assert!(!text.contains(r#"status="2xx",handler="none""#), "{text}");
+    }
+
+    #[test]
+    fn without_its_path_a_nested_service_is_recorded_as_matching_no_route() {
+        let mut registry = Registry::default();
+        let app = nested_app(HttpMetricsLayer::new(HttpMetrics::register(&mut registry)));
+        send(&app, "GET", "/static/app.js");
+        assert!(exposition(&registry)
+            .contains(r#"http_requests_total{method="GET",status="2xx",handler="none"} 1"#));
+    }
+
+    #[test]
+    fn nested_prefixes_match_whole_segments() {
+        let prefix = NestedPrefix::new("/{tenant}/files/");
+        assert_eq!(&*prefix.template, "/{tenant}/files");
+        for path in ["/a/files", "/a/files/", "/a/files/x/y"] {
+            assert!(prefix.contains(path), "{path}");
+        }
+        for path in ["/a/filesx", "/a", "/", "//files", "/a/other/files"] {
+            assert!(!prefix.contains(path), "{path}");
+        }
     }
 
     #[test]
