@@ -28,7 +28,8 @@ pub enum FamilyError {
         /// The family's name.
         name: String,
     },
-    /// The help text ends in `.`, which the exposition appends.
+    /// The help text ends in `.`, which the exposition appends (whitespace after the `.` is
+    /// trimmed, so `"Counts. "` and `"Counts.\n"` end in `.` too).
     HelpEndsWithPeriod {
         /// The family's name.
         name: String,
@@ -118,7 +119,7 @@ impl fmt::Display for FamilyError {
             FamilyError::EmptyHelp { name } => write!(f, "`{name}` has no help text"),
             FamilyError::HelpEndsWithPeriod { name } => write!(
                 f,
-                "the help text of `{name}` ends in `.`, which the exposition appends: drop it"
+                "the help text of `{name}` ends in `.` (trailing whitespace aside), which the exposition appends: drop it"
             ),
             FamilyError::InvalidUnit { name, unit } => write!(
                 f,

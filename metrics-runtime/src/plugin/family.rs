@@ -66,8 +66,9 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     ) -> Self {
         RuntimeFamily {
             inner: Arc::new(Inner {
-                // One line, as a derived family's: line breaks and tabs become spaces.
-                help: format!("{}.", crate::sanitize::help_line(help)),
+                // One line without surrounding whitespace, as a derived family's: line breaks
+                // and tabs become spaces.
+                help: format!("{}.", crate::sanitize::help_line(help.trim())),
                 name,
                 unit,
                 kind: M::KIND,

@@ -82,11 +82,49 @@ fn empty_help_is_rejected() {
 }
 
 #[test]
-fn help_ending_in_a_period_is_rejected() {
-    assert_eq!(
-        counter_error(FamilySpec::counter("x", "Counts things.")),
-        FamilyError::HelpEndsWithPeriod { name: "x".into() }
-    );
+fn help_ending_in_a_period_is_rejected_whatever_whitespace_follows_it() {
+    // The exposition writes the help trimmed and then its own `.`: each of these would come
+    // out as `Counts things..`.
+    for help in [
+        "Counts things.",
+        "Counts things. ",
+        "Counts things.\n",
+        "Counts things.\r\n",
+        "Counts things.\t",
+        "Counts things. \n \t",
+        "Counts things.\u{85}",
+        "Counts things.\u{2028}",
+        ".",
+        ". ",
+    ] {
+        assert_eq!(
+            counter_error(FamilySpec::counter("x", help)),
+            FamilyError::HelpEndsWithPeriod { name: "x".into() },
+            "{help:?}"
+        );
+    }
+}
+
+#[test]
+fn help_with_a_period_inside_or_trailing_whitespace_alone_is_kept_trimmed() {
+    let (registry, families) = families();
+    for (name, help, written) in [
+        (
+            "a",
+            "Version 1.2 requests",
+            "# HELP a_total Version 1.2 requests.",
+        ),
+        ("b", "Counts things ", "# HELP b_total Counts things."),
+        ("c", "  Counts things\n", "# HELP c_total Counts things."),
+        ("d", "Counts. Things\t", "# HELP d_total Counts. Things."),
+        ("e", "...and more", "# HELP e_total ...and more."),
+    ] {
+        families
+            .register::<Counter>(&FamilySpec::counter(name, help))
+            .unwrap_or_else(|error| panic!("{help:?}: {error}"));
+        let text = exposition(&registry);
+        assert!(text.contains(&format!("{written}\n")), "{help:?}:\n{text}");
+    }
 }
 
 #[test]

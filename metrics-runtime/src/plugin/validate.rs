@@ -22,7 +22,9 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
     if spec.help.trim().is_empty() {
         return Err(FamilyError::EmptyHelp { name: name() });
     }
-    if spec.help.ends_with('.') {
+    // The exposition writes the help trimmed, then a `.`: a period followed only by
+    // whitespace (`". "`, `".\n"`) would still be written `..`.
+    if spec.help.trim_end().ends_with('.') {
         return Err(FamilyError::HelpEndsWithPeriod { name: name() });
     }
     if let Some(unit) = &spec.unit {
