@@ -1,9 +1,10 @@
 //! The size rule of record-time label sets ([`Dynamic`](crate::Dynamic)).
 //!
-//! A label set is measured as the exposition writes it (escapes included): each label value
-//! at most [`MAX_LABEL_VALUE_LEN`] bytes and the whole `{...}` at most [`MAX_LABEL_SET_LEN`].
-//! A label set over either limit gets no series of its own: its records go to the family's
-//! overflow series (`otel_metric_overflow="true"`), so no count is lost, and it is counted in
+//! A label set is measured as the exposition writes it (escapes included, and each control
+//! character as the 3-byte control picture it is written as): each label value at most
+//! [`MAX_LABEL_VALUE_LEN`] bytes and the whole `{...}` at most [`MAX_LABEL_SET_LEN`]. A label
+//! set over either limit gets no series of its own: its records go to the family's overflow
+//! series (`otel_metric_overflow="true"`), so no count is lost, and it is counted in
 //! `Dynamic::oversized_lookups`. Only a label set that would create a new series is measured.
 //!
 //! Rejecting must stay cheap, since whoever sends huge label values can send them on every
@@ -24,9 +25,10 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
 use crate::labels::LabelSet;
+use crate::sanitize::written_len;
 
 /// The longest label value a [`Dynamic`](crate::Dynamic) series may carry, in bytes as written
-/// (escapes included).
+/// (escapes and control pictures included).
 pub const MAX_LABEL_VALUE_LEN: usize = 1024;
 
 /// The longest label set a [`Dynamic`](crate::Dynamic) series may carry: its labels as written
@@ -119,6 +121,8 @@ impl Write for Measure {
             let taken = match self.place {
                 // Plain bytes of a value, as one run up to the next quote or backslash: a
                 // huge value is looked at only up to one byte past what the limits allow.
+                // Each is counted as written after the encoder: a control character becomes
+                // its 3-byte control picture (see `crate::sanitize`).
                 Place::InValue { escaped: false } if byte != b'"' && byte != b'\\' => {
                     let budget = (MAX_LABEL_VALUE_LEN - self.value_len)
                         .min(MAX_LABEL_SET_LEN - self.set_len)
@@ -128,7 +132,7 @@ impl Write for Measure {
                         .iter()
                         .position(|&b| b == b'"' || b == b'\\')
                         .unwrap_or(window.len());
-                    self.count_value_bytes(run)?;
+                    self.count_value_bytes(written_len(&window[..run]))?;
                     run
                 }
                 // The HELP and TYPE lines are not measured.
@@ -174,7 +178,7 @@ impl Measure {
                 Place::InSet
             }
             (Place::InValue { escaped }, _) => {
-                self.count_value_bytes(1)?;
+                self.count_value_bytes(written_len(&[byte]))?;
                 Place::InValue {
                     escaped: !escaped && byte == b'\\',
                 }
@@ -239,6 +243,28 @@ mod tests {
         // Escapes count as written: 600 quotes are 1200 bytes.
         assert!(!label_set_fits(&Two {
             a: "\"".repeat(600),
+            b: String::new(),
+        }));
+    }
+
+    #[test]
+    fn control_characters_count_as_the_pictures_they_are_written_as() {
+        let crs = |n: usize| Two {
+            a: "\r".repeat(n),
+            b: String::new(),
+        };
+        // 341 carriage returns are written as 1,023 bytes, 342 as 1,026.
+        assert!(label_set_fits(&crs(MAX_LABEL_VALUE_LEN / 3)));
+        assert!(!label_set_fits(&crs(MAX_LABEL_VALUE_LEN / 3 + 1)));
+        // One control character in a value at the limit takes it past the limit.
+        let mut at_limit = "x".repeat(MAX_LABEL_VALUE_LEN - 1);
+        assert!(label_set_fits(&Two {
+            a: at_limit.clone() + "y",
+            b: String::new(),
+        }));
+        at_limit.push('\u{7f}');
+        assert!(!label_set_fits(&Two {
+            a: at_limit,
             b: String::new(),
         }));
     }

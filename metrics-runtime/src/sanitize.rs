@@ -85,6 +85,19 @@ fn has_replaced_control(bytes: &[u8]) -> bool {
     })
 }
 
+/// How many bytes `bytes` (part of a label value or help text) takes once written: each
+/// replaced control character becomes its picture, 3 bytes of UTF-8.
+pub(crate) fn written_len(bytes: &[u8]) -> usize {
+    let controls = bytes
+        .iter()
+        .filter(|&&byte| is_replaced_control(byte))
+        .count();
+    bytes.len() + controls * (CONTROL_PICTURE_LEN - 1)
+}
+
+/// The UTF-8 length of every control picture (U+2400 to U+2421).
+const CONTROL_PICTURE_LEN: usize = '\u{2400}'.len_utf8();
+
 fn is_replaced_control(byte: u8) -> bool {
     (byte < 0x20 && byte != b'\n') || byte == 0x7f
 }
@@ -155,6 +168,20 @@ mod tests {
         // A help line after other lines is still found.
         let text = "# TYPE a gauge\na 1\n# HELP b Say \"hi\".\n".to_owned();
         assert!(sanitize(text, true).ends_with("# HELP b Say \\\"hi\\\".\n"));
+    }
+
+    #[test]
+    fn written_len_is_the_length_sanitize_writes() {
+        // Every ASCII byte but the ones a value's encoder escapes, and some multi-byte text.
+        let value: String = (0u8..0x80)
+            .filter(|b| !matches!(b, b'\n' | b'"' | b'\\'))
+            .map(char::from)
+            .chain("é␍".chars())
+            .collect();
+        let written = sanitize(value.clone(), false);
+        assert_eq!(written_len(value.as_bytes()), written.len());
+        assert_eq!(written_len(b"\r\r\r"), 9);
+        assert_eq!(written_len(b"plain"), 5);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `Dynamic` bounds how large a record-time label set may be, not only how many: huge label
 //! values go to the overflow series (counted, never lost), so memory and the scrape stay
-//! small. Prints the figures it measured (RSS, scrape size, time per record).
+//! small, and values are measured as the scrape writes them. Prints the figures it measured
+//! (RSS, scrape size, time per record).
 
 use std::time::Instant;
 
@@ -119,4 +120,52 @@ fn huge_label_values_go_to_the_overflow_series_and_every_record_counts() {
     assert_eq!(requests.oversized_lookups(), oversized);
     assert_eq!(requests.len(), 2);
     assert!(text.len() < 8 * 1024, "scrape of {} bytes", text.len());
+}
+
+/// Every value of label `key` in `text`, as written (escapes and control pictures included).
+/// The values here have no escaped quote, so a value ends at the next `"`.
+fn written_values<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
+    let start = format!("{key}=\"");
+    text.match_indices(&start)
+        .map(|(at, _)| {
+            let value = &text[at + start.len()..];
+            &value[..value.find('"').expect("a closing quote")]
+        })
+        .collect()
+}
+
+/// Values around the value limit, as written after control characters become 3-byte
+/// control pictures: the first two are kept, the last two are over the limit.
+fn values_around_the_written_limit() -> [String; 4] {
+    [
+        "\r".repeat(MAX_LABEL_VALUE_LEN / 3), // 1,023 bytes as written
+        "v".repeat(MAX_LABEL_VALUE_LEN),      // 1,024
+        "\r".repeat(MAX_LABEL_VALUE_LEN / 3 + 1), // 1,026
+        "w".repeat(MAX_LABEL_VALUE_LEN - 1) + "\u{1}", // 1,026
+    ]
+}
+
+/// Checks one family's scrape after each of [`values_around_the_written_limit`] was recorded.
+fn assert_kept_values_fit_as_written(text: &str, key: &str) {
+    let written = written_values(text, key);
+    assert_eq!(written.len(), 2, "{text}");
+    for value in written {
+        assert!(
+            value.len() <= MAX_LABEL_VALUE_LEN,
+            "a kept value is written as {} bytes",
+            value.len()
+        );
+    }
+}
+
+#[test]
+fn label_values_are_measured_as_written_after_control_characters_become_pictures() {
+    let mut registry = Registry::default();
+    let requests = Gateway::register(&mut registry).resolve(&NoLabels).requests;
+    for value in values_around_the_written_limit() {
+        requests.get_or_create(&Tenant { tenant: value }).inc();
+    }
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests.oversized_lookups(), 2);
+    assert_kept_values_fit_as_written(&encode_text(&registry), "tenant");
 }
