@@ -1,11 +1,13 @@
-//! The size rule of record-time label sets ([`Dynamic`](crate::Dynamic)).
+//! The size rule of record-time label sets: a [`Dynamic`](crate::Dynamic) axis's label sets
+//! and the extra label values of a plug-in family
+//! ([`RuntimeFamily`](crate::plugin::RuntimeFamily)).
 //!
 //! A label set is measured as the exposition writes it (escapes included, and each control
 //! character as the 3-byte control picture it is written as): each label value at most
 //! [`MAX_LABEL_VALUE_LEN`] bytes and the whole `{...}` at most [`MAX_LABEL_SET_LEN`]. A label
 //! set over either limit gets no series of its own: its records go to the family's overflow
 //! series (`otel_metric_overflow="true"`), so no count is lost, and it is counted in
-//! `Dynamic::oversized_lookups`. Only a label set that would create a new series is measured.
+//! `oversized_lookups`. Only a label set that would create a new series is measured.
 //!
 //! Rejecting must stay cheap, since whoever sends huge label values can send them on every
 //! record. Encoding needs an owned copy of the label set (prometheus-client encodes only what
@@ -19,7 +21,7 @@
 use std::fmt::{self, Write};
 use std::hash::{Hash, Hasher};
 
-use prometheus_client::encoding::{text, EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{text, EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
@@ -27,12 +29,12 @@ use prometheus_client::registry::Registry;
 use crate::labels::LabelSet;
 use crate::sanitize::written_len;
 
-/// The longest label value a [`Dynamic`](crate::Dynamic) series may carry, in bytes as written
-/// (escapes and control pictures included).
+/// The longest label value a [`Dynamic`](crate::Dynamic) series (or a plug-in family's extra
+/// label) may carry, in bytes as written (escapes and control pictures included).
 pub const MAX_LABEL_VALUE_LEN: usize = 1024;
 
-/// The longest label set a [`Dynamic`](crate::Dynamic) series may carry: its labels as written
-/// between `{` and `}`, in bytes.
+/// The longest label set a [`Dynamic`](crate::Dynamic) series (or a plug-in family's extra
+/// labels) may carry: its labels as written between `{` and `}`, in bytes.
 pub const MAX_LABEL_SET_LEN: usize = 4096;
 
 /// Bytes a label set may feed its `Hash` before it is rejected unencoded: 16 times
@@ -43,7 +45,33 @@ const HASHED_BYTES_REJECTED: usize = 16 * MAX_LABEL_SET_LEN;
 
 /// Whether `labels` is within [`MAX_LABEL_VALUE_LEN`] and [`MAX_LABEL_SET_LEN`].
 pub(crate) fn label_set_fits<D: LabelSet>(labels: &D) -> bool {
-    hashed_bytes(labels) <= HASHED_BYTES_REJECTED && fits_as_written(labels)
+    hashed_bytes(labels) <= HASHED_BYTES_REJECTED && fits_as_written(labels.clone())
+}
+
+/// Whether the extra labels of a plug-in series could be within the limits, judged without
+/// copying them: false past [`HASHED_BYTES_REJECTED`] bytes of values, which are written at
+/// least as long. [`extra_labels_fit`] decides the rest.
+pub(crate) fn extra_values_may_fit(values: &[&str]) -> bool {
+    values
+        .iter()
+        .try_fold(0usize, |sum, value| {
+            Some(sum.saturating_add(value.len())).filter(|&n| n <= HASHED_BYTES_REJECTED)
+        })
+        .is_some()
+}
+
+/// Whether the extra labels `keys[i]="values[i]"` of a plug-in series are within
+/// [`MAX_LABEL_VALUE_LEN`] and [`MAX_LABEL_SET_LEN`], measured as written (as a `Dynamic`
+/// label set is).
+pub(crate) fn extra_labels_fit(keys: &[String], values: &[&str]) -> bool {
+    extra_values_may_fit(values) && {
+        let pairs: Vec<(String, String)> = keys
+            .iter()
+            .zip(values)
+            .map(|(key, &value)| (key.clone(), value.to_owned()))
+            .collect();
+        fits_as_written(pairs)
+    }
 }
 
 /// How many bytes `labels` feeds a hasher (integers count their width).
@@ -70,7 +98,7 @@ impl Hasher for ByteCount {
 #[derive(Debug)]
 struct Probe<D>(D);
 
-impl<D: LabelSet> EncodeMetric for Probe<D> {
+impl<D: EncodeLabelSet + fmt::Debug + Send + Sync + 'static> EncodeMetric for Probe<D> {
     fn encode(&self, mut encoder: MetricEncoder) -> fmt::Result {
         Gauge::<i64>::default().encode(encoder.encode_family(&self.0)?)
     }
@@ -81,9 +109,9 @@ impl<D: LabelSet> EncodeMetric for Probe<D> {
 }
 
 /// Whether the label set of the one sample in `labels`' probe exposition is within the limits.
-fn fits_as_written<D: LabelSet>(labels: &D) -> bool {
+fn fits_as_written<D: EncodeLabelSet + fmt::Debug + Send + Sync + 'static>(labels: D) -> bool {
     let mut registry = Registry::default();
-    registry.register("p", "p", Probe(labels.clone()));
+    registry.register("p", "p", Probe(labels));
     let mut measure = Measure::default();
     // Only `Measure` fails, and only past a limit.
     text::encode_registry(&mut measure, &registry).is_ok()
@@ -215,7 +243,7 @@ mod tests {
         b: String,
     }
 
-    impl prometheus_client::encoding::EncodeLabelSet for Two {
+    impl EncodeLabelSet for Two {
         fn encode(
             &self,
             encoder: &mut prometheus_client::encoding::LabelSetEncoder,
@@ -267,6 +295,33 @@ mod tests {
             a: at_limit,
             b: String::new(),
         }));
+        // The set: four values of 1,000 bytes fit (4,019 bytes between the braces); with ten
+        // tabs in each, every value still fits (1,020 bytes) but the set does not (4,099).
+        let keys: Vec<String> = ["a", "b", "c", "d"].map(str::to_owned).to_vec();
+        let plain = "x".repeat(1000);
+        assert!(extra_labels_fit(&keys, &[plain.as_str(); 4]));
+        let tabbed = format!("{}{}", "\t".repeat(10), "x".repeat(990));
+        assert!(!extra_labels_fit(&keys, &[tabbed.as_str(); 4]));
+    }
+
+    #[test]
+    fn extra_labels_are_measured_as_written_and_huge_ones_without_a_copy() {
+        let keys = ["tier".to_owned()];
+        assert!(extra_labels_fit(&keys, &[&"v".repeat(MAX_LABEL_VALUE_LEN)]));
+        assert!(!extra_labels_fit(
+            &keys,
+            &[&"v".repeat(MAX_LABEL_VALUE_LEN + 1)]
+        ));
+        // 600 quotes are 1,200 bytes as written.
+        assert!(!extra_labels_fit(&keys, &[&"\"".repeat(600)]));
+        let huge = "h".repeat(1 << 20);
+        assert!(!extra_values_may_fit(&[&huge]));
+        assert!(!extra_values_may_fit(
+            &[&huge[..HASHED_BYTES_REJECTED / 2 + 1]; 2]
+        ));
+        assert!(extra_values_may_fit(
+            &[&huge[..HASHED_BYTES_REJECTED / 2]; 2]
+        ));
     }
 
     /// What `Measure` concludes about a written probe exposition.
@@ -312,7 +367,7 @@ mod tests {
                 self.0.hash(state);
             }
         }
-        impl prometheus_client::encoding::EncodeLabelSet for Digest {
+        impl EncodeLabelSet for Digest {
             fn encode(
                 &self,
                 encoder: &mut prometheus_client::encoding::LabelSetEncoder,

@@ -1,7 +1,7 @@
 //! [`RuntimeFamily`]: the series of one family registered at run time.
 
 use std::fmt;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::counter::Counter;
@@ -15,6 +15,7 @@ use super::error::FamilyError;
 use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
 use crate::descriptor::MetricKind;
 use crate::histogram::Histogram;
+use crate::label_size::{extra_labels_fit, extra_values_may_fit};
 use crate::labels::{LabelSet, WithLabels};
 use crate::member::{FamilyMember, SeriesSpec};
 
@@ -39,7 +40,10 @@ type SeriesKey<L> = (L, Box<[String]>);
 /// [`get_or_create`](Self::get_or_create) is the slow path (validates, hashes, locks, maybe allocates) and
 /// returns the handle (`Counter`, `Gauge`, `Histogram`): cache it, and every record through it
 /// is the same atomic operation as through a derived field's handle. Past the spec's series
-/// limit, `get_or_create` returns the shared overflow series (`otel_metric_overflow="true"`).
+/// limit, `get_or_create` returns the shared overflow series (`otel_metric_overflow="true"`),
+/// and so it does for extra label values too large to keep (a `Dynamic` axis's rule: each
+/// value at most [`MAX_LABEL_VALUE_LEN`](crate::MAX_LABEL_VALUE_LEN) bytes and all of them
+/// at most [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition).
 /// Cloning is cheap; clones share the series.
 pub struct RuntimeFamily<L, M> {
     inner: Arc<Inner<L, M>>,
@@ -54,6 +58,8 @@ struct Inner<L, M> {
     extra_keys: Box<[String]>,
     spec: SeriesSpec,
     series: BoundedSeries<SeriesKey<L>, M>,
+    /// Lookups of extra labels over the size limits, routed to the overflow series.
+    oversized_lookups: AtomicU64,
 }
 
 impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
@@ -74,14 +80,19 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
                 kind: M::KIND,
                 extra_keys: extra_keys.into_boxed_slice(),
                 series: BoundedSeries::new(spec.max_series),
+                oversized_lookups: AtomicU64::new(0),
                 spec,
             }),
         }
     }
 
     /// The handle of the series `common` + `extra` (one value per extra label key, in order):
-    /// found, created on first sight, or the overflow series. Fails only when `extra` has the
-    /// wrong length.
+    /// found, created on first sight, or the overflow series: past the series limit, or for
+    /// extra labels too large to keep (a value over
+    /// [`MAX_LABEL_VALUE_LEN`](crate::MAX_LABEL_VALUE_LEN) bytes, or all of them over
+    /// [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition; counted
+    /// in [`oversized_lookups`](Self::oversized_lookups)). Either way the record is counted.
+    /// Fails only when `extra` has the wrong length.
     pub fn get_or_create(&self, common: &L, extra: &[&str]) -> Result<M, FamilyError> {
         let inner = &*self.inner;
         if extra.len() != inner.extra_keys.len() {
@@ -91,11 +102,35 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
                 got: extra.len(),
             });
         }
+        let build = || M::build(&inner.spec);
+        // Values too long to be kept are never in the map: send them to the overflow series
+        // before copying them into a key.
+        if !extra_values_may_fit(extra) {
+            return Ok(self.oversized(build));
+        }
         let key = (
             common.clone(),
             extra.iter().map(|&v| v.to_owned()).collect(),
         );
-        Ok(inner.series.resolve(&key, || M::build(&inner.spec)))
+        if let Some(series) = inner.series.get(&key) {
+            return Ok(series);
+        }
+        if !extra_labels_fit(&inner.extra_keys, extra) {
+            return Ok(self.oversized(build));
+        }
+        Ok(inner.series.resolve(&key, build))
+    }
+
+    /// The overflow series, for extra labels over the size limits. As with a `Dynamic` axis,
+    /// a full map sends every new label set there anyway: the lookup is counted as oversized
+    /// only while the labels could otherwise have had a series of their own.
+    #[cold]
+    fn oversized(&self, build: impl Fn() -> M) -> M {
+        let inner = &*self.inner;
+        if !inner.series.is_full() {
+            inner.oversized_lookups.fetch_add(1, Ordering::Relaxed);
+        }
+        inner.series.overflow_series(build)
     }
 
     /// The handle of a family this crate declares, with `extra` known to match its keys.
@@ -172,6 +207,13 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     /// How many `get_or_create` calls were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
         self.inner.series.overflowed_lookups()
+    }
+
+    /// How many `get_or_create` calls were routed to the overflow series because their extra
+    /// labels were over the size limits (also counted in
+    /// [`overflowed_lookups`](Self::overflowed_lookups)).
+    pub fn oversized_lookups(&self) -> u64 {
+        self.inner.oversized_lookups.load(Ordering::Relaxed)
     }
 }
 

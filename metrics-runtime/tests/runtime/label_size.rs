@@ -1,11 +1,12 @@
-//! `Dynamic` bounds how large a record-time label set may be, not only how many: huge label
-//! values go to the overflow series (counted, never lost), so memory and the scrape stay
-//! small, and values are measured as the scrape writes them. Prints the figures it measured
-//! (RSS, scrape size, time per record).
+//! `Dynamic` and plug-in families bound how large a record-time label set may be, not only
+//! how many: huge label values go to the overflow series (counted, never lost), so memory and
+//! the scrape stay small, and values are measured as the scrape writes them. Prints the
+//! figures it measured (RSS, scrape size, time per record).
 
 use std::time::Instant;
 
 use crate::support::exposition::encode_text;
+use metric_handles::plugin::{FamilySpec, RuntimeFamilies, RuntimeFamily};
 use metric_handles::Registry;
 use metric_handles::{
     Counter, Dynamic, Family, LabelSet, MetricHandles, NoLabels, MAX_LABEL_VALUE_LEN,
@@ -122,6 +123,77 @@ fn huge_label_values_go_to_the_overflow_series_and_every_record_counts() {
     assert!(text.len() < 8 * 1024, "scrape of {} bytes", text.len());
 }
 
+/// A plug-in family keyed by one extra label, registered in a fresh registry.
+fn plugin_family() -> (Registry, RuntimeFamily<NoLabels, Counter>) {
+    let mut registry = Registry::default();
+    let families = RuntimeFamilies::<NoLabels>::register_in(&mut registry);
+    let family = families
+        .register::<Counter>(&FamilySpec::counter("acme:fetches", "Fetches").label_keys(["tier"]))
+        .expect("a valid spec");
+    (registry, family)
+}
+
+#[test]
+fn huge_plugin_label_values_go_to_the_overflow_series_and_every_record_counts() {
+    let (registry, fetches) = plugin_family();
+    // 200 distinct 1 MiB values, the case that cost +202 MiB and a 200 MiB scrape.
+    let values: Vec<String> = (0..200)
+        .map(|i| format!("{i:04}{}", "x".repeat(1 << 20)))
+        .collect();
+    fetches
+        .get_or_create(&NoLabels, &["host"])
+        .expect("one value")
+        .inc();
+    let rss_before = rss_bytes();
+    for value in &values {
+        fetches
+            .get_or_create(&NoLabels, &[value])
+            .expect("one value")
+            .inc();
+    }
+    let rss_after = rss_bytes();
+    let per_rejection = fastest_us_per(&values, |v| {
+        fetches
+            .get_or_create(&NoLabels, &[v])
+            .expect("one value")
+            .inc()
+    });
+    // A value at the limit is kept.
+    let edge = "e".repeat(MAX_LABEL_VALUE_LEN);
+    for _ in 0..2 {
+        fetches
+            .get_or_create(&NoLabels, &[&edge])
+            .expect("one value")
+            .inc();
+    }
+    let text = encode_text(&registry);
+    println!(
+        "plug-in family, 200 distinct 1 MiB label values: RSS +{:.1} MB, scrape {:.1} KB; \
+         {per_rejection:.2} us per rejected lookup",
+        rss_after.saturating_sub(rss_before) as f64 / 1e6,
+        text.len() as f64 / 1e3,
+    );
+    let oversized = (values.len() * (1 + ROUNDS)) as u64;
+    assert!(
+        text.contains(&format!(
+            "acme:fetches_total{{otel_metric_overflow=\"true\"}} {oversized}\n"
+        )),
+        "{}",
+        &text[..text.len().min(500)]
+    );
+    assert!(
+        text.contains("acme:fetches_total{tier=\"host\"} 1\n"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("acme:fetches_total{{tier=\"{edge}\"}} 2\n")));
+    assert_eq!(fetches.oversized_lookups(), oversized);
+    assert_eq!(fetches.overflowed_lookups(), oversized);
+    assert_eq!(fetches.len(), 2);
+    assert!(text.len() < 8 * 1024, "scrape of {} bytes", text.len());
+    // Well under the 200 MiB the values would take (what RSS adds is allocator noise).
+    assert!(rss_after.saturating_sub(rss_before) < 16 << 20);
+}
+
 /// Every value of label `key` in `text`, as written (escapes and control pictures included).
 /// The values here have no escaped quote, so a value ends at the next `"`.
 fn written_values<'a>(text: &'a str, key: &str) -> Vec<&'a str> {
@@ -168,4 +240,15 @@ fn label_values_are_measured_as_written_after_control_characters_become_pictures
     assert_eq!(requests.len(), 2);
     assert_eq!(requests.oversized_lookups(), 2);
     assert_kept_values_fit_as_written(&encode_text(&registry), "tenant");
+
+    let (registry, fetches) = plugin_family();
+    for value in values_around_the_written_limit() {
+        fetches
+            .get_or_create(&NoLabels, &[&value])
+            .expect("one value")
+            .inc();
+    }
+    assert_eq!(fetches.len(), 2);
+    assert_eq!(fetches.oversized_lookups(), 2);
+    assert_kept_values_fit_as_written(&encode_text(&registry), "tier");
 }
