@@ -321,3 +321,41 @@ fn raising_positions_at_registration_stays_within_max_series() {
         "{text}"
     );
 }
+
+#[test]
+fn several_position_axes_are_lowered_together_until_the_grid_fits_max_series() {
+    type FourPositions = ByLabels<(Position, Position, Position, Position), Counter>;
+    #[derive(MetricHandles)]
+    pub struct Wide {
+        /// Four position axes
+        #[metric(name = "w:four", label = ["a", "b", "c", "d"], positions = 2)]
+        pub four: Family<NoLabels, FourPositions>,
+        /// Two position axes beside an enum
+        #[metric(name = "w:mixed", label = ["operation", "x", "y"], positions = 2, max_series = 100)]
+        pub mixed: Family<NoLabels, ByLabels<(Operation, Position, Position), Counter>>,
+    }
+    let mut registry = Registry::default();
+    // 256 positions on four axes would be 256^4 = 4.3 billion series per label set.
+    let options = RegisterOptions::new()
+        .positions("w:four", 256)
+        .positions("w:mixed", 256);
+    let metrics = Wide::register_with(&mut registry, &options);
+    let h = metrics.resolve(&NoLabels);
+    // The largest count whose product fits: 6^4 = 1,296 <= 2,048 < 7^4 = 2,401.
+    assert_eq!(h.four.positions(), 6);
+    assert_eq!(h.four.preresolved(), 1296);
+    // 2 operations x 7^2 = 98 <= 100 < 2 x 8^2 = 128.
+    assert_eq!(h.mixed.positions(), 7);
+    assert_eq!(h.mixed.preresolved(), 98);
+    // Positions past the lowered count still record, through the bounded lookup.
+    h.four.get_or_create((255, 0, 7, 1)).inc();
+    h.mixed.get_or_create((Operation::Put, 9, 0)).inc();
+    let text = prometheus_text(&registry);
+    assert_eq!(samples(&text, "w:four_total{").len(), 1296 + 1);
+    assert!(
+        text.contains(r#"w:four_total{a="255",b="0",c="7",d="1"} 1"#),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+    assert!(text.contains(r#"w:mixed_total{operation="put",x="9",y="0"} 1"#));
+}

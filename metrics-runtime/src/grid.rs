@@ -191,6 +191,43 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
     }
 }
 
+/// How many positions each position axis of a grid over `axes` pre-resolves when `requested`
+/// are asked for: the largest `n <= requested` for which the grid's product, with every
+/// position axis `n` long, is at most `max_series` (0 without a position axis). A grid has one
+/// position count, so its position axes are lowered together and stay equal: with `k` of
+/// them beside enum axes of product `E`, `n` is the largest count with `E * n^k <= max_series`
+/// (four position axes asked for 256 under a limit of 2048 pre-resolve 6 each: 1,296 series).
+fn fitting_positions(
+    axes: &[Option<&'static [&'static str]>],
+    requested: usize,
+    max_series: usize,
+) -> usize {
+    let position_axes = axes.iter().filter(|axis| axis.is_none()).count() as u32;
+    if position_axes == 0 {
+        return 0;
+    }
+    let enum_product = axes.iter().flatten().fold(1usize, |product, values| {
+        product.saturating_mul(values.len())
+    });
+    // Series each combination of the enum axes may spend on positions.
+    let budget = max_series / enum_product.max(1);
+    let fits = |n: usize| {
+        n.checked_pow(position_axes)
+            .is_some_and(|cells| cells <= budget)
+    };
+    // Binary search: `fits` holds for `low` (0 always does) and fails past `high`.
+    let (mut low, mut high) = (0, requested.min(budget));
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if fits(mid) {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
+    }
+    low
+}
+
 fn axis_len(axis: Option<&'static [&'static str]>, positions: usize) -> usize {
     match axis {
         Some(values) => values.len(),
@@ -230,14 +267,9 @@ impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
                 _ => "",
             };
         }
-        let fixed = AxisShape::Grid(A::AXES).preresolved(1);
         // The product stays within the series limit: a position count raised at registration
         // is lowered until it fits (the derive checks the declared count at compile time).
-        let positions = if AxisShape::Grid(A::AXES).has_position() {
-            spec.positions().min(spec.max_series() / fixed.max(1))
-        } else {
-            0
-        };
+        let positions = fitting_positions(A::AXES, spec.positions(), spec.max_series());
         let product = AxisShape::Grid(A::AXES).preresolved(positions);
         ByLabels {
             cells: (0..product).map(|_| M::build(spec)).collect(),

@@ -57,7 +57,8 @@ impl RegisterOptions {
 
     /// Sets how many positions the position axis of `metric` pre-resolves. On a `ByLabels`
     /// grid the count is lowered, if needed, until the product of the axes fits the field's
-    /// `max_series`.
+    /// `max_series`: every `Position` axis of the grid gets the same count, the largest whose
+    /// product fits (four position axes asked for 256 under a limit of 2048 get 6 each).
     /// At most [`MAX_PRERESOLVED_POSITIONS`](crate::MAX_PRERESOLVED_POSITIONS) are pre-resolved;
     /// positions past them still record, through the axis's bounded lookup.
     pub fn positions(mut self, metric: impl Into<String>, count: usize) -> Self {
