@@ -4,11 +4,17 @@
 //! makes the counter decrease (a scraper reads a reset), `inc_by(NaN)` makes it NaN for good,
 //! and `inc_by(INFINITY)` pins it at `+Inf`. This counter refuses those increments: the value
 //! is unchanged, and each refusal is counted in [`rejected_counter_increments`].
+//!
+//! Its `u64` counter wraps (`u64::MAX` + 1 is 0) and its `f64` counter overflows to `+Inf`.
+//! This one saturates instead, at `u64::MAX` and at `f64::MAX`, and no reader sees it go down
+//! under any interleaving of increments and reads ([`saturating`] says why).
+
+pub(crate) mod saturating;
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use prometheus_client::encoding::{EncodeCounterValue, EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{EncodeCounterValue, EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::counter::{self, Atomic};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
@@ -24,45 +30,104 @@ pub fn rejected_counter_increments() -> u64 {
     REJECTED_INCREMENTS.load(Ordering::Relaxed)
 }
 
-/// A value a [`Counter`] counts in: which increments keep it a counter.
-pub trait CounterValue: Copy {
+/// A value a [`Counter`] counts in, kept in the atomic `A`: which increments keep it a
+/// counter, and how they are added so that it never wraps, never decreases and never leaves
+/// the finite range.
+///
+/// Implemented for the pairs prometheus-client's counter supports: `u64` and `f64` in an
+/// `AtomicU64` (the default), `u32` and `f32` in an `AtomicU32`.
+pub trait CounterValue<A = AtomicU64>: Copy {
+    /// The increment [`Counter::inc`] adds.
+    const ONE: Self;
+
     /// Whether adding `self` keeps the counter finite and non-decreasing.
     fn is_valid_increment(self) -> bool;
+
+    /// Adds `self`, a valid increment, to the counter held in `cell`, saturating at the
+    /// type's largest finite value; returns the value before.
+    fn add_to(self, cell: &A) -> Self;
+
+    /// The value of the counter held in `cell`.
+    fn read(cell: &A) -> Self;
 }
 
-impl CounterValue for u64 {
+impl CounterValue<AtomicU64> for u64 {
+    const ONE: u64 = 1;
+
     #[inline]
     fn is_valid_increment(self) -> bool {
         true
     }
+
+    #[inline]
+    fn add_to(self, cell: &AtomicU64) -> u64 {
+        saturating::add(cell, self)
+    }
+
+    #[inline]
+    fn read(cell: &AtomicU64) -> u64 {
+        saturating::read(cell.load(Ordering::Relaxed))
+    }
 }
 
-impl CounterValue for u32 {
+impl CounterValue<AtomicU32> for u32 {
+    const ONE: u32 = 1;
+
     #[inline]
     fn is_valid_increment(self) -> bool {
         true
     }
-}
 
-impl CounterValue for f64 {
     #[inline]
-    fn is_valid_increment(self) -> bool {
-        self.is_finite() && self >= 0.0
+    fn add_to(self, cell: &AtomicU32) -> u32 {
+        saturating::add_u32(cell, self)
+    }
+
+    #[inline]
+    fn read(cell: &AtomicU32) -> u32 {
+        cell.load(Ordering::Relaxed)
     }
 }
 
-impl CounterValue for f32 {
-    #[inline]
-    fn is_valid_increment(self) -> bool {
-        self.is_finite() && self >= 0.0
-    }
+/// The floating-point counters: finite, non-negative increments, summed in a
+/// compare-and-swap loop that stops at the largest finite value.
+macro_rules! impl_float_counter_value {
+    ($float:ty, $atomic:ty, $add:path) => {
+        impl CounterValue<$atomic> for $float {
+            const ONE: $float = 1.0;
+
+            #[inline]
+            fn is_valid_increment(self) -> bool {
+                self.is_finite() && self >= 0.0
+            }
+
+            #[inline]
+            fn add_to(self, cell: &$atomic) -> $float {
+                $add(cell, self)
+            }
+
+            #[inline]
+            fn read(cell: &$atomic) -> $float {
+                <$float>::from_bits(cell.load(Ordering::Relaxed))
+            }
+        }
+    };
 }
+
+impl_float_counter_value!(f64, AtomicU64, saturating::add_f64);
+impl_float_counter_value!(f32, AtomicU32, saturating::add_f32);
 
 /// A monotonic counter: `u64` by default; `Counter<f64, AtomicU64>` counts fractions.
 ///
-/// The same atomic operations as prometheus-client's `Counter` (which it wraps, and which
-/// [`Counter::as_prometheus_client`] returns), except that [`Counter::inc_by`] refuses an
-/// increment that would make it decrease or stop being finite.
+/// Recording is one atomic operation, as with prometheus-client's `Counter` (which holds the
+/// value), except that the counter never goes down nor leaves the finite range:
+/// [`Counter::inc_by`] refuses a negative, NaN or infinite increment, and an increment past
+/// the largest value saturates there (`u64::MAX`, `f64::MAX`) instead of wrapping to a small
+/// value or reaching `+Inf`. A `u64` increment of up to 2^24 is one `fetch_add`; a larger one
+/// is a compare-and-swap, and so is every floating-point increment. Readers never see a
+/// saturated counter read lower, however increments and scrapes interleave. A `u64` counter
+/// saturates once its total reaches `2^64 - 2^57` (the top 0.8% of the range is headroom for
+/// increments racing each other) and reads `u64::MAX` from then on.
 ///
 /// ```
 /// use std::sync::atomic::AtomicU64;
@@ -73,47 +138,51 @@ impl CounterValue for f32 {
 /// seconds.inc_by(-1.0); // refused
 /// seconds.inc_by(f64::NAN); // refused
 /// assert_eq!(seconds.get(), 1.5);
+/// seconds.inc_by(f64::MAX);
+/// seconds.inc_by(f64::MAX); // saturates instead of reaching +Inf
+/// assert_eq!(seconds.get(), f64::MAX);
+///
+/// let tokens: Counter = Counter::default();
+/// tokens.inc_by(u64::MAX - 1);
+/// tokens.inc_by(5); // saturates instead of wrapping to 3
+/// assert_eq!(tokens.get(), u64::MAX);
 /// ```
 pub struct Counter<N = u64, A = AtomicU64> {
     inner: counter::Counter<N, A>,
 }
 
-impl<N: CounterValue, A: Atomic<N>> Counter<N, A> {
-    /// Adds 1; returns the previous value.
+impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {
+    /// Adds 1, saturating; returns the previous value.
     #[inline]
     pub fn inc(&self) -> N {
-        self.inner.inc()
+        N::ONE.add_to(self.cell())
     }
 
-    /// Adds `v`; returns the previous value. A negative, NaN or infinite `v` is refused: the
-    /// counter is unchanged, the refusal is counted in [`rejected_counter_increments`], and the current
+    /// Adds `v`, saturating at the largest value instead of wrapping or reaching `+Inf`;
+    /// returns the previous value. A negative, NaN or infinite `v` is refused: the counter is
+    /// unchanged, the refusal is counted in [`rejected_counter_increments`], and the current
     /// value is returned.
     #[inline]
     pub fn inc_by(&self, v: N) -> N {
         if v.is_valid_increment() {
-            self.inner.inc_by(v)
+            v.add_to(self.cell())
         } else {
             REJECTED_INCREMENTS.fetch_add(1, Ordering::Relaxed);
-            self.inner.get()
+            self.get()
         }
     }
 
     /// The current value.
     #[inline]
     pub fn get(&self) -> N {
-        self.inner.get()
+        N::read(self.cell())
     }
 
-    /// The atomic holding the value, for operations this type does not offer (a saturating
-    /// add, say). The caller keeps the value non-decreasing.
+    /// The atomic holding the value: read and written only through [`CounterValue`], whose
+    /// raw encoding of a saturated `u64` counter is not its value.
     #[inline]
-    pub fn inner(&self) -> &A {
+    pub(crate) fn cell(&self) -> &A {
         self.inner.inner()
-    }
-
-    /// The prometheus-client counter this wraps (sharing its value).
-    pub fn as_prometheus_client(&self) -> &counter::Counter<N, A> {
-        &self.inner
     }
 }
 
@@ -143,9 +212,9 @@ impl<N, A> TypedMetric for Counter<N, A> {
     const TYPE: MetricType = MetricType::Counter;
 }
 
-impl<N: EncodeCounterValue, A: Atomic<N>> EncodeMetric for Counter<N, A> {
-    fn encode(&self, encoder: MetricEncoder) -> Result<(), fmt::Error> {
-        self.inner.encode(encoder)
+impl<N: CounterValue<A> + EncodeCounterValue, A: Atomic<N>> EncodeMetric for Counter<N, A> {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
+        encoder.encode_counter::<NoLabelSet, _, u64>(&self.get(), None)
     }
 
     fn metric_type(&self) -> MetricType {
@@ -155,7 +224,7 @@ impl<N: EncodeCounterValue, A: Atomic<N>> EncodeMetric for Counter<N, A> {
 
 impl<N, A> FamilyMember for Counter<N, A>
 where
-    N: CounterValue + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
+    N: CounterValue<A> + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
     const KIND: MetricKind = MetricKind::Counter;
@@ -193,5 +262,69 @@ mod tests {
         n.inc();
         n.inc_by(u64::MAX - 1);
         assert_eq!(n.get(), u64::MAX);
+    }
+
+    /// The registry holding only `counter`, as the classic text format writes it.
+    fn encoded<N, A>(counter: &Counter<N, A>) -> String
+    where
+        Counter<N, A>: EncodeMetric + fmt::Debug + Send + Sync + Clone + 'static,
+    {
+        let mut registry = crate::Registry::default();
+        registry.register("c", "c", counter.clone());
+        crate::ExpositionFormat::PrometheusText
+            .encode(&registry)
+            .expect("encodes")
+    }
+
+    #[test]
+    fn u64_increments_saturate_instead_of_wrapping_and_stay_saturated() {
+        let c: Counter = Counter::default();
+        assert_eq!(c.inc_by(u64::MAX - 1), 0);
+        // prometheus-client's counter wraps here, to 3.
+        c.inc_by(5);
+        assert_eq!(c.get(), u64::MAX);
+        for _ in 0..3 {
+            assert_eq!(c.inc(), u64::MAX);
+            assert_eq!(c.inc_by(1 << 40), u64::MAX);
+        }
+        assert_eq!(c.get(), u64::MAX);
+        assert!(encoded(&c).contains("\nc_total 18446744073709551615\n"));
+        // The last total below the headroom reads as it is; the next increment saturates.
+        let top: Counter = Counter::default();
+        let last_exact = u64::MAX - (1 << 57);
+        top.inc_by(last_exact);
+        assert_eq!(top.get(), last_exact);
+        assert_eq!(top.inc(), last_exact);
+        assert_eq!(top.get(), u64::MAX);
+        // Below the top, every increment counts exactly.
+        let exact: Counter = Counter::default();
+        exact.inc();
+        exact.inc_by(1 << 30);
+        exact.inc_by(0);
+        assert_eq!(exact.get(), (1 << 30) + 1);
+    }
+
+    #[test]
+    fn f64_increments_stop_at_the_largest_finite_value() {
+        let c: Counter<f64, AtomicU64> = Counter::default();
+        c.inc_by(f64::MAX);
+        // prometheus-client's counter reaches `+Inf` here.
+        assert_eq!(c.inc_by(f64::MAX), f64::MAX);
+        c.inc();
+        assert_eq!(c.get(), f64::MAX);
+        let text = encoded(&c);
+        let written = text
+            .lines()
+            .find_map(|line| line.strip_prefix("c_total "))
+            .expect("a sample");
+        assert_eq!(written.parse::<f64>(), Ok(f64::MAX), "{text}");
+        let small: Counter<f32, AtomicU32> = Counter::default();
+        small.inc_by(f32::MAX);
+        small.inc_by(f32::MAX);
+        assert_eq!(small.get(), f32::MAX);
+        let narrow: Counter<u32, AtomicU32> = Counter::default();
+        narrow.inc_by(u32::MAX - 1);
+        narrow.inc_by(9);
+        assert_eq!(narrow.get(), u32::MAX);
     }
 }

@@ -55,7 +55,6 @@
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Counter, Histogram};
 
@@ -67,29 +66,6 @@ pub const DEFAULT_FLUSH_INTERVAL: usize = 32;
 /// Makes a view `!Sync` (it is `&mut`-only anyway) while keeping it `Send`, so a request task
 /// can own it across `.await` points and threads.
 type SingleOwner = PhantomData<Cell<()>>;
-
-/// Adds `delta` to a counter cell, saturating at `u64::MAX` instead of wrapping to a small
-/// value (which Prometheus would read as a counter reset): one `fetch_add`, and a store of
-/// `u64::MAX` only by an add that overflowed.
-///
-/// Every add that overflows stores `u64::MAX` after its `fetch_add`, so once a counter has
-/// reached the top it stays there; a scrape in the nanoseconds between an overflowing
-/// `fetch_add` and its store could read the wrapped value, which takes 2^64 increments first.
-#[inline]
-pub(crate) fn saturating_add(cell: &AtomicU64, delta: u64) {
-    if delta == 0 {
-        return;
-    }
-    let previous = cell.fetch_add(delta, Ordering::Relaxed);
-    if previous.checked_add(delta).is_none() {
-        overflowed(cell);
-    }
-}
-
-#[cold]
-fn overflowed(cell: &AtomicU64) {
-    cell.store(u64::MAX, Ordering::Relaxed);
-}
 
 /// Observations recorded locally and not yet merged into a [`Histogram`]: the values
 /// themselves, in order, at most [`CAPACITY`](Self::CAPACITY) of them. No allocation: the
@@ -264,8 +240,8 @@ impl fmt::Debug for LocalHistogram<'_> {
 }
 
 /// A request-local view of a `u64` [`Counter`]: increments add to a plain integer, merged into
-/// the counter (one saturating `fetch_add`) every `interval` increments, on
-/// [`flush`](Self::flush) and on drop.
+/// the counter (one [`Counter::inc_by`]: saturating, and a single `fetch_add` for a total up
+/// to 2^24) every `interval` increments, on [`flush`](Self::flush) and on drop.
 ///
 /// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. Obtained with
 /// [`Local::local`] on any counter handle.
@@ -305,10 +281,10 @@ impl<'a> LocalCounter<'a> {
         }
     }
 
-    /// Merges the pending total into the counter now.
+    /// Merges the pending total into the counter now. Merging nothing touches nothing.
     #[inline]
     pub fn flush(&mut self) {
-        saturating_add(self.counter.inner(), self.pending);
+        self.counter.inc_by(self.pending);
         self.pending = 0;
         self.records = 0;
     }
@@ -504,20 +480,23 @@ mod tests {
     }
 
     #[test]
-    fn one_fetch_add_saturates_and_stays_saturated_under_contention() {
-        let cell = AtomicU64::new(u64::MAX - 1000);
-        std::thread::scope(|s| {
-            for _ in 0..4 {
-                s.spawn(|| (0..1000).for_each(|_| saturating_add(&cell, 3)));
-            }
-        });
-        assert_eq!(cell.load(Ordering::Relaxed), u64::MAX);
-        let exact = AtomicU64::new(0);
-        std::thread::scope(|s| {
-            for _ in 0..4 {
-                s.spawn(|| (0..1000).for_each(|_| saturating_add(&exact, 3)));
-            }
-        });
-        assert_eq!(exact.load(Ordering::Relaxed), 12_000);
+    fn merges_saturate_and_stay_saturated_under_contention() {
+        let merge_3s = |c: &Counter| {
+            std::thread::scope(|s| {
+                for _ in 0..4 {
+                    s.spawn(|| {
+                        let mut local = c.local_with_interval(1);
+                        (0..1000).for_each(|_| local.inc_by(3));
+                    });
+                }
+            });
+        };
+        let near_the_top = Counter::default();
+        near_the_top.inc_by(crate::counter::saturating::SATURATED - 1000);
+        merge_3s(&near_the_top);
+        assert_eq!(near_the_top.get(), u64::MAX);
+        let exact = Counter::default();
+        merge_3s(&exact);
+        assert_eq!(exact.get(), 12_000);
     }
 }

@@ -63,11 +63,12 @@ pub(crate) fn gauge_value(count: u64) -> i64 {
 }
 
 /// Adds `delta` to `counter`, saturating at `u64::MAX` instead of wrapping to a small value
-/// (which Prometheus would read as a counter reset): one `fetch_add` with an overflow check
-/// (no compare-and-swap loop to retry under contention). A zero `delta` touches nothing.
+/// (which Prometheus would read as a counter reset), as [`Counter::inc_by`] does: one
+/// `fetch_add` for an increment up to 2^24, a compare-and-swap above. A zero `delta` writes
+/// nothing.
 #[inline]
 pub(crate) fn saturating_inc_by(counter: &Counter, delta: u64) {
-    crate::local::saturating_add(counter.inner(), delta);
+    counter.inc_by(delta);
 }
 
 /// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to

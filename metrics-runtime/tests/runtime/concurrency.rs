@@ -4,6 +4,9 @@
 //! and churn takes the write lock to add and remove other label sets. At the end every total
 //! must be exact, and every scrape taken along the way must be internally consistent.
 //!
+//! A counter saturated at `u64::MAX` is scraped while increments race the scrapes: no scrape
+//! may read it lower than the one before (Prometheus would take it for a reset).
+//!
 //! The default run is short so it fits the test suite; `METRIC_HANDLES_STRESS=long` runs a
 //! longer variant.
 
@@ -12,11 +15,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::support::exposition::encode_text;
+use crate::support::exposition::{encode_text, stress};
+use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::Registry;
-use metric_handles::{Counter, Family, Histogram, LabelSet};
+use metric_handles::{Counter, Family, Histogram, LabelSet, Local};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Worker {
@@ -216,4 +220,41 @@ fn recording_throughput_with_and_without_a_concurrent_scraper() {
         alone / 1e6,
         with_scraper / 1e6
     );
+}
+
+/// Saturates a counter with an absurd increment, then runs `record` on two threads against
+/// it while this thread scrapes: no scrape may read it lower than `u64::MAX`.
+fn assert_never_scraped_lower(what: &str, record: impl Fn(&Counter) + Sync) {
+    let mut registry = Registry::default();
+    let counter = Counter::default();
+    registry.register("saturated", "A saturated counter", counter.clone());
+    counter.inc_by(u64::MAX);
+    let seen = scrapes_reading_a_reset(
+        2,
+        stress(20_000, 200_000),
+        u64::MAX,
+        || record(&counter),
+        || sample_u64(&encode_text(&registry), "saturated_total"),
+    );
+    seen.report(what);
+    assert_eq!(seen.resets, 0, "{seen:?}");
+    assert_eq!(seen.lowest, u64::MAX);
+    assert_eq!(counter.get(), u64::MAX);
+}
+
+#[test]
+fn a_saturated_counter_is_never_scraped_lower_while_increments_race_the_scrapes() {
+    assert_never_scraped_lower("Counter::inc/inc_by into a saturated counter", |counter| {
+        counter.inc();
+        counter.inc_by(5);
+    });
+}
+
+#[test]
+fn local_counters_merging_into_a_saturated_counter_are_never_scraped_lower() {
+    assert_never_scraped_lower("LocalCounter merges into a saturated counter", |counter| {
+        let mut local = counter.local_with_interval(2);
+        local.inc_by(7);
+        local.inc();
+    });
 }

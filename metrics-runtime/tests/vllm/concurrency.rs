@@ -1,9 +1,11 @@
 //! Recording from several threads while another scrapes and an engine joins and leaves: every
-//! total of the stable engines is exact at the end, and nothing panics or deadlocks.
+//! total of the stable engines is exact at the end, and nothing panics or deadlocks; and a
+//! saturated counter is never scraped lower while steps race the scrapes.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::support::exposition::encode_openmetrics;
+use crate::support::exposition::{encode_openmetrics, encode_text, stress};
+use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use crate::support::vllm::*;
 use metric_handles::vllm::{PrefixCacheStats, RequestParams, SchedulerStats};
 
@@ -90,4 +92,34 @@ fn concurrent_recording_scraping_and_engine_churn_lose_nothing() {
         "engine 99 was removed last"
     );
     assert_eq!(metrics.scheduler().engines(), [0, 1, 2, 3]);
+}
+
+#[test]
+fn a_saturated_scheduler_counter_is_never_scraped_lower_while_steps_race_the_scrapes() {
+    let (registry, metrics) = setup_default();
+    let step = |queries| SchedulerStats {
+        prefix_cache_stats: PrefixCacheStats {
+            queries,
+            ..PrefixCacheStats::default()
+        },
+        ..SchedulerStats::default()
+    };
+    // An absurd count saturates the counter (the documented outcome), then steps keep coming.
+    metrics.scheduler().record(0, &step(u64::MAX));
+    let steps = step(5);
+    let seen = scrapes_reading_a_reset(
+        2,
+        stress(500, 5_000),
+        u64::MAX,
+        || metrics.scheduler().record(0, &steps),
+        || {
+            sample_u64(
+                &encode_text(&registry),
+                r#"vllm:prefix_cache_queries_total{model_name="model",engine="0"}"#,
+            )
+        },
+    );
+    seen.report("scheduler steps into a saturated vllm:prefix_cache_queries");
+    assert_eq!(seen.resets, 0, "{seen:?}");
+    assert_eq!(seen.lowest, u64::MAX);
 }

@@ -427,11 +427,23 @@ struct Totals {
     fully_awake: Option<u64>,
 }
 
-/// Adds `value` to `key` (saturating), keeping only non-zero entries.
+/// Adds `value` to `key` as a counter adds, keeping only non-zero entries.
 fn add(map: &mut BTreeMap<String, u64>, key: &str, value: u64) {
     if value > 0 {
         let entry = map.entry(key.to_owned()).or_default();
-        *entry = entry.saturating_add(value);
+        *entry = counter_sum(*entry, value);
+    }
+}
+
+/// `total + value` as a `u64` counter reads it: exact up to `2^64 - 2^57 - 1`, and `u64::MAX`
+/// from `2^64 - 2^57` on (the counter saturates there: the top of the range is headroom for
+/// increments racing each other).
+fn counter_sum(total: u64, value: u64) -> u64 {
+    let sum = total.saturating_add(value);
+    if sum > u64::MAX - (1 << 57) {
+        u64::MAX
+    } else {
+        sum
     }
 }
 
@@ -699,9 +711,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             if stats.sleep_state_only {
                 return;
             }
-            t.prefix_queries = t
-                .prefix_queries
-                .saturating_add(stats.prefix_cache_stats.queries);
+            t.prefix_queries = counter_sum(t.prefix_queries, stats.prefix_cache_stats.queries);
             if let Some(spec) = &stats.spec_decoding_stats {
                 t.accepted_per_pos += spec.num_accepted_tokens_per_pos.iter().sum::<u64>();
             }
@@ -827,9 +837,9 @@ fn record_connectors(t: &mut Totals, stats: &KvConnectorStats) {
             let m = t.mooncake.entry(key).or_default();
             m.operations += 1;
             m.timed += 1;
-            m.keys = m.keys.saturating_add(record.num_keys);
-            m.bytes = m.bytes.saturating_add(record.num_bytes);
-            m.failed_keys = m.failed_keys.saturating_add(record.num_failed_keys);
+            m.keys = counter_sum(m.keys, record.num_keys);
+            m.bytes = counter_sum(m.bytes, record.num_bytes);
+            m.failed_keys = counter_sum(m.failed_keys, record.num_failed_keys);
         }
     }
 }

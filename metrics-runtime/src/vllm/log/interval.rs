@@ -10,6 +10,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use crate::counter::saturating;
 use crate::sync::lock;
 use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
 use crate::vllm::types::CudagraphStats;
@@ -135,14 +136,14 @@ impl LogStatsAccumulator {
 
     /// Adds one step's spec-decode stats: atomics only while every position is pre-resolved.
     pub(crate) fn add_spec_decode(&self, num_drafts: u64, accepted_per_pos: &[u64]) {
-        saturating_add(&self.num_drafts, num_drafts);
+        saturating::add(&self.num_drafts, num_drafts);
         self.per_pos_len.fetch_max(
             accepted_per_pos.len().min(MAX_LOGGED_POSITIONS),
             Ordering::Relaxed,
         );
         let cached = self.per_pos.len().min(accepted_per_pos.len());
         for (slot, v) in self.per_pos.iter().zip(&accepted_per_pos[..cached]) {
-            saturating_add(slot, *v);
+            saturating::add(slot, *v);
         }
         if accepted_per_pos.len() > cached {
             let mut beyond = lock(&self.beyond);
@@ -165,11 +166,7 @@ impl LogStatsAccumulator {
     /// lands either in this interval or the next, never in both and never lost.
     pub(crate) fn drain(&self) -> LogStatsInterval {
         let len = self.per_pos_len.swap(0, Ordering::Relaxed);
-        let mut accepted_per_pos: Vec<u64> = self
-            .per_pos
-            .iter()
-            .map(|slot| slot.swap(0, Ordering::Relaxed))
-            .collect();
+        let mut accepted_per_pos: Vec<u64> = self.per_pos.iter().map(drain_cell).collect();
         let (beyond, accepted_beyond_logged) = std::mem::take(&mut *lock(&self.beyond));
         accepted_per_pos.extend(beyond);
         // A racing record may have bumped a slot past `len` after the swap above; keep the
@@ -182,7 +179,7 @@ impl LogStatsAccumulator {
         let (cudagraph, cudagraph_other_steps) =
             std::mem::take(&mut *lock(&self.cudagraph)).into_parts();
         LogStatsInterval {
-            num_drafts: self.num_drafts.swap(0, Ordering::Relaxed),
+            num_drafts: drain_cell(&self.num_drafts),
             accepted_per_pos,
             accepted_beyond_logged,
             cudagraph,
@@ -191,12 +188,11 @@ impl LogStatsAccumulator {
     }
 }
 
-fn saturating_add(cell: &AtomicU64, delta: u64) {
-    if delta != 0 {
-        let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-            Some(c.saturating_add(delta))
-        });
-    }
+/// Takes a cell's total and resets it to 0. The cells add as counters do
+/// (`saturating::add`: saturating, one `fetch_add` for a small increment, and safe beside
+/// this `swap`).
+fn drain_cell(cell: &AtomicU64) -> u64 {
+    saturating::read(cell.swap(0, Ordering::Relaxed))
 }
 
 #[cfg(test)]
