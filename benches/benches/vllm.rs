@@ -1,12 +1,13 @@
 //! The vLLM recorders against the per-record-lookup baseline (how vLLM recorded before it
 //! cached handles): a whole request lifecycle (on 1 thread, and on `BENCH_THREADS` threads
-//! recording into the same engine), one `SchedulerStats` record, and encoding the registry for
-//! 1, 8 and 64 engines.
+//! recording into the same engine), one `SchedulerStats` record (on 1 thread, and on
+//! `BENCH_THREADS` threads with an engine each, below and past the engine table's lock-free
+//! slots), and encoding the registry for 1, 8 and 64 engines.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::vllm::{FinishReason, RequestLifecycle};
+use metric_handles::vllm::{FinishReason, RequestLifecycle, SchedulerStats};
 use metric_handles_benches::baseline::LookupTracker;
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
@@ -94,6 +95,37 @@ fn scheduler(c: &mut Criterion) {
     group.finish();
 }
 
+/// `BENCH_THREADS` threads each recording light `SchedulerStats` steps into an engine of its
+/// own: engines 0, 1, ... (the table's lock-free slots) against engines 300, 301, ... (past
+/// them). The series are the threads' own, so what the two share is the engine lookup.
+fn scheduler_contended(c: &mut Criterion) {
+    let (_registry, ours, _r2, _baseline) = recorders();
+    let stats = SchedulerStats {
+        num_running_reqs: 4,
+        ..Default::default()
+    };
+    let threads = threads();
+    let mut group = c.benchmark_group(format!("scheduler_stats_{threads}t"));
+    for (id, first_engine) in [("slot_engines", 0u32), ("engines_past_slots", 300)] {
+        let engines = first_engine..first_engine + threads as u32;
+        for engine in engines.clone() {
+            ours.scheduler().add_engine(engine);
+        }
+        group.bench_function(id, |b| {
+            b.iter_custom(|iters| {
+                time_contended(threads, iters, |thread, iters| {
+                    let engine = first_engine + thread as u32;
+                    for _ in 0..iters {
+                        ours.scheduler()
+                            .record(black_box(engine), black_box(&stats));
+                    }
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
 /// Scrape cost as engines are added, both in OpenMetrics text (prometheus-client's format): every engine has recorded one scheduler step and one
 /// finished request (for each finish reason in the baseline, whose families only hold the
 /// label sets that were recorded; ours exports every enum value from the start).
@@ -137,6 +169,7 @@ criterion_group!(
     request_lifecycle,
     request_lifecycle_contended,
     scheduler,
+    scheduler_contended,
     encode
 );
 criterion_main!(benches);

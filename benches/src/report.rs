@@ -117,6 +117,11 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "One SchedulerStats record".into(),
         ),
         group(
+            format!("scheduler_stats_{threads}t"),
+            "slot_engines",
+            format!("A light SchedulerStats record, {threads} threads, an engine each"),
+        ),
+        group(
             "encode_1_engines".into(),
             "ours",
             "Encode the registry (OpenMetrics), 1 engine".into(),
@@ -255,6 +260,13 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "ours",
             Bound::AtLeast(8.0),
             "request lifecycle >= 8x faster than per-record lookups, contended",
+        ),
+        target(
+            format!("scheduler_stats_{threads}t"),
+            "engines_past_slots",
+            "slot_engines",
+            Bound::AtMost(1.25),
+            "record of an engine past the slots <= 1.25x a slot engine's",
         ),
     ]
 }
