@@ -94,6 +94,7 @@ pub use types::{
     PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
 };
 
+use engines::test_points::{reached, TestPoint};
 use engines::{EngineTable, EntryRef, OverflowGroup, OverflowedEngines};
 use log::interval::LogStatsAccumulator;
 use scheduler::connectors::{ConnectorFamilies, ConnectorHandles};
@@ -377,8 +378,13 @@ impl VllmMetrics {
     /// next incarnation.
     ///
     /// `resolve` runs under the lock that engines' joins and leaves take: it should only look
-    /// series up, and must not record through these `VllmMetrics` (a record may join an engine,
-    /// which would wait for that lock forever).
+    /// series up. It may record into engines that are present (that takes no lock, past the
+    /// 256 lock-free slots too), but must not make an engine join or leave through these
+    /// `VllmMetrics` (a record or `track` of an engine not present, `add_engine`,
+    /// `remove_engine`): a join takes the engine table's lock, which comes before this one in
+    /// the lock order, so it would wait forever for a join holding that lock (debug builds
+    /// panic instead, naming both locks). Looking the engine up and checking that it is
+    /// present take no lock, so a resolution never waits for a join of another engine.
     ///
     /// ```
     /// # use metric_handles::Registry;
@@ -410,7 +416,10 @@ impl VllmMetrics {
             let entry = core.engine_arc(engine);
             // A leave removes the engine from the table, then its series under this lock: an
             // entry still in the table here has all its series, and keeps them until we return.
+            // The presence check is lock-free: this holds the joins-and-leaves lock, and a join
+            // holds the membership lock, earlier in the lock order of `engines`.
             let resolved = core.families.overflowed_engines.resolve(|| {
+                reached(TestPoint::ResolveAboutToCheckPresence);
                 if !core.engines.is_present(engine, &entry) {
                     return None;
                 }
@@ -456,9 +465,10 @@ pub(crate) struct Families {
     pub(crate) plugins: RuntimeFamilies<EngineLabels>,
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
-    /// The engines (of every model) recording into the overflow series, by group; its lock
-    /// serialises joins, the resolutions on first record (sleep state, Mooncake pairs) and
-    /// leaves.
+    /// The engines (of every model) recording into the overflow series, by group; its lock,
+    /// the joins-and-leaves lock, serialises the resolutions of series on join and on first
+    /// record (sleep state, Mooncake pairs, `resolve_for_engine`) and their removal on leave
+    /// (the lock order is in `engines`).
     pub(crate) overflowed_engines: Arc<OverflowedEngines>,
 }
 
@@ -517,7 +527,8 @@ impl Core {
         self.engines.get_or_join_arc(engine, || self.join(engine))
     }
 
-    /// The slow path, once per engine: resolve every series.
+    /// The slow path, once per engine: resolve every series. Runs under the engine table's
+    /// membership lock and takes the joins-and-leaves lock (the lock order of `engines`).
     #[cold]
     fn join(&self, engine: u32) -> EngineEntry {
         let labels = EngineLabels {
@@ -551,6 +562,8 @@ impl Core {
             })
     }
 
+    /// Removes `engine` and its series: under the membership lock, then the joins-and-leaves
+    /// lock (the lock order of `engines`).
     pub(crate) fn remove_engine(&self, engine: u32) -> bool {
         let families = &self.families;
         self.engines.remove(engine, |entry| {

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::support::exposition::{encode_openmetrics, encode_text, stress};
 use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use crate::support::vllm::*;
+use crate::support::watchdog::assert_finishes;
 use metric_handles::vllm::{PrefixCacheStats, RequestParams, SchedulerStats};
 
 const THREADS: u32 = 4;
@@ -122,4 +123,80 @@ fn a_saturated_scheduler_counter_is_never_scraped_lower_while_steps_race_the_scr
     seen.report("scheduler steps into a saturated vllm:prefix_cache_queries");
     assert_eq!(seen.resets, 0, "{seen:?}");
     assert_eq!(seen.lowest, u64::MAX);
+}
+
+/// Engines past the engine table's lock-free slots (256 and up), each doing what a frontend
+/// does at once: one leaves and joins again, a connector resolves its series of another, and a
+/// recorder records a third. All finish, and every total is exact.
+#[test]
+fn engines_past_the_slots_joining_resolving_and_recording_at_once_finish_with_exact_totals() {
+    use metric_handles::plugin::FamilySpec;
+    use metric_handles::Counter;
+    use std::time::Duration;
+
+    const CHURNED: u32 = 300;
+    const RESOLVED: u32 = 301;
+    const RECORDED: u32 = 302;
+    const RESOLVERS: u64 = 2;
+
+    // Before joins and resolutions past the slots took their locks in one order, long runs
+    // (`METRIC_HANDLES_STRESS=long`) deadlocked every time; the deterministic reproduction is
+    // `engines::tests::a_resolution_past_the_slots_does_not_wait_for_a_join_past_the_slots`.
+    let cycles = stress(2_000u64, 20_000);
+    let limit = Duration::from_secs(stress(60, 300));
+    let (registry, metrics) = setup_default();
+    let lookups = metrics
+        .plugin_families()
+        .register::<Counter>(&FamilySpec::counter("acme:kv_lookups", "KV lookups"))
+        .expect("a valid, free name");
+    for engine in [CHURNED, RESOLVED, RECORDED] {
+        metrics.scheduler().add_engine(engine);
+    }
+    let in_thread = metrics.clone();
+    assert_finishes(limit, move || {
+        let metrics = &in_thread;
+        let lookups = &lookups;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..cycles {
+                    assert!(metrics.scheduler().remove_engine(CHURNED));
+                    metrics.scheduler().add_engine(CHURNED);
+                }
+            });
+            for _ in 0..RESOLVERS {
+                s.spawn(|| {
+                    for _ in 0..cycles {
+                        metrics
+                            .resolve_for_engine(RESOLVED, |_, labels| {
+                                lookups.get_or_create(labels, &[]).expect("no extra labels")
+                            })
+                            .inc();
+                    }
+                });
+            }
+            s.spawn(|| {
+                let stats = SchedulerStats {
+                    prefix_cache_stats: PrefixCacheStats {
+                        queries: 1,
+                        ..PrefixCacheStats::default()
+                    },
+                    ..SchedulerStats::default()
+                };
+                for _ in 0..cycles {
+                    metrics.scheduler().record(RECORDED, &stats);
+                }
+            });
+        });
+    });
+    let s = scrape(&registry);
+    let cycles = cycles as f64;
+    assert_eq!(
+        s.counter("acme:kv_lookups", &RESOLVED.to_string()),
+        cycles * RESOLVERS as f64
+    );
+    assert_eq!(
+        s.counter("vllm:prefix_cache_queries", &RECORDED.to_string()),
+        cycles
+    );
+    assert_eq!(metrics.scheduler().engines(), [CHURNED, RESOLVED, RECORDED]);
 }

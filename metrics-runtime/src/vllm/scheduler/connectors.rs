@@ -351,7 +351,8 @@ impl ConnectorHandles {
     }
 
     /// The handles of a Mooncake pair: once resolved, one atomic load. The first record of a
-    /// pair resolves it under the [`OverflowedEngines`] lock, unless the engine left first.
+    /// pair resolves it under the [`OverflowedEngines`] lock (the joins-and-leaves lock; the
+    /// lock order is in `vllm::engines`), unless the engine left first.
     fn mooncake_pair(
         &self,
         families: &ConnectorFamilies,

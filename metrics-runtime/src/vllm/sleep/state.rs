@@ -127,8 +127,9 @@ pub(crate) struct EngineSleepGauges(OnceLock<Option<SleepStateHandles>>);
 impl EngineSleepGauges {
     /// Sets every gauge of `labels`' engine from `state`: 1 for each resource's current state,
     /// 0 for its others, and the fully-awake flag. The first snapshot resolves the gauges, under
-    /// the [`OverflowedEngines`] lock; a snapshot of an engine that left before its first one
-    /// records nothing.
+    /// the [`OverflowedEngines`] lock (the joins-and-leaves lock; the lock order is in
+    /// `vllm::engines`); a snapshot of an engine that left before its first one records
+    /// nothing.
     pub(crate) fn record(
         &self,
         families: &SleepStateFamilies,
