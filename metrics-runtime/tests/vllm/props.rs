@@ -8,9 +8,8 @@
 //!   of its (non-cumulative) buckets, and its `_sum` is finite;
 //! * `request_success` per engine equals the trackers finished or dropped, each counted once;
 //!   `generation_tokens`, `prompt_tokens`, `num_preemptions`, `prefix_cache_queries` and the
-//!   per-position spec-decode total equal what was fed (before each request's finish), where a
-//!   request's generated tokens show once merged: every `FLUSH_INTERVAL_TOKENS` tokens and at
-//!   its finish, abort or drop;
+//!   per-position spec-decode total equal what was fed, each output's generated tokens as
+//!   soon as the output is recorded (only ITL samples wait for a merge);
 //! * the ignored-input counters equal the outputs and finishes sent after a finish;
 //! * `prompt_tokens_cached_by_source` per tier, the NIXL counters and histogram counts, every
 //!   Mooncake operation x status series (operations, keys, bytes, failed keys, timings), the
@@ -31,7 +30,7 @@ use metric_handles::vllm::{
     MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PerfStats, PrefillStats,
     PrefixCacheStats, RequestMetricsTracker, RequestOutput, RequestParams, SchedulerStats,
     SleepOperation, SleepOperationGuard, SpecDecodingStats, VllmMetrics, VllmMetricsConfig,
-    WeightsState, FLUSH_INTERVAL_TOKENS,
+    WeightsState,
 };
 use metric_handles::LabelEnum;
 use metric_handles::Registry;
@@ -523,24 +522,15 @@ struct Request {
     generation: u64,
     finished: bool,
     has_tokens: bool,
-    /// Generated tokens the tracker holds and has not merged yet.
-    pending_tokens: u64,
     /// Preempted events the request went through.
     preemptions: u64,
 }
 
 impl Request {
-    /// The tracker merges its pending tokens: at an interval, a finish, an abort or a drop.
-    fn merge(&mut self, model: &mut Model) {
-        let pending = std::mem::take(&mut self.pending_tokens);
-        model.totals(self.engine, self.generation).generation_tokens += pending;
-    }
-
     /// The request finishes for `reason` (a finish, an abort or a drop): counted once, with
     /// its own preemptions observed once.
     fn end(&mut self, model: &mut Model, reason: FinishReason) {
         self.finished = true;
-        self.merge(model);
         model.finished(self.engine, self.generation, reason);
         let t = model.totals(self.engine, self.generation);
         t.finished_preemptions.0 += 1;
@@ -627,7 +617,6 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 generation,
                 finished: false,
                 has_tokens: false,
-                pending_tokens: 0,
                 preemptions: 0,
             }));
         }
@@ -648,10 +637,6 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
             let tokens = output.new_token_ids.len() as u64;
             let first_tokens = tokens > 0 && !r.has_tokens;
             r.has_tokens |= tokens > 0;
-            r.pending_tokens += tokens;
-            if r.pending_tokens >= FLUSH_INTERVAL_TOKENS {
-                r.merge(model);
-            }
             let preempted = output
                 .events
                 .iter()
@@ -659,6 +644,7 @@ fn apply(metrics: &VllmMetrics, model: &mut Model, requests: &mut Vec<Request>, 
                 .count() as u64;
             r.preemptions += preempted;
             let t = model.totals(engine, generation);
+            t.generation_tokens += tokens;
             t.preemptions += preempted;
             if let (true, Some(p)) = (first_tokens, output.prefill_stats) {
                 t.prompt_tokens += u64::from(p.num_prompt_tokens);

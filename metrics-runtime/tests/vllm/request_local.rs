@@ -1,8 +1,9 @@
-//! The tracker keeps each output's `vllm:generation_tokens` and
-//! `vllm:inter_token_latency_seconds` records locally and merges them every
-//! `FLUSH_INTERVAL_TOKENS` generated tokens and at the finish: exact totals however the request
-//! ends, the same exposition as recording every output directly, a bounded lag mid-request,
-//! and consistent histograms while requests merge and scrapes run at once.
+//! The tracker adds each output's `vllm:generation_tokens` as the output arrives, and keeps
+//! its `vllm:inter_token_latency_seconds` samples locally, merging them every
+//! `FLUSH_INTERVAL_TOKENS` generated tokens and at the finish (vLLM's Rust frontend's split,
+//! `rust/src/llm/src/request_metrics.rs`): exact totals however the request ends, the same
+//! exposition as recording every output directly, a live token count and a bounded ITL lag
+//! mid-request, and consistent histograms while requests merge and scrapes run at once.
 
 use crate::support::vllm::*;
 use metric_handles::vllm::{
@@ -147,34 +148,58 @@ fn the_exposition_after_requests_end_is_byte_identical_to_recording_every_output
     assert_eq!(local_text, direct_text);
 }
 
+/// vLLM's Rust frontend's assertion: after 31, 63 and 65 generated tokens (one per output)
+/// the counter reads 31, 63 and 65. Only the ITL samples wait for the 32-token interval: the
+/// first token is a TTFT, not an ITL sample, and each merge publishes the samples up to it.
 #[test]
-fn a_scrape_mid_request_lags_by_less_than_the_flush_interval() {
+fn generation_tokens_count_each_output_as_it_arrives_and_only_itl_waits_for_the_interval() {
+    let (registry, metrics) = setup_default();
+    let mut t = metrics.requests().track(0, params());
+    let mut fed = 0;
+    for (tokens_fed, itl_exported) in [(31, 0.0), (63, 31.0), (65, 63.0)] {
+        while fed < tokens_fed {
+            t.observe_output(10.0 + f64::from(fed) * 0.05, 1010.0, &tokens(1));
+            fed += 1;
+        }
+        let s = scrape(&registry);
+        assert_eq!(s.counter(TOKENS, "0"), f64::from(tokens_fed));
+        assert_eq!(
+            s.hist(ITL, "0").count,
+            itl_exported,
+            "after {tokens_fed} tokens"
+        );
+    }
+    // Outputs of several tokens count whole, at once.
+    t.observe_output(20.0, 1011.0, &tokens(7));
+    assert_eq!(scrape(&registry).counter(TOKENS, "0"), 72.0);
+}
+
+#[test]
+fn a_scrape_mid_request_sees_every_token_and_lags_by_fewer_itl_samples_than_the_interval() {
     for tokens_per_output in [1usize, 3, 40] {
         let (registry, metrics) = setup_default();
         let mut t = metrics.requests().track(0, params());
-        let (mut fed, mut samples, mut merges) = (0u64, 0u64, 0);
+        let (mut fed, mut samples, mut merges, mut last_itl) = (0u64, 0u64, 0, 0);
         for i in 0..150u32 {
             let out = tokens(tokens_per_output);
             t.observe_output(10.0 + f64::from(i) * 0.05, 1010.0, &out);
             fed += tokens_per_output as u64;
             samples += u64::from(i > 0);
             let s = scrape(&registry);
-            let exported = s.counter(TOKENS, "0") as u64;
+            assert_eq!(s.counter(TOKENS, "0") as u64, fed, "live, not merged");
             let itl = s.hist(ITL, "0").count as u64;
-            assert!(exported <= fed && fed - exported < FLUSH_INTERVAL_TOKENS);
             assert!(itl <= samples && samples - itl < FLUSH_INTERVAL_TOKENS);
-            if exported == fed {
+            if itl != last_itl {
                 merges += 1;
-                assert_eq!(itl, samples, "a merge publishes every pending record");
+                assert_eq!(itl, samples, "a merge publishes every pending sample");
+                last_itl = itl;
             }
         }
         // Merges happen at the interval, not on every output (unless an output alone reaches
-        // it).
-        let expected = if tokens_per_output as u64 >= FLUSH_INTERVAL_TOKENS {
-            150
-        } else {
-            150 / FLUSH_INTERVAL_TOKENS.div_ceil(tokens_per_output as u64)
-        };
+        // it); the first interval's merge holds one sample fewer (the first token is a TTFT),
+        // and with one token per output an interval is 32 outputs, 31 samples the first time.
+        let interval = FLUSH_INTERVAL_TOKENS.div_ceil(tokens_per_output as u64);
+        let expected = if interval == 1 { 149 } else { 150 / interval };
         assert_eq!(merges, expected, "{tokens_per_output} tokens per output");
         // An explicit flush publishes the rest at once.
         t.flush();

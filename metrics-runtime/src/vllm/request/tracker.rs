@@ -11,7 +11,7 @@ use crate::vllm::request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
 };
 use crate::vllm::request::metrics::RequestHandles;
-use crate::vllm::request::pending::PendingOutputs;
+use crate::vllm::request::pending::PendingItl;
 use crate::vllm::types::{FinishReason, RequestOutput};
 use crate::vllm::values::saturating_inc_by;
 use crate::vllm::{Core, EngineEntry};
@@ -39,7 +39,7 @@ impl RequestMetricsRecorder {
             entry: self.core.engine_arc(engine),
             lifecycle: RequestLifecycle::new(params),
             parent: None,
-            pending: PendingOutputs::default(),
+            pending_itl: PendingItl::default(),
         }
     }
 
@@ -68,7 +68,7 @@ impl RequestMetricsRecorder {
                 entry: Arc::clone(&entry),
                 lifecycle: RequestLifecycle::new_child(params),
                 parent: Some(Arc::clone(&parent)),
-                pending: PendingOutputs::default(),
+                pending_itl: PendingItl::default(),
             })
             .collect()
     }
@@ -117,14 +117,17 @@ struct ParentState {
 /// Every method records through the cached handles of the request's engine: atomic operations
 /// only, no hashing, lock or allocation (except the `tracing::warn!` for an ignored output).
 ///
-/// The records made on every output, `vllm:generation_tokens` and
-/// `vllm:inter_token_latency_seconds`, are kept in the tracker with plain arithmetic and merged
-/// into the engine's series every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) generated tokens (as vLLM's Rust
-/// frontend does), at the finish, on [`flush`](Self::flush), and when the tracker is dropped:
-/// a scrape during the request lags it by fewer than that many tokens and samples, and once
-/// the request has finished the exposition is the same, byte for byte, as if every output had
-/// been recorded directly. Everything else (time to first token, prompt counters, preemptions,
-/// the finish) is recorded as it happens.
+/// Each output's tokens are added to `vllm:generation_tokens` as the output arrives (one
+/// atomic add), as vLLM's Rust frontend does (`rust/src/llm/src/request_metrics.rs`). Its
+/// `vllm:inter_token_latency_seconds` sample is kept in the tracker with plain arithmetic and
+/// merged into the engine's series every
+/// [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) generated tokens, at the
+/// finish, on [`flush`](Self::flush), and when the tracker is dropped: vLLM's Rust frontend
+/// batches these samples the same way (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`). A scrape during
+/// the request lags it by fewer than that many samples, and once the request has finished the
+/// exposition is the same, byte for byte, as if every output had been recorded directly.
+/// Everything else (time to first token, prompt counters, preemptions, the finish) is recorded
+/// as it happens.
 ///
 /// Defined behaviour for bad input:
 /// * an output after the finish is ignored, counted in
@@ -144,7 +147,7 @@ pub struct RequestMetricsTracker {
     entry: Arc<EngineEntry>,
     lifecycle: RequestLifecycle,
     parent: Option<Arc<ParentState>>,
-    pending: PendingOutputs,
+    pending_itl: PendingItl,
 }
 
 impl RequestMetricsTracker {
@@ -187,10 +190,11 @@ impl RequestMetricsTracker {
         }
     }
 
-    /// Merges the per-output records kept in the tracker into the engine's series now (they
-    /// are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) tokens and at the finish anyway).
+    /// Merges the inter-token-latency samples kept in the tracker into the engine's series now
+    /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS)
+    /// tokens and at the finish anyway).
     pub fn flush(&mut self) {
-        self.pending.flush(&self.entry.requests);
+        self.pending_itl.flush(&self.entry.requests);
     }
 
     /// Whether the finish has been recorded.
@@ -213,9 +217,12 @@ impl RequestMetricsTracker {
     }
 
     fn write_output(&mut self, record: &OutputRecord) {
-        self.pending
+        self.pending_itl
             .record(&self.entry.requests, record.generation_tokens, record.itl);
         let h = self.handles();
+        // Live, as vLLM counts it: a scrape mid-request sees every token generated so far. A
+        // token-less output adds nothing, and touches nothing.
+        saturating_inc_by(&h.generation_tokens, record.generation_tokens);
         // Preempted events are rare and not per token: recorded as they happen, so an alert on
         // preemptions does not wait for the request's next merge.
         saturating_inc_by(&h.num_preemptions, record.preemptions);
