@@ -76,9 +76,10 @@ pub const NIXL_DESCRIPTORS_BUCKETS: &[f64] = &[
     50000.0,
 ];
 
-/// Mooncake-store operation time, seconds (16 bounds).
+/// Mooncake-store operation time, seconds (15 bounds; vLLM's Rust frontend,
+/// `rust/src/metrics/src/scheduler.rs`, whose list differs from the Python connector's).
 pub const MOONCAKE_OPERATION_TIME_BUCKETS: &[f64] = &[
-    0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0,
+    0.001, 0.005, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0,
 ];
 
 /// Sleep-mode operation duration, seconds (9 bounds; vLLM's Rust frontend,
@@ -115,7 +116,7 @@ mod tests {
             (NIXL_POST_TIME_BUCKETS, 13),
             (NIXL_BYTES_BUCKETS, 12),
             (NIXL_DESCRIPTORS_BUCKETS, 14),
-            (MOONCAKE_OPERATION_TIME_BUCKETS, 16),
+            (MOONCAKE_OPERATION_TIME_BUCKETS, 15),
             (SLEEP_MODE_DURATION_BUCKETS, 9),
         ] {
             assert_eq!(bounds.len(), len, "{bounds:?}");

@@ -191,7 +191,10 @@ pub(crate) fn how_computed(name: &str) -> Option<&'static str> {
         "vllm:prompt_tokens_cached" => {
             "Increased by `num_cached_tokens` with the prompt counters (once per request)."
         }
-        "vllm:generation_tokens" => "Increased by the number of new tokens of every output.",
+        "vllm:generation_tokens" => {
+            "Increased by the number of new tokens of every output, as the output arrives (only \
+             the inter-token-latency samples are merged in batches)."
+        }
         "vllm:num_preemptions" => "+1 per Preempted event in a request's outputs.",
         "vllm:request_prompt_tokens" => "Observes `prompt_len` when the request finishes.",
         "vllm:request_generation_tokens" => {
@@ -219,7 +222,9 @@ pub(crate) fn how_computed(name: &str) -> Option<&'static str> {
         }
         "vllm:inter_token_latency_seconds" => {
             "Observes `batch_timestamp - last token's batch_timestamp` on every later output that \
-             carries a token: one sample per output batch, however many tokens it carries."
+             carries a token: one sample per output batch, however many tokens it carries. The \
+             tracker keeps the samples and merges them every 32 generated tokens and at the \
+             finish, as vLLM's Rust frontend does (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`)."
         }
         "vllm:request_time_per_output_token_seconds" => {
             "Observes decode time / (generated tokens - 1) when the request finishes with more \
@@ -351,12 +356,15 @@ pub fn catalogue() -> Catalogue {
         sources.push_str(&format!("* `{file}` at `{commit}`\n"));
     }
     sources.push_str(
-        "\nThe NIXL and Mooncake-store buckets and help texts are those of vLLM's connectors \
-         (`vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py`, \
-         `.../mooncake/store/metrics.py`), which the Rust frontend records. The help texts of \
-         `vllm:prompt_tokens_cached_by_source`, `vllm:request_num_preemptions`, \
+        "\nThe NIXL and Mooncake-store help texts, and the NIXL buckets, are those of vLLM's \
+         connectors (`vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py`, \
+         `.../mooncake/store/metrics.py`), which the Rust frontend records. The Mooncake-store \
+         operation-time buckets are the Rust frontend's own (its `rust/src/metrics/src/scheduler.rs` \
+         registers the connector families, 0.001 s to 4 s), not the Python connector's (0.0001 s \
+         to 2 s). The help text of `vllm:request_num_preemptions` is the one vLLM documents \
+         (`docs/usage/metrics.md`). The help texts of `vllm:prompt_tokens_cached_by_source`, \
          `vllm:engine_sleep_resource_state` and `vllm:engine_fully_awake` are this crate's: the \
-         declarations of these four in vLLM were not among the files above.",
+         declarations of these three in vLLM were not among the files above.",
     );
     let mut catalogue = Catalogue::new("vLLM metric catalogue")
         .intro(format!(

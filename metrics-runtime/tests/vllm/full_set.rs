@@ -520,6 +520,7 @@ fn help_texts_are_the_rust_frontends_where_it_differs_from_python() {
         "# HELP vllm:request_prompt_tokens Prompt length of each finished sequence; each parallel-sampling child is one observation.",
         "# HELP vllm:lora_requests_info Running stats on lora requests.",
         "# HELP vllm:sleep_mode_operation_duration_seconds Duration of one sleep-mode operation.",
+        "# HELP vllm:request_num_preemptions Histogram of the number of times a request was preempted.",
     ] {
         assert!(text.contains(help), "missing {help:?}");
     }

@@ -34,6 +34,18 @@ const KV_RESIDENCY: &[f64] = &[
     120.0, 300.0, 600.0, 1200.0, 1800.0,
 ];
 
+/// The connector histograms' bounds in vLLM's Rust frontend (`rust/src/metrics/src/scheduler.rs`,
+/// which registers the families the Rust frontend exports).
+const MOONCAKE_OPERATION_TIME: &[f64] = &[
+    0.001, 0.005, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0,
+];
+const NIXL_XFER_TIME: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 5.0,
+];
+const NIXL_POST_TIME: &[f64] = &[
+    0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 5.0,
+];
+
 enum Kind {
     Counter,
     Gauge,
@@ -329,4 +341,58 @@ fn the_deprecated_aliases_are_declared_with_vllms_versions() {
             ),
         ]
     );
+}
+
+/// The `le` bounds (without `+Inf`) of histogram `name`'s series with `labels`, as exported.
+fn exported_bounds(s: &Scrape, name: &str, labels: &[(&str, &str)]) -> Vec<f64> {
+    s.find(&format!("{name}_bucket"), labels)
+        .iter()
+        .filter_map(|(labels, _)| {
+            let le = &labels.iter().find(|(k, _)| k == "le").expect("le").1;
+            (le != "+Inf").then(|| le.parse().expect("a bound"))
+        })
+        .collect()
+}
+
+#[test]
+fn connector_histograms_have_the_rust_frontends_buckets() {
+    use metric_handles::vllm::{
+        KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus,
+        SchedulerStats,
+    };
+
+    let (registry, metrics) = setup_default();
+    let record = MooncakeRecord {
+        duration_seconds: 0.002,
+        num_keys: 1,
+        num_bytes: 64,
+        status: MooncakeStatus::Ok,
+        num_failed_keys: 0,
+    };
+    let stats = SchedulerStats {
+        kv_connector_stats: Some(KvConnectorStats {
+            nixl: Vec::new(),
+            mooncake: Some(MooncakeStats(BTreeMap::from([(
+                MooncakeOperation::LoadGet,
+                vec![record],
+            )]))),
+        }),
+        ..SchedulerStats::default()
+    };
+    metrics.scheduler().record(0, &stats);
+    let s = scrape(&registry);
+    let engine = [("engine", "0")];
+    for (name, bounds) in [
+        (
+            "vllm:mooncake_store_operation_time_seconds",
+            MOONCAKE_OPERATION_TIME,
+        ),
+        ("vllm:nixl_xfer_time_seconds", NIXL_XFER_TIME),
+        ("vllm:nixl_post_time_seconds", NIXL_POST_TIME),
+    ] {
+        assert_eq!(exported_bounds(&s, name, &engine), bounds, "{name}");
+    }
+    // 2 ms falls in vLLM's (0.001, 0.005] bucket.
+    let time = s.hist_with("vllm:mooncake_store_operation_time_seconds", &engine);
+    assert_eq!((time.le(0.001), time.le(0.005)), (0.0, 1.0));
 }

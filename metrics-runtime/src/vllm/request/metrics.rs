@@ -85,7 +85,7 @@ pub struct RequestMetrics {
     )]
     pub request_prefill_kv_computed_tokens: Family<EngineLabels, Histogram>,
 
-    /// Number of preemptions per finished request
+    /// Histogram of the number of times a request was preempted
     #[metric(name = "vllm:request_num_preemptions", buckets = PREEMPTIONS_BUCKETS)]
     pub request_num_preemptions: Family<EngineLabels, Histogram>,
 
