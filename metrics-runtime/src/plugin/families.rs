@@ -50,6 +50,15 @@ struct State<L> {
     families: Vec<Arc<dyn ErasedFamily<L>>>,
     /// Names no family of this set may write, though nothing registers them (yet).
     reserved: Ledger,
+    /// The common label sets declared present ([`RuntimeFamilies::add_common`]), and the
+    /// families registered through [`RuntimeFamilies::register`], which get a zero series for
+    /// each of them.
+    zero_series: ZeroSeries<L>,
+}
+
+struct ZeroSeries<L> {
+    present: Vec<L>,
+    families: Vec<Arc<dyn ErasedFamily<L>>>,
 }
 
 impl<L: LabelSet> RuntimeFamilies<L> {
@@ -60,6 +69,10 @@ impl<L: LabelSet> RuntimeFamilies<L> {
                 state: RwLock::new(State {
                     families: Vec::new(),
                     reserved: Ledger::default(),
+                    zero_series: ZeroSeries {
+                        present: Vec::new(),
+                        families: Vec::new(),
+                    },
                 }),
                 ledger: registry.scoped_ledger(),
             }),
@@ -105,6 +118,10 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     /// buckets on histograms only (non-empty, finite, strictly increasing), extra label keys
     /// valid, not reserved and not repeating each other or a common key, and a name not
     /// already registered or reserved in this set.
+    ///
+    /// A family without extra label keys gets a series at zero for each common label set
+    /// declared present (each present engine, in `VllmMetrics::plugin_families`), so a
+    /// `rate()` works from the first scrape.
     pub fn register<M: RuntimeMember>(
         &self,
         spec: &FamilySpec,
@@ -125,8 +142,31 @@ impl<L: LabelSet> RuntimeFamilies<L> {
             .check(std::slice::from_ref(&claim))
             .and_then(|()| self.shared.ledger.claim(vec![claim]))
             .map_err(|error| FamilyError::NameTaken(Box::new(error)))?;
-        state.families.push(Arc::new(family.clone()));
+        let erased: Arc<dyn ErasedFamily<L>> = Arc::new(family.clone());
+        for common in &state.zero_series.present {
+            erased.create_zero_series(common);
+        }
+        state.zero_series.families.push(Arc::clone(&erased));
+        state.families.push(erased);
         Ok(family)
+    }
+
+    /// Declares the common label set `common` present (an engine that joined): every family
+    /// registered through [`register`](Self::register) without extra label keys gets its
+    /// series at zero now, and so does every such family registered later, until
+    /// [`remove_common`](Self::remove_common) removes `common`. Takes the list's lock, then
+    /// each family's.
+    // Used by the vLLM families only.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn add_common(&self, common: &L) {
+        let mut state = self.write();
+        let zero_series = &mut state.zero_series;
+        if !zero_series.present.contains(common) {
+            zero_series.present.push(common.clone());
+        }
+        for family in &zero_series.families {
+            family.create_zero_series(common);
+        }
     }
 
     /// The names a family of `spec` writes in this set's registry.
@@ -179,9 +219,15 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     }
 
     /// Removes every series of the common label set `common` from every family (an engine
-    /// that left, say); returns how many series were removed.
+    /// that left, say); returns how many series were removed. `common` is no longer present:
+    /// families registered from now on get no zero series for it.
     pub fn remove_common(&self, common: &L) -> usize {
-        self.read()
+        let mut state = self.write();
+        state
+            .zero_series
+            .present
+            .retain(|present| present != common);
+        state
             .families
             .iter()
             .map(|family| family.remove_common(common))

@@ -241,6 +241,10 @@ pub(crate) trait ErasedFamily<L>: Send + Sync + fmt::Debug {
     fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error>;
     /// Removes every series of the common label set `common`.
     fn remove_common(&self, common: &L) -> usize;
+    /// Creates the series of `common` at zero, when every one of its labels is known now (the
+    /// family has no extra label keys) and the family has room for it (up to its limit, not
+    /// the overflow series).
+    fn create_zero_series(&self, common: &L);
 }
 
 impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
@@ -270,6 +274,15 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
 
     fn remove_common(&self, common: &L) -> usize {
         RuntimeFamily::remove_common(self, common)
+    }
+
+    fn create_zero_series(&self, common: &L) {
+        let inner = &*self.inner;
+        // Extra label values depend on the data: those series appear on their first record.
+        if inner.extra_keys.is_empty() && !inner.series.is_full() {
+            let key = (common.clone(), Box::default());
+            let _ = inner.series.resolve(&key, || M::build(&inner.spec));
+        }
     }
 }
 

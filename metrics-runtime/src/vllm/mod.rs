@@ -359,9 +359,15 @@ impl VllmMetrics {
     /// The run-time families of this registry, with `model_name` and `engine` first: where a
     /// third-party KV connector registers its own families. vLLM's NIXL, Mooncake-store and
     /// sleep-state families are registered here; every name this module registers (and the
-    /// HTTP families' names) is reserved. An engine's series in these families are removed
-    /// with the engine; resolve them with [`resolve_for_engine`](Self::resolve_for_engine) so
-    /// that a resolution racing the engine's leave cannot outlive it.
+    /// HTTP families' names) is reserved. A family registered here without extra label keys
+    /// gets a series at zero for every present engine, and for each engine that joins later,
+    /// as vLLM's connector adapter pre-creates them
+    /// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a connector's
+    /// `rate()` works from the first scrape, and an idle engine shows 0 rather than nothing.
+    /// Series with extra label values appear on their first record. An engine's series in
+    /// these families are removed with the engine; resolve them with
+    /// [`resolve_for_engine`](Self::resolve_for_engine) so that a resolution racing the
+    /// engine's leave cannot outlive it.
     pub fn plugin_families(&self) -> &RuntimeFamilies<EngineLabels> {
         &self.scheduler.core().families.plugins
     }
@@ -547,6 +553,10 @@ impl Core {
                     .num_requests_running
                     .get(&labels)
                     .is_none();
+                // A third-party connector's families get the engine's zero series, as vLLM's
+                // connector adapter pre-creates them, so their `rate()` works from the first
+                // scrape; they leave with the engine (`remove_common`).
+                self.families.plugins.add_common(&labels);
                 let entry = EngineEntry {
                     generation: self.next_generation.fetch_add(1, Ordering::Relaxed),
                     overflowed,

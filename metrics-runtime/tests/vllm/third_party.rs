@@ -1,6 +1,7 @@
 //! A third-party KV connector's families (`VllmMetrics::plugin_families`) while engines join
 //! and leave: series resolved through `resolve_for_engine` leave with their engine, even when
-//! the resolution races the leave.
+//! the resolution races the leave, and families without extra labels get a zero series per
+//! present engine, as vLLM's connector adapter pre-creates them.
 
 use std::sync::mpsc::channel;
 use std::thread::{scope, sleep};
@@ -8,8 +9,9 @@ use std::time::Duration;
 
 use crate::support::vllm::*;
 use metric_handles::plugin::{FamilySpec, RuntimeFamily};
+use metric_handles::prometheus_client::metrics::gauge::Gauge;
 use metric_handles::vllm::{EngineLabels, VllmMetrics};
-use metric_handles::Counter;
+use metric_handles::{Counter, Histogram};
 
 const LOOKUPS: &str = "acme:kv_lookups";
 
@@ -108,4 +110,135 @@ fn a_resolution_racing_the_leave_never_outlives_the_engine() {
         "a series resolved as engine 1 left must leave with it"
     );
     assert!(!scrape(&registry).has("vllm:num_requests_running", &[("engine", "1")]));
+}
+
+/// A connector's families, as vLLM's connector adapter test registers them
+/// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a counter, a histogram,
+/// a gauge; and one with a data-dependent label, which cannot be pre-created.
+struct FakeConnector {
+    puts: RuntimeFamily<EngineLabels, Counter>,
+    latency: RuntimeFamily<EngineLabels, Histogram>,
+    by_tier: RuntimeFamily<EngineLabels, Counter>,
+}
+
+fn register_fake_connector(metrics: &VllmMetrics) -> FakeConnector {
+    let plugins = metrics.plugin_families();
+    let gauge: RuntimeFamily<EngineLabels, Gauge> = plugins
+        .register(&FamilySpec::gauge("fake_gauge", "gauge"))
+        .expect("free");
+    drop(gauge);
+    FakeConnector {
+        puts: plugins
+            .register(&FamilySpec::counter("fake_puts", "puts"))
+            .expect("free"),
+        latency: plugins
+            .register(&FamilySpec::histogram(
+                "fake_latency_seconds",
+                "latency",
+                vec![0.01, 0.1, 1.0],
+            ))
+            .expect("free"),
+        by_tier: plugins
+            .register(&FamilySpec::counter("fake_tier_hits", "hits").label_keys(["tier"]))
+            .expect("free"),
+    }
+}
+
+/// Every series of families `fake_*` of `engine`, as written.
+fn fake_series(text: &str, engine: &str) -> Vec<String> {
+    let engine = format!(r#"engine="{engine}""#);
+    text.lines()
+        .filter(|l| l.starts_with("fake_") && l.contains(&engine))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn families_registered_while_engines_are_present_get_a_zero_series_per_engine() {
+    let (registry, metrics) = setup_default();
+    for engine in [0, 1] {
+        metrics.scheduler().add_engine(engine);
+    }
+    let connector = register_fake_connector(&metrics);
+    let text = scrape(&registry).text;
+    for engine in ["0", "1"] {
+        let labels = format!(r#"{{model_name="model",engine="{engine}"}}"#);
+        for zero in [
+            format!("fake_puts_total{labels} 0"),
+            format!("fake_latency_seconds_count{labels} 0"),
+            format!("fake_latency_seconds_sum{labels} 0"),
+            format!("fake_gauge{labels} 0"),
+        ] {
+            assert!(text.contains(&zero), "engine {engine}: {zero} in\n{text}");
+        }
+    }
+    assert!(
+        !text.contains("fake_tier_hits_total{"),
+        "a data-dependent label: {text}"
+    );
+
+    // A record on engine 0 updates engine 0 only.
+    connector
+        .puts
+        .get_or_create(&engine_labels(0), &[])
+        .expect("no extra labels")
+        .inc_by(3);
+    let s = scrape(&registry);
+    assert_eq!(s.counter("fake_puts", "0"), 3.0);
+    assert_eq!(s.counter("fake_puts", "1"), 0.0);
+    assert_eq!(s.hist("fake_latency_seconds", "1").count, 0.0);
+    drop(connector.latency);
+    drop(connector.by_tier);
+}
+
+#[test]
+fn an_engine_that_joins_later_gets_its_zero_series_and_they_leave_with_it() {
+    let (registry, metrics) = setup_default();
+    let _connector = register_fake_connector(&metrics);
+    assert!(
+        fake_series(&scrape(&registry).text, "0").is_empty(),
+        "no engine yet"
+    );
+    let qwen = metrics.with_model("qwen");
+    // Engines past the 256 slots and of another model too.
+    for (recorder, engine) in [(&metrics, 2), (&metrics, 300), (&qwen, 2)] {
+        recorder.scheduler().add_engine(engine);
+    }
+    let text = scrape(&registry).text;
+    for engine in ["2", "300"] {
+        // puts, gauge, and the histogram's 4 buckets, count and sum; per model.
+        assert_eq!(
+            fake_series(&text, engine).len(),
+            if engine == "2" { 16 } else { 8 }
+        );
+    }
+    assert!(text.contains(r#"fake_puts_total{model_name="qwen",engine="2"} 0"#));
+
+    assert!(metrics.scheduler().remove_engine(2));
+    let left = fake_series(&scrape(&registry).text, "2");
+    assert_eq!(left.len(), 8, "{left:?}");
+    assert!(
+        left.iter().all(|l| l.contains(r#"model_name="qwen""#)),
+        "only the other model's engine 2 is left: {left:?}"
+    );
+    let text = scrape(&registry).text;
+    assert!(!text.contains(r#"fake_puts_total{model_name="model",engine="2"}"#));
+    // A family registered after the leave has no series for the engine that left.
+    let late: RuntimeFamily<EngineLabels, Counter> = metrics
+        .plugin_families()
+        .register(&FamilySpec::counter("fake_late", "late"))
+        .expect("free");
+    assert_eq!(late.len(), 2, "engine 300 of model, engine 2 of qwen");
+    // Joining again brings fresh zero series.
+    metrics.scheduler().add_engine(2);
+    assert!(scrape(&registry)
+        .text
+        .contains(r#"fake_late_total{model_name="model",engine="2"} 0"#));
+}
+
+fn engine_labels(engine: u32) -> EngineLabels {
+    EngineLabels {
+        model_name: "model".to_owned(),
+        engine,
+    }
 }

@@ -26,8 +26,9 @@
 //!    a connector's series in `VllmMetrics::resolve_for_engine`. A leave removes the engine
 //!    from the table before it takes this lock, so whoever holds it and finds the engine
 //!    present (a lock-free read) knows its series stay until it lets go.
-//! 3. **The families' own locks** (a family's series map, the list of plug-in families): taken
-//!    last, and nothing is locked while one is held.
+//! 3. **The families' own locks**: taken last, the list of plug-in families before a family's
+//!    series map (a plug-in family registered, or an engine joining, creates zero series
+//!    under the list's lock); no engine lock is taken while one of them is held.
 //!
 //! Recording, looking an engine up, `is_present` and `entries` take none of them. The locks
 //! are [`OrderedMutex`]es: debug builds check this order on every acquisition and panic,
