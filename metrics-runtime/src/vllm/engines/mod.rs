@@ -97,17 +97,22 @@ impl<T> EngineTable<T> {
     /// joined; a join takes the locks [`join_cold`](Self::join_cold) says.
     #[inline]
     pub(crate) fn get_or_join(&self, engine: u32, join: impl FnOnce() -> T) -> EntryRef<T> {
-        match self.slot(engine) {
-            Some(slot) => {
-                let guard = slot.load();
-                if guard.is_some() {
-                    return EntryRef::Slot(guard);
-                }
+        if let Some(slot) = self.slot(engine) {
+            let guard = slot.load();
+            if guard.is_some() {
+                return EntryRef::Slot(guard);
             }
-            None => {
-                if let Some(entry) = self.beyond.get(engine) {
-                    return EntryRef::Beyond(entry);
-                }
+        }
+        self.get_or_join_beyond(engine, join)
+    }
+
+    /// [`get_or_join`](Self::get_or_join) past the slots, or for an engine that has not
+    /// joined: out of line, so the slot path stays as short as it can be.
+    #[inline(never)]
+    fn get_or_join_beyond(&self, engine: u32, join: impl FnOnce() -> T) -> EntryRef<T> {
+        if self.slot(engine).is_none() {
+            if let Some(entry) = self.beyond.get(engine) {
+                return EntryRef::Beyond(entry);
             }
         }
         EntryRef::Owned(self.join_cold(engine, join))
