@@ -63,7 +63,7 @@ fn a_resolution_past_the_slots_does_not_wait_for_a_join_past_the_slots() {
 
     let joining = ENGINE_SLOTS as u32;
     let resolved = joining + 1;
-    let mut registry = prometheus_client::registry::Registry::default();
+    let mut registry = crate::Registry::default();
     let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
     metrics.scheduler().add_engine(resolved);
     let in_thread = metrics.clone();
@@ -110,7 +110,7 @@ fn a_join_inside_a_resolution_panics_naming_the_locks_instead_of_waiting_forever
 
     use crate::vllm::{VllmMetrics, VllmMetricsConfig};
 
-    let mut registry = prometheus_client::registry::Registry::default();
+    let mut registry = crate::Registry::default();
     let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
     let in_thread = metrics.clone();
     assert_finishes(std::time::Duration::from_secs(20), move || {
@@ -142,7 +142,7 @@ fn records_past_the_slots_take_no_lock_once_the_engine_has_joined() {
     };
 
     let engine = ENGINE_SLOTS as u32 + 44;
-    let mut registry = prometheus_client::registry::Registry::default();
+    let mut registry = crate::Registry::default();
     let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
     metrics.scheduler().add_engine(engine);
     let core = metrics.core();
