@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Counter, Family, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -18,4 +19,9 @@ pub struct Metrics {
     preemptions: Family<EngineLabels, Counter>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    handles.preemptions.inc();
+}

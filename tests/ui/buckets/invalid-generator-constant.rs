@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Family, Histogram, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -15,4 +16,9 @@ pub struct Metrics {
     ttft: Family<EngineLabels, Histogram>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { engine: 0 });
+    handles.ttft.observe(0.5);
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Family, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
@@ -10,4 +11,10 @@ pub struct Metrics {
     offset: Family<NoLabels, Histogram>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&NoLabels);
+    handles.skew.observe(0.5);
+    handles.offset.observe(0.5);
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Counter, Family, Gauge, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
@@ -22,4 +23,14 @@ pub struct Metrics {
     busy_created: Family<NoLabels, Gauge>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&NoLabels);
+    handles.requests.inc();
+    handles.requests_gauge.set(1);
+    handles.latency.observe(0.5);
+    handles.latency_count.inc();
+    handles.busy.inc();
+    handles.busy_created.set(1);
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Counter, Family, Gauge, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
@@ -10,4 +11,10 @@ pub struct Metrics {
     served: Family<NoLabels, Counter>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&NoLabels);
+    handles.queue.set(1);
+    handles.served.inc();
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Family, Gauge, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -14,4 +15,9 @@ pub struct Metrics {
     running: Family<EngineLabels, Gauge>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    handles.running.set(1);
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Counter, Dynamic, Family, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -19,4 +20,9 @@ pub struct Metrics {
     by_model: Family<EngineLabels, Dynamic<PerModel, Counter>>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    let _ = &handles.by_model;
+}

@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{Family, Gauge, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -22,4 +23,10 @@ pub struct Metrics {
     waiting: Family<OtherLabels, Gauge>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    handles.running.set(1);
+    handles.waiting.set(1);
+}

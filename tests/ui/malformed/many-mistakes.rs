@@ -1,3 +1,4 @@
+use metric_handles::prometheus_client::registry::Registry;
 use metric_handles::{ByLabel, Counter, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -31,4 +32,12 @@ pub struct Metrics {
     success: Family<EngineLabels, ByLabel<FinishReason, Counter>>,
 }
 
-fn main() {}
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    handles.running.set(1);
+    handles.prompt_tokens.inc();
+    handles.ttft.observe(0.5);
+    handles.success.get(FinishReason::Stop).inc();
+}
