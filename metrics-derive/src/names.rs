@@ -26,18 +26,18 @@ struct Pattern {
 const METRIC_NAME: Pattern = Pattern {
     what: "metric name",
     first: |c| c.is_ascii_alphabetic() || c == '_' || c == ':',
-    starts_with: "a letter, `_` or `:`",
+    starts_with: "an ASCII letter, `_` or `:`",
     rest: |c| c.is_ascii_alphanumeric() || c == '_' || c == ':',
-    allowed: "letters, digits, `_` and `:`",
+    allowed: "ASCII letters, digits, `_` and `:`",
 };
 
 /// `[a-zA-Z_][a-zA-Z0-9_]*`.
 const LABEL_KEY: Pattern = Pattern {
     what: "label key",
     first: |c| c.is_ascii_alphabetic() || c == '_',
-    starts_with: "a letter or `_`",
+    starts_with: "an ASCII letter or `_`",
     rest: |c| c.is_ascii_alphanumeric() || c == '_',
-    allowed: "letters, digits and `_`",
+    allowed: "ASCII letters, digits and `_`",
 };
 
 impl Pattern {
@@ -45,20 +45,42 @@ impl Pattern {
     fn check(&self, text: &str) -> Result<(), String> {
         let what = self.what;
         let mut chars = text.chars();
-        if chars.next().is_some_and(|c| !(self.first)(c)) {
-            return Err(format!(
-                "`{text}` is not a valid Prometheus {what} (it must start with {})",
-                self.starts_with
-            ));
-        }
-        match chars.find(|c| !(self.rest)(*c)) {
+        // A non-ASCII first character breaks the character rule, not the first-character one:
+        // "use ASCII letters" says more than "it must start with a letter" about `é`.
+        let bad = match chars.next() {
+            Some(first) if first.is_ascii() && !(self.first)(first) => {
+                return Err(format!(
+                    "`{text}` is not a valid Prometheus {what} (it must start with {})",
+                    self.starts_with
+                ));
+            }
+            Some(first) if !first.is_ascii() => Some(first),
+            _ => chars.find(|c| !(self.rest)(*c)),
+        };
+        match bad {
             Some(bad) => Err(format!(
-                "`{text}` is not a valid Prometheus {what} (`{}` is not allowed; use {})",
-                bad.escape_default(),
+                "`{text}` is not a valid Prometheus {what} ({} is not allowed; use {})",
+                shown(bad),
                 self.allowed
             )),
             None => Ok(()),
         }
+    }
+}
+
+/// A character as a message names it: itself, and its code point when it is not ASCII (an
+/// invisible or look-alike character is then still identifiable); escaped when it would not
+/// print.
+fn shown(c: char) -> String {
+    let printed = if c.is_control() || (c.is_whitespace() && c != ' ') {
+        c.escape_debug().to_string()
+    } else {
+        c.to_string()
+    };
+    if c.is_ascii() {
+        format!("`{printed}`")
+    } else {
+        format!("`{printed}` (U+{:04X})", u32::from(c))
     }
 }
 
@@ -87,7 +109,7 @@ pub fn check_label_key(key: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a unit: lower-case letters, digits and `_`, starting with a letter.
+/// Checks a unit: lower-case ASCII letters, digits and `_`, starting with a letter.
 pub fn check_unit(unit: &str) -> Result<(), String> {
     let mut chars = unit.chars();
     let valid = matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
@@ -96,7 +118,7 @@ pub fn check_unit(unit: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "`{unit}` is not a valid unit (use lower-case letters, digits and `_`, e.g. `unit = \"seconds\"`)"
+            "`{unit}` is not a valid unit (use lower-case ASCII letters, digits and `_`, e.g. `unit = \"seconds\"`)"
         ))
     }
 }
@@ -149,15 +171,19 @@ mod tests {
     fn messages_say_which_rule_is_broken() {
         for (name, message) in [
             ("", "it cannot be empty"),
-            ("1a", "`1a` is not a valid Prometheus metric name (it must start with a letter, `_` or `:`)"),
-            ("a-b", "`a-b` is not a valid Prometheus metric name (`-` is not allowed; use letters, digits, `_` and `:`)"),
+            ("1a", "`1a` is not a valid Prometheus metric name (it must start with an ASCII letter, `_` or `:`)"),
+            ("a-b", "`a-b` is not a valid Prometheus metric name (`-` is not allowed; use ASCII letters, digits, `_` and `:`)"),
+            ("app:größe", "`app:größe` is not a valid Prometheus metric name (`ö` (U+00F6) is not allowed; use ASCII letters, digits, `_` and `:`)"),
+            ("éa", "`éa` is not a valid Prometheus metric name (`é` (U+00E9) is not allowed; use ASCII letters, digits, `_` and `:`)"),
+            ("a\u{a0}b", "`a\u{a0}b` is not a valid Prometheus metric name (`\\u{a0}` (U+00A0) is not allowed; use ASCII letters, digits, `_` and `:`)"),
         ] {
             assert_eq!(check_metric_name(name).unwrap_err(), message);
         }
         for (key, message) in [
             ("", "a label key cannot be empty (`\"\"`)"),
-            (":a", "`:a` is not a valid Prometheus label key (it must start with a letter or `_`)"),
-            ("a:b", "`a:b` is not a valid Prometheus label key (`:` is not allowed; use letters, digits and `_`)"),
+            (":a", "`:a` is not a valid Prometheus label key (it must start with an ASCII letter or `_`)"),
+            ("a:b", "`a:b` is not a valid Prometheus label key (`:` is not allowed; use ASCII letters, digits and `_`)"),
+            ("größe", "`größe` is not a valid Prometheus label key (`ö` (U+00F6) is not allowed; use ASCII letters, digits and `_`)"),
             ("__a", "label key `__a` is reserved (keys starting with `__` are for Prometheus' internal use)"),
         ] {
             assert_eq!(check_label_key(key).unwrap_err(), message);

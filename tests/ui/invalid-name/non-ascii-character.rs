@@ -1,0 +1,16 @@
+use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::{Counter, Family, MetricHandles, NoLabels};
+
+#[derive(MetricHandles)]
+pub struct Metrics {
+    /// Tokens
+    #[metric(name = "app:größe")]
+    tokens: Family<NoLabels, Counter>,
+}
+
+fn main() {
+    let mut registry = Registry::default();
+    let metrics = Metrics::register(&mut registry);
+    let h = metrics.resolve(&NoLabels);
+    h.tokens.inc();
+}
