@@ -143,19 +143,25 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         &[MAX]
     };
     let expected_names: Vec<&str> = expected.iter().map(|s| s.as_str()).collect();
+    if call
+        .args
+        .iter()
+        .any(|arg| !matches!(strip(arg), Expr::Assign(_)))
+    {
+        cx.error_spanned_by(
+            &call.args,
+            format!(
+                "`{func}(...)` takes named arguments: write `{func}({})`",
+                named_form(call, expected).unwrap_or_else(|| example_args(generator).to_owned())
+            ),
+        );
+        return None;
+    }
     let mut values: Vec<(Symbol, Ident, f64)> = Vec::new();
     let mut constants: Vec<(Symbol, Path)> = Vec::new();
     let mut ok = true;
     for arg in &call.args {
         let Expr::Assign(assign) = strip(arg) else {
-            cx.error_spanned_by(
-                arg,
-                format!(
-                    "`{func}(...)` takes named arguments: write `{func}({})`",
-                    example_args(generator)
-                ),
-            );
-            ok = false;
             continue;
         };
         let Some(key) = plain_ident(&assign.left) else {
@@ -254,6 +260,44 @@ fn generator(cx: &Ctxt, call: &syn::ExprCall) -> Option<BucketSpec> {
         args,
         span: call.span(),
     })
+}
+
+/// The call with every argument named, the user's values kept: positional arguments take the
+/// names the named ones left, in the generator's order (`exponential(0.001, 2.0, 16)` is
+/// `exponential(start = 0.001, factor = 2.0, count = 16)`). `None` when there are more
+/// arguments than names, or a named argument is not one of them.
+fn named_form(call: &syn::ExprCall, expected: &[Symbol]) -> Option<String> {
+    let named: Vec<Ident> = call
+        .args
+        .iter()
+        .filter_map(|arg| match strip(arg) {
+            Expr::Assign(assign) => plain_ident(&assign.left),
+            _ => None,
+        })
+        .collect();
+    let mut free = expected
+        .iter()
+        .filter(|symbol| !named.iter().any(|ident| ident == **symbol));
+    let mut parts = Vec::new();
+    for arg in &call.args {
+        let text = match strip(arg) {
+            Expr::Assign(assign) => {
+                let key = plain_ident(&assign.left)?;
+                if !expected.iter().any(|symbol| key == *symbol) {
+                    return None;
+                }
+                format!("{key} = {}", tokens(&assign.right))
+            }
+            value => format!("{} = {}", free.next()?, tokens(value)),
+        };
+        parts.push(text);
+    }
+    Some(parts.join(", "))
+}
+
+/// An expression as the user wrote it, for a message (`-1.5`, `COUNT`).
+fn tokens(expr: &Expr) -> String {
+    crate::ty::render_tokens(&quote::ToTokens::to_token_stream(expr))
 }
 
 /// What a literal argument `symbol` of `generator` must be: the test, and the rule in words.

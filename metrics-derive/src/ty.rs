@@ -355,7 +355,12 @@ fn last_segment(ty: &Type) -> Option<(String, Vec<Type>)> {
 
 /// A type rendered compactly for `MetricDescriptor::value_type`: `ByLabel<Reason, Counter>`.
 pub fn render(ty: &Type) -> String {
-    let text = quote::quote!(#ty).to_string();
+    render_tokens(&quote::quote!(#ty))
+}
+
+/// Tokens rendered compactly, as a user would write them: `Gauge<f64, AtomicU64>`, `-1.5`.
+pub fn render_tokens(tokens: &proc_macro2::TokenStream) -> String {
+    let text = tokens.to_string();
     let mut out = String::with_capacity(text.len());
     for piece in text.split(' ') {
         let glue = out.is_empty()
@@ -363,7 +368,8 @@ pub fn render(ty: &Type) -> String {
             || (piece == "::" && !out.ends_with(','))
             || out.ends_with('<')
             || out.ends_with("::")
-            || out.ends_with('&');
+            || out.ends_with('&')
+            || out == "-";
         if !glue {
             out.push(' ');
         }
