@@ -1,7 +1,7 @@
 //! The typed view of a `#[derive(MetricHandles)]` input: the struct, its container attribute,
 //! and per field its `#[metric]` attribute and `Family<L, M>` type.
 
-use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Visibility};
+use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Type, Visibility};
 
 use crate::ctxt::Ctxt;
 use crate::metric_attr::{self, ContainerAttrs, FieldAttrs};
@@ -20,6 +20,8 @@ pub struct Input<'a> {
 pub struct Field<'a> {
     pub ident: &'a Ident,
     pub vis: &'a Visibility,
+    /// The field's type, as written.
+    pub ty: &'a Type,
     pub attrs: &'a [Attribute],
     pub metric: FieldAttrs,
     /// `Family<L, M>` as read; `None` for skipped fields and unreadable types.
@@ -85,6 +87,7 @@ impl<'a> Input<'a> {
                 Some(Field {
                     ident,
                     vis: &field.vis,
+                    ty: &field.ty,
                     attrs: &field.attrs,
                     metric,
                     family,

@@ -143,9 +143,12 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
     }
 
     let skipped_inits = input.fields.iter().filter(|f| f.is_skipped()).map(|f| {
-        let field = f.ident;
+        let (field, ty) = (f.ident, f.ty);
         let cfgs = f.cfgs();
-        quote!(#(#cfgs)* #field: #krate::__private::std::default::Default::default(),)
+        // At the field's type, where a type without `Default` is reported.
+        let value = respan(quote!(#krate::__private::skipped_field::<), ty.span());
+        let end = respan(quote!(>()), ty.span());
+        quote!(#(#cfgs)* #field: #value #ty #end,)
     });
     let check_consts = checks.iter().map(|(cfgs, check_ident, check)| {
         quote! {

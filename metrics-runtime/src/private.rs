@@ -116,6 +116,30 @@ pub const fn assert_axis_keys_are_free(common: &[&str], axis_keys: &[&str]) {
     }
 }
 
+/// What `register` puts in a `#[metric(skip)]` field: its `Default`. A trait of its own so a
+/// type without `Default` is reported at the field, with what to write.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `Default`, which a `#[metric(skip)]` field needs",
+    label = "`register` fills this field with `Default::default()`",
+    note = "derive or implement `Default` for `{Self}`, or declare the field as `Option<{Self}>` and set it after `register`"
+)]
+pub trait SkippedField: Sized {
+    /// The field's value after `register`.
+    fn skipped() -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Default> SkippedField for T {
+    fn skipped() -> T {
+        T::default()
+    }
+}
+
+/// The value of a `#[metric(skip)]` field after `register`.
+pub fn skipped_field<T: SkippedField>() -> T {
+    T::skipped()
+}
+
 /// Implemented only for `L` itself: generated `resolve`/`remove` pass the struct's label
 /// set through [`same_labels`], so a field whose `Family<L, _>` uses another label set is
 /// reported once, at that field, with this message.

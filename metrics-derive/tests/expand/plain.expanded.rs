@@ -207,7 +207,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 &Self::__METRIC_HANDLES_TTFT,
                 options,
             ),
-            started: ::metric_handles::__private::std::default::Default::default(),
+            started: ::metric_handles::__private::skipped_field::<u64>(),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`EngineHandles`].
