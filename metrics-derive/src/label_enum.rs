@@ -143,7 +143,18 @@ impl LabelDerive for LabelEnum {
                 #(Self::#variants => #indices,)*
             }
         };
-        impls(input, values, index_body)
+        let variants = values.iter().map(|v| v.ident);
+        let labels = values.iter().map(|v| &v.value);
+        // A match of its own rather than `LabelEnum::label_value(*self)`: that needs the
+        // supertraits, and an enum missing one (`Copy`) would report it here a second time.
+        let krate = &input.krate;
+        let encode_body = quote! {
+            let value = match self {
+                #(Self::#variants => #labels,)*
+            };
+            #krate::__private::std::fmt::Write::write_str(encoder, value)
+        };
+        impls(input, values, index_body, encode_body)
     }
 
     /// The impls without values. A generic enum gets none: its impls would only add
@@ -156,11 +167,21 @@ impl LabelDerive for LabelEnum {
             let _ = self;
             ::core::unimplemented!("metric-handles: fix the errors above")
         };
-        impls(input, &[], index_body)
+        let encode_body = quote! {
+            let _ = (self, encoder);
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        };
+        impls(input, &[], index_body, encode_body)
     }
 }
 
-fn impls(input: &Input, values: &[Value], index_body: TokenStream) -> TokenStream {
+/// `LabelEnum` and `EncodeLabelValue`, with the bodies of `index` and `encode`.
+fn impls(
+    input: &Input,
+    values: &[Value],
+    index_body: TokenStream,
+    encode_body: TokenStream,
+) -> TokenStream {
     let krate = &input.krate;
     let variants = values.iter().map(|v| v.ident);
     let values = values.iter().map(|v| &v.value);
@@ -181,12 +202,7 @@ fn impls(input: &Input, values: &[Value], index_body: TokenStream) -> TokenStrea
         krate,
         "EncodeLabelValue",
         "LabelValueEncoder",
-        quote! {
-            #krate::__private::std::fmt::Write::write_str(
-                encoder,
-                #krate::LabelEnum::label_value(*self),
-            )
-        },
+        encode_body,
     );
     quote!(#label_enum #encode)
 }

@@ -61,9 +61,11 @@ for FinishReason {
         (),
         ::metric_handles::__private::std::fmt::Error,
     > {
-        ::metric_handles::__private::std::fmt::Write::write_str(
-            encoder,
-            ::metric_handles::LabelEnum::label_value(*self),
-        )
+        let value = match self {
+            Self::Stop => "stop",
+            Self::Length => "too_long",
+            Self::AbortedByUser => "aborted_by_user",
+        };
+        ::metric_handles::__private::std::fmt::Write::write_str(encoder, value)
     }
 }
