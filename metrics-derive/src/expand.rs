@@ -7,7 +7,7 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{parse_quote, DeriveInput, Generics, Ident};
+use syn::{parse_quote, DeriveInput, Ident, WhereClause};
 
 use crate::ast::Input;
 use crate::buckets::{BucketSpec, GeneratorArg};
@@ -55,15 +55,19 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
     let (marker_decl, marker_init) = marker(input, &krate).unzip();
 
     let consts: Vec<Ident> = const_idents(plans);
-    // The struct's label keys, read once: a `labels = X` that is not a `LabelSet` is one
-    // error, at `X`.
-    let labels_span = input
-        .container
-        .labels
-        .as_ref()
-        .map_or_else(Span::call_site, |ty| ty.span());
-    let common_keys = respan(quote!(<#labels as #krate::LabelSet>::KEYS), labels_span);
+    // Every requirement on the user's types is a bound of `field_ops`, called once per field
+    // (and once for the label keys): see the runtime's `field_ops.rs`.
+    let common_keys = quote! {
+        #krate::__private::field_ops::<
+            #labels,
+            #krate::Family<#labels, #krate::Counter>,
+            #labels,
+            #krate::Counter,
+        >().common_keys
+    };
     let mut handle_fields = Vec::new();
+    let mut handle_clones = Vec::new();
+    let mut ops_consts = Vec::new();
     let mut descriptors = Vec::new();
     let mut descriptor_refs = Vec::new();
     let mut inits = Vec::new();
@@ -92,6 +96,18 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             #docs
             #field_vis #field: #member,
         });
+        let ops = ops_ident(const_ident);
+        let (field_ty, field_labels) = (plan.field.ty, &plan.family.labels);
+        ops_consts.push(quote! {
+            #(#cfgs)*
+            #[doc(hidden)]
+            const #ops: #krate::__private::FieldOps<#labels, #field_ty, #member> =
+                #krate::__private::field_ops::<#labels, #field_ty, #field_labels, #member>();
+        });
+        handle_clones.push(quote! {
+            #(#cfgs)*
+            #field: (<#ident #ty_generics>::#ops.clone_member)(&self.#field),
+        });
         let descriptor = descriptor(plan, &krate, const_ident);
         let parts = descriptor_parts(plan, &krate, const_ident);
         descriptors.push(quote! {
@@ -102,36 +118,17 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             const #const_ident: #krate::MetricDescriptor = #descriptor;
         });
         descriptor_refs.push(quote!(#(#cfgs)* Self::#const_ident,));
-        // The calls are located at the member type, where a type that is not a family member
-        // is reported.
-        let register = respan(
-            quote!(#krate::__private::register_family(registry, &Self::#const_ident, options)),
-            member.span(),
-        );
         inits.push(quote! {
             #(#cfgs)*
-            #field: #register,
+            #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
         });
-        // Spanned on the field's `L`, so a label set that differs from the struct's `labels`
-        // is reported at the field (one error: resolve and remove produce the same one).
-        let field_labels = &plan.family.labels;
-        let same_labels = respan(
-            quote!(#krate::__private::same_labels::<#field_labels, _>(labels)),
-            field_labels.span(),
-        );
-        let resolve = call_at(
-            quote!(self.#field.get_or_create),
-            &same_labels,
-            member.span(),
-        );
-        let remove = call_at(quote!(self.#field.remove), &same_labels, member.span());
         resolves.push(quote! {
             #(#cfgs)*
-            #field: #resolve,
+            #field: (Self::#ops.resolve)(&self.#field, labels),
         });
         removes.push(quote! {
             #(#cfgs)*
-            let _ = #remove;
+            let _ = (Self::#ops.remove)(&self.#field, labels);
         });
         for (n, check) in field_checks(plan, &krate, const_ident)
             .into_iter()
@@ -184,20 +181,33 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
          This is the slow path (hash, lock, maybe allocate); recording through the returned \
          handles is atomic operations only. Call it once per label set and keep the result."
     );
-    let handles_debug = handles_debug(&handles, generics, plans);
+    let bounded = bounded_where_clause(input, plans, &labels, &krate);
+    let handles_debug = handles_debug(input, &handles, &bounded, plans);
     quote! {
         #handles_doc
-        #[derive(Clone)]
         #vis struct #handles #generics #where_clause {
             #(#handle_fields)*
             #marker_decl
         }
 
+        // By hand, not derived: a member type that is not a family member (reported once, by
+        // `field_ops`) may not be `Clone` either.
+        #[automatically_derived]
+        impl #impl_generics ::core::clone::Clone for #handles #ty_generics #bounded {
+            fn clone(&self) -> Self {
+                #handles {
+                    #(#handle_clones)*
+                    #marker_init
+                }
+            }
+        }
+
         #handles_debug
 
-        impl #impl_generics #ident #ty_generics #where_clause {
+        impl #impl_generics #ident #ty_generics #bounded {
             #[doc(hidden)]
             const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = #common_keys;
+            #(#ops_consts)*
             #(#descriptors)*
             #(#check_consts)*
 
@@ -277,29 +287,42 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
 }
 
 /// `Debug` for the handles struct: one field per metric, as `#[derive(Debug)]` would print
-/// them, without the generic struct's marker (not data). Bounded as the derive bounds: each
-/// type parameter `Debug`; every member type is `Debug` (`FamilyMember` requires it). Marked
+/// them, without the generic struct's marker (not data), each member printed through its
+/// field's operations (so a member type that is not `Debug` is not reported again). Marked
 /// `automatically_derived`, as a derived impl is, so a handle never read is still reported by
 /// the dead-code lint (which ignores such impls' reads).
-fn handles_debug(handles: &Ident, generics: &Generics, plans: &[MetricPlan]) -> TokenStream {
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let mut where_clause = where_clause.cloned().unwrap_or_else(|| parse_quote!(where));
-    for param in generics.type_params() {
-        let param = &param.ident;
-        where_clause
-            .predicates
-            .push(parse_quote!(#param: ::core::fmt::Debug));
-    }
+fn handles_debug(
+    input: &Input,
+    handles: &Ident,
+    bounded: &WhereClause,
+    plans: &[MetricPlan],
+) -> TokenStream {
+    let ident = input.ident;
+    let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
+    let krate = krate(input);
     let name = handles.unraw().to_string();
-    let fields = plans.iter().map(|plan| {
-        let field = plan.field.ident;
-        let shown = field.unraw().to_string();
-        let cfgs = plan.field.cfgs();
-        quote!(#(#cfgs)* debug.field(#shown, &self.#field);)
-    });
+    let fields = plans
+        .iter()
+        .zip(const_idents(plans))
+        .map(|(plan, const_ident)| {
+            let field = plan.field.ident;
+            let shown = field.unraw().to_string();
+            let cfgs = plan.field.cfgs();
+            let ops = ops_ident(&const_ident);
+            quote! {
+                #(#cfgs)*
+                debug.field(
+                    #shown,
+                    &#krate::__private::DebugMember(
+                        &self.#field,
+                        <#ident #ty_generics>::#ops.debug_member,
+                    ),
+                );
+            }
+        });
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::core::fmt::Debug for #handles #ty_generics #where_clause {
+        impl #impl_generics ::core::fmt::Debug for #handles #ty_generics #bounded {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 let debug = &mut f.debug_struct(#name);
                 #(#fields)*
@@ -309,13 +332,50 @@ fn handles_debug(handles: &Ident, generics: &Generics, plans: &[MetricPlan]) -> 
     }
 }
 
-/// `callee(args)`, located at `span` except for `args`, which keep their own spans.
-fn call_at(callee: TokenStream, args: &TokenStream, span: Span) -> TokenStream {
-    let mut group = proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, args.clone());
-    group.set_span(group.span().located_at(span));
-    let mut call = respan(callee, span);
-    call.extend([proc_macro2::TokenTree::Group(group)]);
-    call
+/// The struct's where-clause, plus the bounds its type parameters need for the generated
+/// items: `L: LabelSet` when the label set names a parameter (`labels = L`), `M: FamilyMember`
+/// when a member does (`ByLabel<E, Counter>`). So a generic struct needs no bound of its own,
+/// and one that has them is not reported for lacking them.
+fn bounded_where_clause(
+    input: &Input,
+    plans: &[MetricPlan],
+    labels: &TokenStream,
+    krate: &TokenStream,
+) -> WhereClause {
+    let params: Vec<&Ident> = input.generics.type_params().map(|p| &p.ident).collect();
+    let mut clause = input
+        .generics
+        .where_clause
+        .clone()
+        .unwrap_or_else(|| parse_quote!(where));
+    let mut seen = std::collections::HashSet::new();
+    let mut bound = |ty: TokenStream, trait_path: TokenStream| {
+        if mentions(&ty, &params) && seen.insert(ty.to_string()) {
+            clause.predicates.push(parse_quote!(#ty: #trait_path));
+        }
+    };
+    bound(labels.clone(), quote!(#krate::LabelSet));
+    for plan in plans {
+        bound(
+            plan.family.member.to_token_stream(),
+            quote!(#krate::FamilyMember),
+        );
+    }
+    clause
+}
+
+/// Whether `tokens` name one of `params`.
+fn mentions(tokens: &TokenStream, params: &[&Ident]) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => params.iter().any(|p| **p == ident),
+        proc_macro2::TokenTree::Group(group) => mentions(&group.stream(), params),
+        _ => false,
+    })
+}
+
+/// The associated constant holding a field's [`field_ops`] result.
+fn ops_ident(const_ident: &Ident) -> Ident {
+    format_ident!("{}_OPS", const_ident)
 }
 
 /// `__METRIC_HANDLES_{FIELD}`, made unique if two fields differ only in case.
@@ -348,11 +408,8 @@ fn positions(plan: &MetricPlan) -> TokenStream {
 fn descriptor_parts(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> TokenStream {
     let mut parts = TokenStream::new();
     if !plan.axis_keys.is_empty() {
-        let member = &plan.family.member;
-        let shape = respan(
-            quote!(<#member as #krate::FamilyMember>::AXIS),
-            member.span(),
-        );
+        let ops = ops_ident(const_ident);
+        let shape = quote!(Self::#ops.axis);
         let positions = positions(plan);
         let grid_const = format_ident!("{}_GRID", const_ident);
         let grid = plan
@@ -380,10 +437,8 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
     let name = &plan.name;
     let field = plan.field.ident.unraw().to_string();
     let member = &plan.family.member;
-    let kind = respan(
-        quote!(<#member as #krate::FamilyMember>::KIND),
-        member.span(),
-    );
+    let ops = ops_ident(const_ident);
+    let kind = quote!(Self::#ops.kind);
     let value_type = ty::render(member);
     let help = &plan.help;
     let option = quote!(#krate::__private::std::option::Option);
@@ -391,10 +446,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
         Some(unit) => quote!(#option::Some(#unit)),
         None => quote!(#option::None),
     };
-    let shape = respan(
-        quote!(<#member as #krate::FamilyMember>::AXIS),
-        member.span(),
-    );
+    let shape = quote!(Self::#ops.axis);
     let keys = &plan.axis_keys;
     let positions = positions(plan);
     // Without keys there is no grid to describe (a grid member without keys fails a check).
@@ -454,8 +506,9 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
     let member = &plan.family.member;
     let field = plan.field.ident.unraw().to_string();
     let shown = ty::render(member);
-    let kind = quote!(<#member as #krate::FamilyMember>::KIND);
-    let shape = quote!(<#member as #krate::FamilyMember>::AXIS);
+    let ops = ops_ident(const_ident);
+    let kind = quote!(Self::#ops.kind);
+    let shape = quote!(Self::#ops.axis);
     let at_member = |check: TokenStream| respan(check, member.span());
     let mut checks = Vec::new();
     let common = quote!(Self::__METRIC_HANDLES_COMMON_LABELS);

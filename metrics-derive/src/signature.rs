@@ -20,10 +20,25 @@ pub fn krate(input: &Input) -> TokenStream {
     }
 }
 
-/// The labels type of the struct: `labels = T`, or `NoLabels`.
+/// The labels type of the struct: `labels = T`; without it, the `L` of the first metric
+/// field's `Family<L, _>` (preferring a field without `#[cfg]`, which always exists), or
+/// `NoLabels` when there is none. A field that uses another label set is reported at its `L`.
 pub fn labels_type(input: &Input, krate: &TokenStream) -> TokenStream {
-    match &input.container.labels {
-        Some(ty) => ty.to_token_stream(),
+    if let Some(ty) = &input.container.labels {
+        return ty.to_token_stream();
+    }
+    let families = || {
+        input
+            .fields
+            .iter()
+            .filter(|f| !f.is_skipped())
+            .filter_map(|f| Some((f, f.family.as_ref()?)))
+    };
+    let first = families()
+        .find(|(field, _)| field.cfgs().next().is_none())
+        .or_else(|| families().next());
+    match first {
+        Some((_, family)) => family.labels.to_token_stream(),
         None => quote!(#krate::NoLabels),
     }
 }

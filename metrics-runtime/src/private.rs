@@ -1,9 +1,13 @@
 //! Items the derive's generated code (and this repository's tests and benchmarks) refer to, as
 //! `metric_handles::__private`. Not a stable API: anything here may change in any release.
 
+#[path = "field_ops.rs"]
+mod field_ops;
+
 pub use crate::bucket_lookup::BucketLookup;
 pub use crate::member::SeriesSpec;
 pub use crate::registry::{check_registration, register_family};
+pub use field_ops::{field_ops, DebugMember, FieldFamily, FieldLabels, FieldOps};
 pub use prometheus_client;
 pub use std;
 
@@ -138,31 +142,6 @@ impl<T: Default> SkippedField for T {
 /// The value of a `#[metric(skip)]` field after `register`.
 pub fn skipped_field<T: SkippedField>() -> T {
     T::skipped()
-}
-
-/// Implemented only for `L` itself: generated `resolve`/`remove` pass the struct's label
-/// set through [`same_labels`], so a field whose `Family<L, _>` uses another label set is
-/// reported once, at that field, with this message.
-#[diagnostic::on_unimplemented(
-    message = "this field's `Family` uses label set `{L}`, but the struct's label set is `{Self}`",
-    label = "expected `{Self}` here",
-    note = "every field of a `#[derive(MetricHandles)]` struct uses the struct's label set: declare it with `#[metric_handles(labels = ...)]` (the default is `NoLabels`) and use it in every `Family<L, _>`"
-)]
-pub trait SameLabels<L> {
-    /// `self`, as the field's label set.
-    fn as_field_labels(&self) -> &L;
-}
-
-impl<L> SameLabels<L> for L {
-    fn as_field_labels(&self) -> &L {
-        self
-    }
-}
-
-/// The struct's label set as the field's: the identity, or the error above.
-#[inline]
-pub fn same_labels<L, S: SameLabels<L>>(labels: &S) -> &L {
-    labels.as_field_labels()
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {

@@ -1,6 +1,5 @@
 ///Cached handles of [`Metrics`] for one label set.
 ///
-#[derive(Clone)]
 pub struct MetricsHandles {
     ///Cumulative number of preemptions
     pub preemptions: Counter,
@@ -10,29 +9,101 @@ pub struct MetricsHandles {
     pub running: prometheus_client::metrics::gauge::Gauge,
 }
 #[automatically_derived]
+impl ::core::clone::Clone for MetricsHandles {
+    fn clone(&self) -> Self {
+        MetricsHandles {
+            preemptions: (<Metrics>::__METRIC_HANDLES_PREEMPTIONS_OPS
+                .clone_member)(&self.preemptions),
+            tokens: (<Metrics>::__METRIC_HANDLES_TOKENS_OPS.clone_member)(&self.tokens),
+            running: (<Metrics>::__METRIC_HANDLES_RUNNING_OPS
+                .clone_member)(&self.running),
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::fmt::Debug for MetricsHandles {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let debug = &mut f.debug_struct("MetricsHandles");
-        debug.field("preemptions", &self.preemptions);
-        debug.field("tokens", &self.tokens);
-        debug.field("running", &self.running);
+        debug
+            .field(
+                "preemptions",
+                &::metric_handles::__private::DebugMember(
+                    &self.preemptions,
+                    <Metrics>::__METRIC_HANDLES_PREEMPTIONS_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "tokens",
+                &::metric_handles::__private::DebugMember(
+                    &self.tokens,
+                    <Metrics>::__METRIC_HANDLES_TOKENS_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "running",
+                &::metric_handles::__private::DebugMember(
+                    &self.running,
+                    <Metrics>::__METRIC_HANDLES_RUNNING_OPS.debug_member,
+                ),
+            );
         debug.finish()
     }
 }
 impl Metrics {
     #[doc(hidden)]
-    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <::metric_handles::NoLabels as ::metric_handles::LabelSet>::KEYS;
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = ::metric_handles::__private::field_ops::<
+        NoLabels,
+        ::metric_handles::Family<NoLabels, ::metric_handles::Counter>,
+        NoLabels,
+        ::metric_handles::Counter,
+    >()
+        .common_keys;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_PREEMPTIONS_OPS: ::metric_handles::__private::FieldOps<
+        NoLabels,
+        Family<NoLabels, Counter>,
+        Counter,
+    > = ::metric_handles::__private::field_ops::<
+        NoLabels,
+        Family<NoLabels, Counter>,
+        NoLabels,
+        Counter,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TOKENS_OPS: ::metric_handles::__private::FieldOps<
+        NoLabels,
+        Family<NoLabels, U64Counter>,
+        U64Counter,
+    > = ::metric_handles::__private::field_ops::<
+        NoLabels,
+        Family<NoLabels, U64Counter>,
+        NoLabels,
+        U64Counter,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_OPS: ::metric_handles::__private::FieldOps<
+        NoLabels,
+        Family<NoLabels, prometheus_client::metrics::gauge::Gauge>,
+        prometheus_client::metrics::gauge::Gauge,
+    > = ::metric_handles::__private::field_ops::<
+        NoLabels,
+        Family<NoLabels, prometheus_client::metrics::gauge::Gauge>,
+        NoLabels,
+        prometheus_client::metrics::gauge::Gauge,
+    >();
     #[doc(hidden)]
     const __METRIC_HANDLES_PREEMPTIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:num_preemptions",
         field: "preemptions",
-        kind: <Counter as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_PREEMPTIONS_OPS.kind,
         value_type: "Counter",
         help: "Cumulative number of preemptions",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_PREEMPTIONS_OPS.axis,
             &[],
             &[],
             0,
@@ -51,13 +122,13 @@ impl Metrics {
     const __METRIC_HANDLES_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:generation_tokens",
         field: "tokens",
-        kind: <U64Counter as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_TOKENS_OPS.kind,
         value_type: "U64Counter",
         help: "Tokens generated (a type alias of a counter)",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <U64Counter as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_TOKENS_OPS.axis,
             &[],
             &[],
             0,
@@ -71,13 +142,13 @@ impl Metrics {
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "vllm:num_requests_running",
         field: "running",
-        kind: <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
         value_type: "prometheus_client::metrics::gauge::Gauge",
         help: "Requests running (prometheus-client's gauge by its own path)",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_RUNNING_OPS.axis,
             &[],
             &[],
             0,
@@ -91,11 +162,12 @@ impl Metrics {
     const __METRIC_HANDLES_PREEMPTIONS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_PREEMPTIONS_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_PREEMPTIONS_CHECK_1: () = if <Counter as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_PREEMPTIONS_CHECK_1: () = if Self::__METRIC_HANDLES_PREEMPTIONS_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -105,20 +177,19 @@ impl Metrics {
     #[doc(hidden)]
     const __METRIC_HANDLES_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
-        ::metric_handles::__private::dynamic_keys(
-            <U64Counter as ::metric_handles::FamilyMember>::AXIS,
-        ),
+        ::metric_handles::__private::dynamic_keys(Self::__METRIC_HANDLES_TOKENS_OPS.axis),
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_TOKENS_CHECK_1: () = if ::metric_handles::__private::is_histogram(
-        <U64Counter as ::metric_handles::FamilyMember>::KIND,
+        Self::__METRIC_HANDLES_TOKENS_OPS.kind,
     ) {
         ::core::panic!(
             "field `tokens`: `U64Counter` is a histogram and needs buckets: add e.g. `buckets = [0.1, 0.5, 1.0]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
         )
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS_CHECK_2: () = if <U64Counter as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_TOKENS_CHECK_2: () = if Self::__METRIC_HANDLES_TOKENS_OPS
+        .axis
         .label_keys() != 0usize
     {
         ::core::panic!(
@@ -126,7 +197,8 @@ impl Metrics {
         )
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS_CHECK_3: () = if <U64Counter as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_TOKENS_CHECK_3: () = if Self::__METRIC_HANDLES_TOKENS_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -137,11 +209,12 @@ impl Metrics {
     const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_RUNNING_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if <prometheus_client::metrics::gauge::Gauge as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if Self::__METRIC_HANDLES_RUNNING_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -211,57 +284,32 @@ Each field's family is registered under its `name` (and unit), with its help tex
             options,
         )?;
         ::metric_handles::__private::std::result::Result::Ok(Self {
-            preemptions: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_PREEMPTIONS,
-                options,
-            ),
-            tokens: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_TOKENS,
-                options,
-            ),
-            running: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_RUNNING,
-                options,
-            ),
+            preemptions: (Self::__METRIC_HANDLES_PREEMPTIONS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_PREEMPTIONS, options),
+            tokens: (Self::__METRIC_HANDLES_TOKENS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_TOKENS, options),
+            running: (Self::__METRIC_HANDLES_RUNNING_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_RUNNING, options),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`MetricsHandles`].
 
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
-    pub fn resolve(&self, labels: &::metric_handles::NoLabels) -> MetricsHandles {
+    pub fn resolve(&self, labels: &NoLabels) -> MetricsHandles {
         MetricsHandles {
-            preemptions: self
-                .preemptions
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
-                ),
-            tokens: self
-                .tokens
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
-                ),
-            running: self
-                .running
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<NoLabels, _>(labels),
-                ),
+            preemptions: (Self::__METRIC_HANDLES_PREEMPTIONS_OPS
+                .resolve)(&self.preemptions, labels),
+            tokens: (Self::__METRIC_HANDLES_TOKENS_OPS.resolve)(&self.tokens, labels),
+            running: (Self::__METRIC_HANDLES_RUNNING_OPS.resolve)(&self.running, labels),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
-    pub fn remove(&self, labels: &::metric_handles::NoLabels) {
-        let _ = self
-            .preemptions
-            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
-        let _ = self
-            .tokens
-            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
-        let _ = self
-            .running
-            .remove(::metric_handles::__private::same_labels::<NoLabels, _>(labels));
+    pub fn remove(&self, labels: &NoLabels) {
+        let _ = (Self::__METRIC_HANDLES_PREEMPTIONS_OPS
+            .remove)(&self.preemptions, labels);
+        let _ = (Self::__METRIC_HANDLES_TOKENS_OPS.remove)(&self.tokens, labels);
+        let _ = (Self::__METRIC_HANDLES_RUNNING_OPS.remove)(&self.running, labels);
     }
 }
 const _: () = Metrics::__METRIC_HANDLES_PREEMPTIONS_CHECK_0;

@@ -1,6 +1,5 @@
 ///Cached handles of [`Axes`] for one label set.
 ///
-#[derive(Clone)]
 pub struct AxesHandles {
     /// Finished requests by reason
     pub success: ByLabel<FinishReason, Counter>,
@@ -10,22 +9,94 @@ pub struct AxesHandles {
     pub lora_latency: Dynamic<Adapter, Histogram>,
 }
 #[automatically_derived]
+impl ::core::clone::Clone for AxesHandles {
+    fn clone(&self) -> Self {
+        AxesHandles {
+            success: (<Axes>::__METRIC_HANDLES_SUCCESS_OPS.clone_member)(&self.success),
+            accepted: (<Axes>::__METRIC_HANDLES_ACCEPTED_OPS
+                .clone_member)(&self.accepted),
+            lora_latency: (<Axes>::__METRIC_HANDLES_LORA_LATENCY_OPS
+                .clone_member)(&self.lora_latency),
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::fmt::Debug for AxesHandles {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let debug = &mut f.debug_struct("AxesHandles");
-        debug.field("success", &self.success);
-        debug.field("accepted", &self.accepted);
-        debug.field("lora_latency", &self.lora_latency);
+        debug
+            .field(
+                "success",
+                &::metric_handles::__private::DebugMember(
+                    &self.success,
+                    <Axes>::__METRIC_HANDLES_SUCCESS_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "accepted",
+                &::metric_handles::__private::DebugMember(
+                    &self.accepted,
+                    <Axes>::__METRIC_HANDLES_ACCEPTED_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "lora_latency",
+                &::metric_handles::__private::DebugMember(
+                    &self.lora_latency,
+                    <Axes>::__METRIC_HANDLES_LORA_LATENCY_OPS.debug_member,
+                ),
+            );
         debug.finish()
     }
 }
 impl Axes {
     #[doc(hidden)]
-    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <Engine as ::metric_handles::LabelSet>::KEYS;
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = ::metric_handles::__private::field_ops::<
+        Engine,
+        ::metric_handles::Family<Engine, ::metric_handles::Counter>,
+        Engine,
+        ::metric_handles::Counter,
+    >()
+        .common_keys;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_SUCCESS_OPS: ::metric_handles::__private::FieldOps<
+        Engine,
+        Family<Engine, ByLabel<FinishReason, Counter>>,
+        ByLabel<FinishReason, Counter>,
+    > = ::metric_handles::__private::field_ops::<
+        Engine,
+        Family<Engine, ByLabel<FinishReason, Counter>>,
+        Engine,
+        ByLabel<FinishReason, Counter>,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_OPS: ::metric_handles::__private::FieldOps<
+        Engine,
+        Family<Engine, ByPosition<Counter>>,
+        ByPosition<Counter>,
+    > = ::metric_handles::__private::field_ops::<
+        Engine,
+        Family<Engine, ByPosition<Counter>>,
+        Engine,
+        ByPosition<Counter>,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_LORA_LATENCY_OPS: ::metric_handles::__private::FieldOps<
+        Engine,
+        Family<Engine, Dynamic<Adapter, Histogram>>,
+        Dynamic<Adapter, Histogram>,
+    > = ::metric_handles::__private::field_ops::<
+        Engine,
+        Family<Engine, Dynamic<Adapter, Histogram>>,
+        Engine,
+        Dynamic<Adapter, Histogram>,
+    >();
     #[doc(hidden)]
     const __METRIC_HANDLES_SUCCESS_GRID: &'static [::metric_handles::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
-            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
             0usize,
             "finished_reason",
             0,
@@ -35,13 +106,13 @@ impl Axes {
     const __METRIC_HANDLES_SUCCESS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:request_success",
         field: "success",
-        kind: <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_SUCCESS_OPS.kind,
         value_type: "ByLabel<FinishReason, Counter>",
         help: "Finished requests by reason",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
             &["finished_reason"],
             Self::__METRIC_HANDLES_SUCCESS_GRID,
             0,
@@ -54,7 +125,7 @@ impl Axes {
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
-            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             0usize,
             "position",
             3,
@@ -64,13 +135,13 @@ impl Axes {
     const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:accepted",
         field: "accepted",
-        kind: <ByPosition<Counter> as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
         value_type: "ByPosition<Counter>",
         help: "Accepted draft tokens by position",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             &["position"],
             Self::__METRIC_HANDLES_ACCEPTED_GRID,
             3,
@@ -84,13 +155,13 @@ impl Axes {
     const __METRIC_HANDLES_LORA_LATENCY: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "ax:lora_latency",
         field: "lora_latency",
-        kind: <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_LORA_LATENCY_OPS.kind,
         value_type: "Dynamic<Adapter, Histogram>",
         help: "Latency by adapter",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_LORA_LATENCY_OPS.axis,
             &[],
             &[],
             0,
@@ -113,14 +184,12 @@ impl Axes {
     const __METRIC_HANDLES_SUCCESS_CHECK_1: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <ByLabel<FinishReason, Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_SUCCESS_CHECK_2: () = if <ByLabel<
-        FinishReason,
-        Counter,
-    > as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_SUCCESS_CHECK_2: () = if Self::__METRIC_HANDLES_SUCCESS_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -136,13 +205,12 @@ impl Axes {
     const __METRIC_HANDLES_ACCEPTED_CHECK_1: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <ByPosition<Counter> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = if <ByPosition<
-        Counter,
-    > as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = if Self::__METRIC_HANDLES_ACCEPTED_OPS
+        .axis
         .preresolved(3) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -153,7 +221,7 @@ impl Axes {
     const __METRIC_HANDLES_LORA_LATENCY_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <Dynamic<Adapter, Histogram> as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_LORA_LATENCY_OPS.axis,
         ),
     );
     #[doc(hidden)]
@@ -163,10 +231,8 @@ impl Axes {
         count: 4,
     });
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY_CHECK_2: () = if <Dynamic<
-        Adapter,
-        Histogram,
-    > as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_2: () = if Self::__METRIC_HANDLES_LORA_LATENCY_OPS
+        .axis
         .preresolved(0) > 16
     {
         ::core::panic!(
@@ -236,21 +302,12 @@ Each field's family is registered under its `name` (and unit), with its help tex
             options,
         )?;
         ::metric_handles::__private::std::result::Result::Ok(Self {
-            success: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_SUCCESS,
-                options,
-            ),
-            accepted: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_ACCEPTED,
-                options,
-            ),
-            lora_latency: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_LORA_LATENCY,
-                options,
-            ),
+            success: (Self::__METRIC_HANDLES_SUCCESS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_SUCCESS, options),
+            accepted: (Self::__METRIC_HANDLES_ACCEPTED_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_ACCEPTED, options),
+            lora_latency: (Self::__METRIC_HANDLES_LORA_LATENCY_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_LORA_LATENCY, options),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`AxesHandles`].
@@ -258,35 +315,20 @@ Each field's family is registered under its `name` (and unit), with its help tex
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &Engine) -> AxesHandles {
         AxesHandles {
-            success: self
-                .success
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
-                ),
-            accepted: self
-                .accepted
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
-                ),
-            lora_latency: self
-                .lora_latency
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<Engine, _>(labels),
-                ),
+            success: (Self::__METRIC_HANDLES_SUCCESS_OPS.resolve)(&self.success, labels),
+            accepted: (Self::__METRIC_HANDLES_ACCEPTED_OPS
+                .resolve)(&self.accepted, labels),
+            lora_latency: (Self::__METRIC_HANDLES_LORA_LATENCY_OPS
+                .resolve)(&self.lora_latency, labels),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &Engine) {
-        let _ = self
-            .success
-            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
-        let _ = self
-            .accepted
-            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
-        let _ = self
-            .lora_latency
-            .remove(::metric_handles::__private::same_labels::<Engine, _>(labels));
+        let _ = (Self::__METRIC_HANDLES_SUCCESS_OPS.remove)(&self.success, labels);
+        let _ = (Self::__METRIC_HANDLES_ACCEPTED_OPS.remove)(&self.accepted, labels);
+        let _ = (Self::__METRIC_HANDLES_LORA_LATENCY_OPS
+            .remove)(&self.lora_latency, labels);
     }
 }
 const _: () = Axes::__METRIC_HANDLES_SUCCESS_CHECK_0;
@@ -300,7 +342,6 @@ const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_1;
 const _: () = Axes::__METRIC_HANDLES_LORA_LATENCY_CHECK_2;
 ///Cached handles of [`Grids`] for one label set.
 ///
-#[derive(Clone)]
 pub struct GridsHandles {
     /// Store operations by operation and status
     pub operations: ByLabels<(Operation, Outcome), Counter>,
@@ -308,33 +349,80 @@ pub struct GridsHandles {
     pub accepted: ByLabels<(Method, Position), Counter>,
 }
 #[automatically_derived]
+impl ::core::clone::Clone for GridsHandles {
+    fn clone(&self) -> Self {
+        GridsHandles {
+            operations: (<Grids>::__METRIC_HANDLES_OPERATIONS_OPS
+                .clone_member)(&self.operations),
+            accepted: (<Grids>::__METRIC_HANDLES_ACCEPTED_OPS
+                .clone_member)(&self.accepted),
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::fmt::Debug for GridsHandles {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let debug = &mut f.debug_struct("GridsHandles");
-        debug.field("operations", &self.operations);
-        debug.field("accepted", &self.accepted);
+        debug
+            .field(
+                "operations",
+                &::metric_handles::__private::DebugMember(
+                    &self.operations,
+                    <Grids>::__METRIC_HANDLES_OPERATIONS_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "accepted",
+                &::metric_handles::__private::DebugMember(
+                    &self.accepted,
+                    <Grids>::__METRIC_HANDLES_ACCEPTED_OPS.debug_member,
+                ),
+            );
         debug.finish()
     }
 }
 impl Grids {
     #[doc(hidden)]
-    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <Store as ::metric_handles::LabelSet>::KEYS;
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = ::metric_handles::__private::field_ops::<
+        Store,
+        ::metric_handles::Family<Store, ::metric_handles::Counter>,
+        Store,
+        ::metric_handles::Counter,
+    >()
+        .common_keys;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_OPERATIONS_OPS: ::metric_handles::__private::FieldOps<
+        Store,
+        Family<Store, ByLabels<(Operation, Outcome), Counter>>,
+        ByLabels<(Operation, Outcome), Counter>,
+    > = ::metric_handles::__private::field_ops::<
+        Store,
+        Family<Store, ByLabels<(Operation, Outcome), Counter>>,
+        Store,
+        ByLabels<(Operation, Outcome), Counter>,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_ACCEPTED_OPS: ::metric_handles::__private::FieldOps<
+        Store,
+        Family<Store, ByLabels<(Method, Position), Counter>>,
+        ByLabels<(Method, Position), Counter>,
+    > = ::metric_handles::__private::field_ops::<
+        Store,
+        Family<Store, ByLabels<(Method, Position), Counter>>,
+        Store,
+        ByLabels<(Method, Position), Counter>,
+    >();
     #[doc(hidden)]
     const __METRIC_HANDLES_OPERATIONS_GRID: &'static [::metric_handles::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
-            <ByLabels<
-                (Operation, Outcome),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
             0usize,
             "operation",
             0,
         ),
         ::metric_handles::__private::grid_axis(
-            <ByLabels<
-                (Operation, Outcome),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
             1usize,
             "status",
             0,
@@ -344,19 +432,13 @@ impl Grids {
     const __METRIC_HANDLES_OPERATIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "kv:operation",
         field: "operations",
-        kind: <ByLabels<
-            (Operation, Outcome),
-            Counter,
-        > as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_OPERATIONS_OPS.kind,
         value_type: "ByLabels<(Operation, Outcome), Counter>",
         help: "Store operations by operation and status",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <ByLabels<
-                (Operation, Outcome),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
             &["operation", "status"],
             Self::__METRIC_HANDLES_OPERATIONS_GRID,
             0,
@@ -369,19 +451,13 @@ impl Grids {
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
-            <ByLabels<
-                (Method, Position),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             0usize,
             "method",
             2,
         ),
         ::metric_handles::__private::grid_axis(
-            <ByLabels<
-                (Method, Position),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             1usize,
             "position",
             2,
@@ -391,19 +467,13 @@ impl Grids {
     const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "kv:accepted",
         field: "accepted",
-        kind: <ByLabels<
-            (Method, Position),
-            Counter,
-        > as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
         value_type: "ByLabels<(Method, Position), Counter>",
         help: "Accepted tokens by method and draft position",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <ByLabels<
-                (Method, Position),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             &["method", "position"],
             Self::__METRIC_HANDLES_ACCEPTED_GRID,
             2,
@@ -427,17 +497,12 @@ impl Grids {
     const __METRIC_HANDLES_OPERATIONS_CHECK_2: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <ByLabels<
-                (Operation, Outcome),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_OPERATIONS_CHECK_3: () = if <ByLabels<
-        (Operation, Outcome),
-        Counter,
-    > as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_OPERATIONS_CHECK_3: () = if Self::__METRIC_HANDLES_OPERATIONS_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -458,17 +523,12 @@ impl Grids {
     const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <ByLabels<
-                (Method, Position),
-                Counter,
-            > as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_CHECK_3: () = if <ByLabels<
-        (Method, Position),
-        Counter,
-    > as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_ACCEPTED_CHECK_3: () = if Self::__METRIC_HANDLES_ACCEPTED_OPS
+        .axis
         .preresolved(2) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -537,16 +597,10 @@ Each field's family is registered under its `name` (and unit), with its help tex
             options,
         )?;
         ::metric_handles::__private::std::result::Result::Ok(Self {
-            operations: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_OPERATIONS,
-                options,
-            ),
-            accepted: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_ACCEPTED,
-                options,
-            ),
+            operations: (Self::__METRIC_HANDLES_OPERATIONS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_OPERATIONS, options),
+            accepted: (Self::__METRIC_HANDLES_ACCEPTED_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_ACCEPTED, options),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`GridsHandles`].
@@ -554,27 +608,17 @@ Each field's family is registered under its `name` (and unit), with its help tex
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &Store) -> GridsHandles {
         GridsHandles {
-            operations: self
-                .operations
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<Store, _>(labels),
-                ),
-            accepted: self
-                .accepted
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<Store, _>(labels),
-                ),
+            operations: (Self::__METRIC_HANDLES_OPERATIONS_OPS
+                .resolve)(&self.operations, labels),
+            accepted: (Self::__METRIC_HANDLES_ACCEPTED_OPS
+                .resolve)(&self.accepted, labels),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &Store) {
-        let _ = self
-            .operations
-            .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
-        let _ = self
-            .accepted
-            .remove(::metric_handles::__private::same_labels::<Store, _>(labels));
+        let _ = (Self::__METRIC_HANDLES_OPERATIONS_OPS.remove)(&self.operations, labels);
+        let _ = (Self::__METRIC_HANDLES_ACCEPTED_OPS.remove)(&self.accepted, labels);
     }
 }
 const _: () = Grids::__METRIC_HANDLES_OPERATIONS_CHECK_0;

@@ -1,6 +1,5 @@
 ///Cached handles of [`Generic`] for one label set.
 ///
-#[derive(Clone)]
 pub(crate) struct GenericHandles<L>
 where
     L: Clone,
@@ -11,34 +10,68 @@ where
     __metric_handles_marker: ::rt::__private::std::marker::PhantomData<fn() -> (L,)>,
 }
 #[automatically_derived]
+impl<L> ::core::clone::Clone for GenericHandles<L>
+where
+    L: Clone,
+    L: ::rt::LabelSet,
+{
+    fn clone(&self) -> Self {
+        GenericHandles {
+            things: (<Generic<L>>::__METRIC_HANDLES_THINGS_OPS
+                .clone_member)(&self.things),
+            __metric_handles_marker: ::rt::__private::std::marker::PhantomData,
+        }
+    }
+}
+#[automatically_derived]
 impl<L> ::core::fmt::Debug for GenericHandles<L>
 where
     L: Clone,
-    L: ::core::fmt::Debug,
+    L: ::rt::LabelSet,
 {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let debug = &mut f.debug_struct("GenericHandles");
-        debug.field("things", &self.things);
+        debug
+            .field(
+                "things",
+                &::rt::__private::DebugMember(
+                    &self.things,
+                    <Generic<L>>::__METRIC_HANDLES_THINGS_OPS.debug_member,
+                ),
+            );
         debug.finish()
     }
 }
 impl<L> Generic<L>
 where
     L: Clone,
+    L: ::rt::LabelSet,
 {
     #[doc(hidden)]
-    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <L as ::rt::LabelSet>::KEYS;
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = ::rt::__private::field_ops::<
+        L,
+        ::rt::Family<L, ::rt::Counter>,
+        L,
+        ::rt::Counter,
+    >()
+        .common_keys;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_THINGS_OPS: ::rt::__private::FieldOps<
+        L,
+        Family<L, Counter>,
+        Counter,
+    > = ::rt::__private::field_ops::<L, Family<L, Counter>, L, Counter>();
     #[doc(hidden)]
     const __METRIC_HANDLES_THINGS: ::rt::MetricDescriptor = ::rt::MetricDescriptor {
         name: "gen:things",
         field: "things",
-        kind: <Counter as ::rt::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_THINGS_OPS.kind,
         value_type: "Counter",
         help: "Things seen",
         unit: ::rt::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::rt::__private::describe_axis(
-            <Counter as ::rt::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_THINGS_OPS.axis,
             &[],
             &[],
             0,
@@ -51,10 +84,11 @@ where
     #[doc(hidden)]
     const __METRIC_HANDLES_THINGS_CHECK_0: () = ::rt::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
-        ::rt::__private::dynamic_keys(<Counter as ::rt::FamilyMember>::AXIS),
+        ::rt::__private::dynamic_keys(Self::__METRIC_HANDLES_THINGS_OPS.axis),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_THINGS_CHECK_1: () = if <Counter as ::rt::FamilyMember>::AXIS
+    const __METRIC_HANDLES_THINGS_CHECK_1: () = if Self::__METRIC_HANDLES_THINGS_OPS
+        .axis
         .preresolved(0) > ::rt::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -118,11 +152,8 @@ Each field's family is registered under its `name` (and unit), with its help tex
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
         let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
         ::rt::__private::std::result::Result::Ok(Self {
-            things: ::rt::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_THINGS,
-                options,
-            ),
+            things: (Self::__METRIC_HANDLES_THINGS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_THINGS, options),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`GenericHandles`].
@@ -130,15 +161,13 @@ Each field's family is registered under its `name` (and unit), with its help tex
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &L) -> GenericHandles<L> {
         GenericHandles {
-            things: self
-                .things
-                .get_or_create(::rt::__private::same_labels::<L, _>(labels)),
+            things: (Self::__METRIC_HANDLES_THINGS_OPS.resolve)(&self.things, labels),
             __metric_handles_marker: ::rt::__private::std::marker::PhantomData,
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &L) {
-        let _ = self.things.remove(::rt::__private::same_labels::<L, _>(labels));
+        let _ = (Self::__METRIC_HANDLES_THINGS_OPS.remove)(&self.things, labels);
     }
 }

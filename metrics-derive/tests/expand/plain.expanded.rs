@@ -1,6 +1,5 @@
 ///Cached handles of [`EngineMetrics`] for one label set.
 ///
-#[derive(Clone)]
 pub struct EngineHandles {
     /// Number of requests in model execution batches
     pub running: Gauge,
@@ -10,29 +9,101 @@ pub struct EngineHandles {
     pub ttft: Histogram,
 }
 #[automatically_derived]
+impl ::core::clone::Clone for EngineHandles {
+    fn clone(&self) -> Self {
+        EngineHandles {
+            running: (<EngineMetrics>::__METRIC_HANDLES_RUNNING_OPS
+                .clone_member)(&self.running),
+            generation_tokens: (<EngineMetrics>::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+                .clone_member)(&self.generation_tokens),
+            ttft: (<EngineMetrics>::__METRIC_HANDLES_TTFT_OPS.clone_member)(&self.ttft),
+        }
+    }
+}
+#[automatically_derived]
 impl ::core::fmt::Debug for EngineHandles {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         let debug = &mut f.debug_struct("EngineHandles");
-        debug.field("running", &self.running);
-        debug.field("generation_tokens", &self.generation_tokens);
-        debug.field("ttft", &self.ttft);
+        debug
+            .field(
+                "running",
+                &::metric_handles::__private::DebugMember(
+                    &self.running,
+                    <EngineMetrics>::__METRIC_HANDLES_RUNNING_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "generation_tokens",
+                &::metric_handles::__private::DebugMember(
+                    &self.generation_tokens,
+                    <EngineMetrics>::__METRIC_HANDLES_GENERATION_TOKENS_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "ttft",
+                &::metric_handles::__private::DebugMember(
+                    &self.ttft,
+                    <EngineMetrics>::__METRIC_HANDLES_TTFT_OPS.debug_member,
+                ),
+            );
         debug.finish()
     }
 }
 impl EngineMetrics {
     #[doc(hidden)]
-    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = <EngineLabels as ::metric_handles::LabelSet>::KEYS;
+    const __METRIC_HANDLES_COMMON_LABELS: &'static [&'static str] = ::metric_handles::__private::field_ops::<
+        EngineLabels,
+        ::metric_handles::Family<EngineLabels, ::metric_handles::Counter>,
+        EngineLabels,
+        ::metric_handles::Counter,
+    >()
+        .common_keys;
+    #[doc(hidden)]
+    const __METRIC_HANDLES_RUNNING_OPS: ::metric_handles::__private::FieldOps<
+        EngineLabels,
+        Family<EngineLabels, Gauge>,
+        Gauge,
+    > = ::metric_handles::__private::field_ops::<
+        EngineLabels,
+        Family<EngineLabels, Gauge>,
+        EngineLabels,
+        Gauge,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_GENERATION_TOKENS_OPS: ::metric_handles::__private::FieldOps<
+        EngineLabels,
+        Family<EngineLabels, Counter>,
+        Counter,
+    > = ::metric_handles::__private::field_ops::<
+        EngineLabels,
+        Family<EngineLabels, Counter>,
+        EngineLabels,
+        Counter,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_TTFT_OPS: ::metric_handles::__private::FieldOps<
+        EngineLabels,
+        Family<EngineLabels, Histogram>,
+        Histogram,
+    > = ::metric_handles::__private::field_ops::<
+        EngineLabels,
+        Family<EngineLabels, Histogram>,
+        EngineLabels,
+        Histogram,
+    >();
     #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:num_requests_running",
         field: "running",
-        kind: <Gauge as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
         value_type: "Gauge",
         help: "Number of requests in model execution batches",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <Gauge as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_RUNNING_OPS.axis,
             &[],
             &[],
             0,
@@ -46,13 +117,13 @@ impl EngineMetrics {
     const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:generation_tokens",
         field: "generation_tokens",
-        kind: <Counter as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.kind,
         value_type: "Counter",
         help: "Number of generation tokens processed",
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.axis,
             &[],
             &[],
             0,
@@ -66,13 +137,13 @@ impl EngineMetrics {
     const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
         name: "demo:time_to_first_token",
         field: "ttft",
-        kind: <Histogram as ::metric_handles::FamilyMember>::KIND,
+        kind: Self::__METRIC_HANDLES_TTFT_OPS.kind,
         value_type: "Histogram",
         help: "Time to first token",
         unit: ::metric_handles::__private::std::option::Option::Some("seconds"),
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
-            <Histogram as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_TTFT_OPS.axis,
             &[],
             &[],
             0,
@@ -88,11 +159,12 @@ impl EngineMetrics {
     const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <Gauge as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_RUNNING_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if <Gauge as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if Self::__METRIC_HANDLES_RUNNING_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -103,11 +175,12 @@ impl EngineMetrics {
     const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
-            <Counter as ::metric_handles::FamilyMember>::AXIS,
+            Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.axis,
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_1: () = if <Counter as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_1: () = if Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -117,12 +190,11 @@ impl EngineMetrics {
     #[doc(hidden)]
     const __METRIC_HANDLES_TTFT_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
-        ::metric_handles::__private::dynamic_keys(
-            <Histogram as ::metric_handles::FamilyMember>::AXIS,
-        ),
+        ::metric_handles::__private::dynamic_keys(Self::__METRIC_HANDLES_TTFT_OPS.axis),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_TTFT_CHECK_1: () = if <Histogram as ::metric_handles::FamilyMember>::AXIS
+    const __METRIC_HANDLES_TTFT_CHECK_1: () = if Self::__METRIC_HANDLES_TTFT_OPS
+        .axis
         .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
     {
         ::core::panic!(
@@ -192,21 +264,12 @@ Each field's family is registered under its `name` (and unit), with its help tex
             options,
         )?;
         ::metric_handles::__private::std::result::Result::Ok(Self {
-            running: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_RUNNING,
-                options,
-            ),
-            generation_tokens: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_GENERATION_TOKENS,
-                options,
-            ),
-            ttft: ::metric_handles::__private::register_family(
-                registry,
-                &Self::__METRIC_HANDLES_TTFT,
-                options,
-            ),
+            running: (Self::__METRIC_HANDLES_RUNNING_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_RUNNING, options),
+            generation_tokens: (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_GENERATION_TOKENS, options),
+            ttft: (Self::__METRIC_HANDLES_TTFT_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_TTFT, options),
             started: ::metric_handles::__private::skipped_field::<u64>(),
         })
     }
@@ -215,35 +278,19 @@ Each field's family is registered under its `name` (and unit), with its help tex
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &EngineLabels) -> EngineHandles {
         EngineHandles {
-            running: self
-                .running
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                ),
-            generation_tokens: self
-                .generation_tokens
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                ),
-            ttft: self
-                .ttft
-                .get_or_create(
-                    ::metric_handles::__private::same_labels::<EngineLabels, _>(labels),
-                ),
+            running: (Self::__METRIC_HANDLES_RUNNING_OPS.resolve)(&self.running, labels),
+            generation_tokens: (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+                .resolve)(&self.generation_tokens, labels),
+            ttft: (Self::__METRIC_HANDLES_TTFT_OPS.resolve)(&self.ttft, labels),
         }
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, labels: &EngineLabels) {
-        let _ = self
-            .running
-            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
-        let _ = self
-            .generation_tokens
-            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
-        let _ = self
-            .ttft
-            .remove(::metric_handles::__private::same_labels::<EngineLabels, _>(labels));
+        let _ = (Self::__METRIC_HANDLES_RUNNING_OPS.remove)(&self.running, labels);
+        let _ = (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+            .remove)(&self.generation_tokens, labels);
+        let _ = (Self::__METRIC_HANDLES_TTFT_OPS.remove)(&self.ttft, labels);
     }
 }
 const _: () = EngineMetrics::__METRIC_HANDLES_RUNNING_CHECK_0;

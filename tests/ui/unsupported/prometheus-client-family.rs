@@ -1,5 +1,5 @@
 use metric_handles::prometheus_client::registry::Registry;
-use metric_handles::{Family, Gauge, LabelSet, MetricHandles};
+use metric_handles::{Counter, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {
@@ -8,16 +8,16 @@ pub struct EngineLabels {
 }
 
 #[derive(MetricHandles)]
-
+#[metric_handles(labels = EngineLabels)]
 pub struct Metrics {
-    /// Requests running
-    #[metric(name = "vllm:num_requests_running")]
-    running: Family<EngineLabels, Gauge>,
+    /// Tokens
+    #[metric(name = "app:tokens")]
+    tokens: metric_handles::prometheus_client::metrics::family::Family<EngineLabels, Counter>,
 }
 
 fn main() {
     let mut registry = Registry::default();
     let metrics = Metrics::register(&mut registry);
-    let handles = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
-    handles.running.set(1);
+    let h = metrics.resolve(&EngineLabels { model_name: "m".into(), engine: 0 });
+    h.tokens.inc();
 }
