@@ -179,7 +179,10 @@ fn read_member(cx: &Ctxt, member: &Type) -> Read {
         (n, [inner]) if n == BY_POSITION.as_str() => (Axis::Position, inner),
         (n, [labels, inner]) if n == DYNAMIC.as_str() => {
             check_label_type(cx, labels, |shown| {
-                format!("`Dynamic`'s first argument is a label set (a struct with `#[derive(LabelSet)]`, one field per key), not `{shown}`")
+                format!(
+                    "`Dynamic`'s first argument is a label set (a struct with `#[derive(LabelSet)]`, one field per key), not `{shown}`: for one label write a struct with one field, e.g. `#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)] struct Tenant {{ tenant: {shown} }}`, and `Dynamic<Tenant, {}>`",
+                    render(inner)
+                )
             })?;
             (Axis::Dynamic, inner)
         }

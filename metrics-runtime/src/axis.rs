@@ -341,7 +341,19 @@ impl<D, M> fmt::Debug for Dynamic<D, M> {
     }
 }
 
-impl<D: LabelSet, M: FamilyMember> FamilyMember for Dynamic<D, M> {
+/// The keys of a [`Dynamic`] axis: any [`LabelSet`]. A trait of its own so that a type that is
+/// not one (an enum, above all) is told what to write instead.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a label set, so it cannot key a `Dynamic` axis",
+    label = "not a label set",
+    note = "a `Dynamic<D, _>` axis looks its series up by a `#[derive(LabelSet)]` struct `D`, one field per key (`struct Tenant {{ tenant: String }}`); for a `#[derive(LabelEnum)]` enum write `ByLabel<{Self}, _>` instead, which pre-resolves every value and records by array index"
+)]
+pub trait DynamicLabels: LabelSet {}
+
+#[diagnostic::do_not_recommend]
+impl<D: LabelSet> DynamicLabels for D {}
+
+impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
     const KIND: MetricKind = M::KIND;
     const AXIS: AxisShape = AxisShape::Dynamic(D::KEYS);
 

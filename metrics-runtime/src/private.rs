@@ -4,6 +4,7 @@
 #[path = "field_ops.rs"]
 mod field_ops;
 
+pub use crate::axis::DynamicLabels;
 pub use crate::bucket_lookup::BucketLookup;
 pub use crate::member::SeriesSpec;
 pub use crate::registry::{check_registration, register_family};
