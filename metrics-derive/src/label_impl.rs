@@ -102,12 +102,16 @@ impl Claims {
 }
 
 /// `#[automatically_derived] impl #trait_path for #Input { #items }`, with the input's
-/// generics.
+/// generics. Inside the runtime crate the impl is also `#[diagnostic::do_not_recommend]`: an
+/// error about a user's type that is not a label set should not list vLLM's label sets.
 pub fn impl_for(input: &DeriveInput, trait_path: TokenStream, items: TokenStream) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let hidden =
+        crate::manifest::in_runtime_crate().then(|| quote!(#[diagnostic::do_not_recommend]));
     quote! {
         #[automatically_derived]
+        #hidden
         impl #impl_generics #trait_path for #ident #ty_generics #where_clause {
             #items
         }

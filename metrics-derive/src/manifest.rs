@@ -23,6 +23,14 @@ pub fn default_path() -> proc_macro2::TokenStream {
     }
 }
 
+/// Whether the derive is expanding inside the runtime crate itself (its own label sets and
+/// enums: vLLM's, the HTTP families'), whose impls the compiler should not offer a user as
+/// "other types that implement `LabelSet`".
+pub fn in_runtime_crate() -> bool {
+    std::env::var("CARGO_PKG_NAME").is_ok_and(|name| name == PACKAGE)
+        && std::env::var("CARGO_CRATE_NAME").is_ok_and(|name| name == "metric_handles")
+}
+
 /// `Some(name)` when the manifest in `CARGO_MANIFEST_DIR` depends on the runtime only under
 /// another name; `None` when it uses the default name, or cannot be read.
 pub fn renamed_runtime() -> Option<String> {

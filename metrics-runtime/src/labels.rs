@@ -34,12 +34,15 @@ pub trait LabelSet:
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NoLabels;
 
+// Not offered in "other types implement" lists: the note already names `NoLabels`.
+#[diagnostic::do_not_recommend]
 impl EncodeLabelSet for NoLabels {
     fn encode(&self, _encoder: &mut LabelSetEncoder) -> Result<(), fmt::Error> {
         Ok(())
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl LabelSet for NoLabels {
     const KEYS: &'static [&'static str] = &[];
 }
@@ -67,7 +70,7 @@ impl LabelSet for NoLabels {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a label enum",
     label = "not a label enum",
-    note = "add `#[derive(LabelEnum)]` to `{Self}`: a fieldless enum listing every value of the label"
+    note = "add `#[derive(LabelEnum)]` to `{Self}`: a fieldless enum listing every value of the label; it also implements prometheus-client's `EncodeLabelValue`, so it replaces that derive"
 )]
 pub trait LabelEnum: Copy + EncodeLabelValue + fmt::Debug + Send + Sync + 'static {
     /// Every variant, in declaration order.
