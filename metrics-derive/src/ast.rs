@@ -6,7 +6,7 @@ use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Type, Visibilit
 use crate::ctxt::Ctxt;
 use crate::metric_attr::{self, ContainerAttrs, FieldAttrs};
 use crate::symbol::CFG;
-use crate::ty::{self, FamilyType};
+use crate::ty::{self, FamilyType, Unreadable};
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -26,6 +26,8 @@ pub struct Field<'a> {
     pub metric: FieldAttrs,
     /// `Family<L, M>` as read; `None` for skipped fields and unreadable types.
     pub family: Option<FamilyType>,
+    /// Without `family`: what the error stubs declare for the field.
+    pub unreadable: Option<Unreadable>,
 }
 
 impl Field<'_> {
@@ -37,6 +39,16 @@ impl Field<'_> {
     /// Whether the field is `#[metric(skip)]`.
     pub fn is_skipped(&self) -> bool {
         self.metric.skip.is_some()
+    }
+}
+
+impl Input<'_> {
+    /// Whether a field's type is one the compiler rejects by itself (then the derive reports
+    /// nothing of its own, and emits the stubs).
+    pub fn compiler_reports(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|f| f.unreadable.as_ref().is_some_and(|u| u.compiler_reports))
     }
 }
 
@@ -70,19 +82,26 @@ impl<'a> Input<'a> {
             .filter_map(|field| {
                 let ident = field.ident.as_ref()?;
                 let metric = metric_attr::parse_field(cx, &field.attrs);
-                let family = if !metric.present {
+                let (family, unreadable) = if !metric.present {
                     cx.error_spanned_by(
                         ident,
                         format!(
                             "field `{ident}` has no `#[metric(...)]` attribute: add `#[metric(name = \"...\")]`, or `#[metric(skip)]` for a field that is not a metric"
                         ),
                     );
-                    None
+                    let stub = Unreadable {
+                        stub_member: ty::stub_member(&field.ty),
+                        compiler_reports: false,
+                    };
+                    (None, Some(stub))
                 } else if metric.skip.is_some() {
                     check_skip_alone(cx, &metric);
-                    None
+                    (None, None)
                 } else {
-                    ty::read_family(cx, &field.ty)
+                    match ty::read_family(cx, &field.ty) {
+                        Ok(family) => (Some(family), None),
+                        Err(unreadable) => (None, Some(unreadable)),
+                    }
                 };
                 Some(Field {
                     ident,
@@ -91,6 +110,7 @@ impl<'a> Input<'a> {
                     attrs: &field.attrs,
                     metric,
                     family,
+                    unreadable,
                 })
             })
             .collect();

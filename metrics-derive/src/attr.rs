@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
 
 use crate::ctxt::Ctxt;
 use crate::suggest;
-use crate::symbol::Symbol;
+use crate::symbol::{Symbol, METRICS};
 
 /// A value given once, with the key as the user wrote it (for spans).
 pub struct Keyed<T> {
@@ -89,6 +89,49 @@ pub fn known_symbol(
         );
     }
     symbol
+}
+
+/// The attributes of one item that are meant as `#[own(...)]`: those named `own`, and those
+/// that only a misspelling or a mix-up separates from it, renamed to `own` so the stubs and
+/// the checks go on with what they say. `#[other(...)]`, the derive's attribute for the other
+/// kind of item, and `#[metrics(...)]`, registered because rustc would suggest `#[metric]`
+/// for it, are reported here (at their name, saying what to write on `item`); a near miss of
+/// `own` is left to rustc, which rejects an unknown attribute and suggests the right one.
+pub fn own_attrs(
+    cx: &Ctxt,
+    attrs: &[Attribute],
+    own: Symbol,
+    other: Symbol,
+    item: &str,
+) -> Vec<Attribute> {
+    attrs
+        .iter()
+        .filter_map(|attribute| {
+            let path = attribute.path();
+            if path == own {
+                return Some(attribute.clone());
+            }
+            let name = path.get_ident()?;
+            if path == other || path == METRICS {
+                cx.error_spanned_by(
+                    name,
+                    format!(
+                        "`#[{name}(...)]` is not the attribute of {item}: on {item} write `#[{own}(...)]`"
+                    ),
+                );
+            } else if suggest::closest(&name.to_string(), &[own.as_str()]).is_none() {
+                return None;
+            }
+            let mut renamed = attribute.clone();
+            let ident = Ident::new(own.as_str(), name.span());
+            match &mut renamed.meta {
+                syn::Meta::Path(path) => *path = ident.into(),
+                syn::Meta::List(list) => list.path = ident.into(),
+                syn::Meta::NameValue(nv) => nv.path = ident.into(),
+            }
+            Some(renamed)
+        })
+        .collect()
 }
 
 /// Parses every `#[attr(...)]` of `attrs` named `attr`, calling `on_key` for each known key.

@@ -32,6 +32,9 @@ pub fn derive(input: TokenStream) -> TokenStream {
         None => Vec::new(),
     };
     match (cx.check(), &model) {
+        (Ok(()), Some(model)) if model.compiler_reports() => {
+            fallback::metric_handles(&input, Some(model))
+        }
         (Ok(()), Some(model)) => generate(model, &plans),
         (Err(errors), model) => {
             let mut output = errors.to_compile_error();

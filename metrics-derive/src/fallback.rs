@@ -4,7 +4,7 @@
 //! fixed.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::DeriveInput;
 
 use crate::ast::Input;
@@ -33,12 +33,14 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
         .filter(|f| !f.is_skipped())
         .map(|field| {
             let (field_ident, field_vis) = (field.ident, field.vis);
-            let member = match &field.family {
-                Some(family) => {
-                    let member = &family.member;
-                    quote!(#member)
-                }
-                None => quote!(#krate::__private::Unresolved),
+            let stub = field
+                .unreadable
+                .as_ref()
+                .and_then(|u| u.stub_member.as_ref());
+            let member = match (&field.family, stub) {
+                (Some(family), _) => family.member.to_token_stream(),
+                (None, Some(member)) => member.to_token_stream(),
+                (None, None) => quote!(#krate::__private::Unresolved),
             };
             let cfgs = field.cfgs();
             quote!(#(#cfgs)* #field_vis #field_ident: #member,)
@@ -46,6 +48,25 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
     let (marker_decl, _) = marker(input, &krate).unzip();
     let doc = handles_doc(input);
     let methods = methods(&krate, &handles, &quote!(#ty_generics), labels.as_ref());
+    // A type the compiler rejects by itself still goes through a check that fails for any
+    // type but a `Family`: should the compiler accept it after all (a type of the user's own
+    // named `Family`), the stubs must not compile without an error.
+    let compiler_checks = input
+        .fields
+        .iter()
+        .filter(|f| f.unreadable.as_ref().is_some_and(|u| u.compiler_reports))
+        .enumerate()
+        .map(|(i, field)| {
+            let (ty, check) = (
+                field.ty,
+                quote::format_ident!("__METRIC_HANDLES_FAMILY_CHECK_{i}"),
+            );
+            quote! {
+                #[doc(hidden)]
+                #[allow(dead_code)]
+                const #check: () = #krate::__private::assert_family::<#ty>();
+            }
+        });
     // `Clone` and `Debug` by hand: a member type the derive rejected may not implement them.
     quote! {
         #doc
@@ -68,6 +89,7 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
 
         impl #impl_generics #ident #ty_generics #where_clause {
             #methods
+            #(#compiler_checks)*
         }
     }
 }

@@ -465,6 +465,9 @@ const MISTAKES: &[(&str, &str, &str)] = &[
     ("the same name twice", "name = \"demo:lin\"", "name = \"demo:ott\""),
     ("swapped generic arguments", "Family<EngineLabels, Gauge>", "Family<Gauge, EngineLabels>"),
     ("one generic argument", "Family<EngineLabels, Gauge>", "Family<Gauge>"),
+    ("`#[metrics]` for the struct's attribute", "#[metric_handles(handles = DemoHandles", "#[metrics(handles = DemoHandles"),
+    ("the field attribute on the struct", "#[metric_handles(handles = DemoHandles", "#[metric(handles = DemoHandles"),
+    ("positional generator arguments", "exponential(start = 1.0, factor = 2.0, count = 4)", "exponential(1.0, 2.0, 4)"),
     ("a prometheus-client histogram", "Family<EngineLabels, Histogram>,\n        /// Success", "Family<EngineLabels, prometheus_client::metrics::histogram::Histogram>,\n        /// Success"),
     ("a nested axis", "ByPosition<Counter<f64, AtomicU64>>", "ByPosition<ByLabel<FinishReason, Counter>>"),
     ("an f64 gauge with the default atomic", "Family<EngineLabels, Gauge>", "Family<EngineLabels, Gauge<f64>>"),
@@ -509,10 +512,15 @@ fn with_mistakes(mistakes: &[usize]) -> String {
     source
 }
 
+/// Whether the output makes the compiler report an error: a `compile_error!`, or, for a type
+/// the compiler rejects by itself (`Family<Gauge>`), the stubs' `assert_family` check of it,
+/// which fails should the compiler accept the type after all.
 fn is_compile_error(tokens: &TokenStream) -> bool {
     let mut idents = Vec::new();
     collect_idents(tokens.clone(), &mut idents);
-    idents.iter().any(|i| i == "compile_error")
+    idents
+        .iter()
+        .any(|i| i == "compile_error" || i == "assert_family")
 }
 
 #[test]

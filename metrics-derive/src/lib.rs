@@ -47,7 +47,7 @@ mod fuzz;
 ///
 /// See `metric_handles`'s crate documentation and `docs/attributes.md` for the attributes
 /// `#[metric_handles(...)]` (on the struct) and `#[metric(...)]` (on each field).
-#[proc_macro_derive(MetricHandles, attributes(metric_handles, metric))]
+#[proc_macro_derive(MetricHandles, attributes(metric_handles, metric, metrics))]
 pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
     expand::derive(input.into()).into()
 }

@@ -22,6 +22,7 @@ pub struct ContainerAttrs {
 }
 
 pub fn parse_container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
+    let attrs = &attr::own_attrs(cx, attrs, METRIC_HANDLES, METRIC, "the struct");
     let mut handles = Once::new(METRIC_HANDLES, HANDLES);
     let mut labels = Once::new(METRIC_HANDLES, LABELS);
     let mut krate = Once::new(METRIC_HANDLES, CRATE);
@@ -148,6 +149,7 @@ fn example(symbol: Symbol) -> &'static str {
 }
 
 pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let attrs = &attr::own_attrs(cx, attrs, METRIC, METRIC_HANDLES, "a field");
     let present = attrs.iter().any(|a| a.path() == METRIC);
     let mut name = Once::new(METRIC, NAME);
     let mut help = Once::new(METRIC, HELP);

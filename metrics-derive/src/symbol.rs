@@ -13,6 +13,9 @@ pub struct Symbol(pub &'static str);
 pub const METRIC_HANDLES: Symbol = Symbol("metric_handles");
 /// `#[metric(...)]`, the field attribute of `MetricHandles`.
 pub const METRIC: Symbol = Symbol("metric");
+/// `#[metrics(...)]`: not an attribute of the derive, but registered as one, so that the
+/// derive can say what to write (rustc would suggest the field attribute `#[metric]`).
+pub const METRICS: Symbol = Symbol("metrics");
 /// `#[label(...)]`, the container, field and variant attribute of `LabelSet`/`LabelEnum`.
 pub const LABEL_ATTR: Symbol = Symbol("label");
 /// `#[doc = "..."]`: doc comments are help text.

@@ -83,17 +83,32 @@ pub struct FamilyType {
     pub broken: bool,
 }
 
+/// A field type the derive cannot use: what the error stubs declare for it instead.
+#[derive(Clone, Debug)]
+pub struct Unreadable {
+    /// The member type the field most likely meant (`Gauge` in `running: Gauge` or
+    /// `Family<Gauge>`), so uses of the stub handle type-check; `None` when there is no guess.
+    pub stub_member: Option<Box<Type>>,
+    /// Whether the compiler itself rejects the type (`Family<Gauge>`: a missing type argument),
+    /// so the derive reports nothing of its own, and only makes sure an error is reported.
+    pub compiler_reports: bool,
+}
+
 /// The most axes a `ByLabels` grid combines (the runtime's `MAX_GRID_AXES`).
 const MAX_GRID_AXES: usize = 4;
 
 /// Reads `Family<L, M>`; reports what is wrong otherwise.
-pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
+pub fn read_family(cx: &Ctxt, ty: &Type) -> Result<FamilyType, Unreadable> {
+    let unreadable = || Unreadable {
+        stub_member: stub_member(ty),
+        compiler_reports: false,
+    };
     let Some((name, args)) = last_segment(ty) else {
         cx.error_spanned_by(
             ty,
             "a `#[metric]` field must have type `Family<Labels, Member>`, e.g. `Family<EngineLabels, Counter>`",
         );
-        return None;
+        return Err(unreadable());
     };
     if name != FAMILY.as_str() {
         cx.error_spanned_by(
@@ -103,31 +118,17 @@ pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
                 render(ty)
             ),
         );
-        return None;
+        return Err(unreadable());
     }
     let [labels, member] = args.as_slice() else {
-        cx.error_spanned_by(
-            ty,
-            "`Family` takes two type arguments: `Family<Labels, Member>`, e.g. `Family<EngineLabels, Counter>`",
-        );
-        return None;
+        // `Family` has two type parameters, `Labels` and `Member`: the compiler reports another
+        // number itself (E0107), and a second error here would only repeat it.
+        return Err(Unreadable {
+            compiler_reports: true,
+            ..unreadable()
+        });
     };
-    let known_member = |ty: &Type| {
-        last_segment(ty).is_some_and(|(n, _)| {
-            [
-                COUNTER,
-                GAUGE,
-                HISTOGRAM,
-                BY_LABEL,
-                BY_LABELS,
-                BY_POSITION,
-                DYNAMIC,
-            ]
-            .iter()
-            .any(|s| s.as_str() == n)
-        })
-    };
-    if known_member(labels) && !known_member(member) {
+    if swapped(labels, member) {
         cx.error_spanned_by(
             ty,
             format!(
@@ -136,7 +137,7 @@ pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
                 render(labels)
             ),
         );
-        return None;
+        return Err(unreadable());
     }
     let mut family = FamilyType {
         labels: labels.clone(),
@@ -153,7 +154,43 @@ pub fn read_family(cx: &Ctxt, ty: &Type) -> Option<FamilyType> {
         Ok(None) => {}
         Err(()) => family.broken = true,
     }
-    Some(family)
+    Ok(family)
+}
+
+/// Whether `Family<labels, member>` has its arguments the wrong way round: the first names a
+/// member, the second does not.
+fn swapped(labels: &Type, member: &Type) -> bool {
+    let known_member = |ty: &Type| {
+        last_segment(ty).is_some_and(|(n, _)| {
+            [
+                COUNTER,
+                GAUGE,
+                HISTOGRAM,
+                BY_LABEL,
+                BY_LABELS,
+                BY_POSITION,
+                DYNAMIC,
+            ]
+            .iter()
+            .any(|s| s.as_str() == n)
+        })
+    };
+    known_member(labels) && !known_member(member)
+}
+
+/// The member type a field of type `ty` most likely meant, whatever is wrong with it: `M` of
+/// `Family<L, M>` (`L` when the two are swapped), the one argument of `Family<M>`, or the
+/// type itself when it is not a `Family` (`running: Gauge`).
+pub fn stub_member(ty: &Type) -> Option<Box<Type>> {
+    let member = match last_segment(ty) {
+        Some((name, args)) if name == FAMILY.as_str() => match args.as_slice() {
+            [labels, member] if swapped(labels, member) => labels.clone(),
+            [.., member] => member.clone(),
+            [] => return None,
+        },
+        _ => ty.clone(),
+    };
+    Some(Box::new(member))
 }
 
 /// `Ok(None)`: not a spelling the macro knows (the compile-time checks take over).

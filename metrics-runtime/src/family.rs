@@ -21,8 +21,10 @@ use crate::member::{FamilyMember, SeriesSpec};
 ///
 /// Lookups follow one convention across [`Family`], [`ByPosition`](crate::ByPosition) and
 /// [`Dynamic`](crate::Dynamic): `get` never creates a series, `get_or_create` does.
-pub struct Family<L, M> {
-    inner: Arc<FamilyInner<L, M>>,
+// The parameters' names are what the compiler shows for `Family<Gauge>`: "struct defined
+// here, with 2 generic parameters: `Labels`, `Member`".
+pub struct Family<Labels, Member> {
+    inner: Arc<FamilyInner<Labels, Member>>,
 }
 
 struct FamilyInner<L, M> {

@@ -123,6 +123,19 @@ impl<L, M> FieldFamily<L, M> for Family<L, M> {
     }
 }
 
+/// Implemented for every [`Family`]: the error stubs check with it a field type the compiler
+/// rejects by itself (a `Family` with one type argument), in case it does not.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `metric_handles::Family<Labels, Member>`",
+    label = "not `metric_handles::Family<Labels, Member>`"
+)]
+pub trait AnyFamily {}
+
+impl<L, M> AnyFamily for Family<L, M> {}
+
+/// Compiles only for a [`Family`].
+pub const fn assert_family<F: AnyFamily>() {}
+
 /// Implemented only for `S` itself: a field whose `Family<L, _>` uses another label set than
 /// the struct's is reported once, at that field's `L`.
 #[diagnostic::on_unimplemented(

@@ -8,7 +8,9 @@ pub use crate::axis::DynamicLabels;
 pub use crate::bucket_lookup::BucketLookup;
 pub use crate::member::SeriesSpec;
 pub use crate::registry::{check_registration, register_family};
-pub use field_ops::{field_ops, DebugMember, FieldFamily, FieldLabels, FieldOps};
+pub use field_ops::{
+    assert_family, field_ops, AnyFamily, DebugMember, FieldFamily, FieldLabels, FieldOps,
+};
 pub use prometheus_client;
 pub use std;
 
