@@ -190,6 +190,8 @@ pub struct HttpRequestLabels {
     pub handler: Handler,
 }
 
+// Not offered to users in "other types implement `LabelSet`" lists (as derived ones are not).
+#[diagnostic::do_not_recommend]
 impl LabelSet for HttpRequestLabels {
     const KEYS: &'static [&'static str] = &["method", "status", "handler"];
 }
@@ -211,6 +213,8 @@ pub struct HttpHandlerLabels {
     pub handler: Handler,
 }
 
+// Not offered to users in "other types implement `LabelSet`" lists (as derived ones are not).
+#[diagnostic::do_not_recommend]
 impl LabelSet for HttpHandlerLabels {
     const KEYS: &'static [&'static str] = &["method", "handler"];
 }
