@@ -1,6 +1,6 @@
 // A struct generic over its label set and an axis enum, declared without bounds: the derive
 // bounds `L: LabelSet` and the member types on what it generates.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{ByLabel, Counter, ExpositionFormat, Family, Gauge, LabelEnum, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

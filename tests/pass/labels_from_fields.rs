@@ -1,5 +1,5 @@
 // A struct without `#[metric_handles(labels = ...)]`: its label set is its fields' own.
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, ExpositionFormat, Family, Gauge, LabelSet, MetricHandles};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

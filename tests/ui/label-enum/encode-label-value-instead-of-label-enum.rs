@@ -1,5 +1,5 @@
 use metric_handles::prometheus_client::encoding::EncodeLabelValue;
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{ByLabel, Counter, Family, MetricHandles, NoLabels};
 
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]

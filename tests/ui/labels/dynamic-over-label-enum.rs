@@ -1,4 +1,4 @@
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Dynamic, Family, LabelEnum, MetricHandles, NoLabels};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]

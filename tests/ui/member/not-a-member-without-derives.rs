@@ -1,4 +1,4 @@
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, Family, MetricHandles, NoLabels};
 
 /// A type of the user's own, neither a member nor `Clone` nor `Debug`.

@@ -1,4 +1,4 @@
-use metric_handles::prometheus_client::registry::Registry;
+use metric_handles::Registry;
 use metric_handles::{Counter, MetricHandles, NoLabels};
 
 /// A type of the user's own that happens to be called `Family`.
