@@ -62,12 +62,14 @@ fn check_field<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Option<MetricPlan<'a>> {
     let leaf = family.and_then(|f| f.leaf);
     let axis = family.and_then(|f| f.axis.as_ref());
 
-    let name = given_name(cx, field);
+    let mut missing = Missing::default();
+    let name = given_name(field, &mut missing);
     let unit = check_unit(cx, field);
     let name = name.and_then(|name| check_metric_name(cx, name, leaf, &unit));
     let help = check_help(cx, field);
-    let buckets = check_buckets(cx, field, leaf);
-    let axis_keys = check_axis_keys(cx, field, axis).ok_or(Invalid);
+    let buckets = check_buckets(cx, field, leaf, &mut missing);
+    let axis_keys = check_axis_keys(cx, field, axis, &mut missing).ok_or(Invalid);
+    missing.report(cx, field);
     let positions = check_positions(cx, field, axis);
     let max_series = check_max_series(cx, field, axis);
     let max_label_sets = value_of(&attrs.max_label_sets);
@@ -98,16 +100,70 @@ fn value_of<T: Clone>(keyed: &Option<Keyed<Option<T>>>) -> Result<Option<T>, Inv
     }
 }
 
+/// A required key a field leaves out: the key with an example value, and the error to report
+/// when it is the only one missing (with its span).
+struct MissingKey {
+    written: String,
+    tokens: TokenStream,
+    message: String,
+}
+
+/// The required keys a field leaves out. One missing key is reported with its own message; more
+/// than one are reported together, once, with the whole attribute to add: a histogram axis
+/// without `buckets` and `label` gets one error, not one per key.
+#[derive(Default)]
+struct Missing(Vec<MissingKey>);
+
+impl Missing {
+    fn add(&mut self, written: String, tokens: TokenStream, message: String) {
+        self.0.push(MissingKey {
+            written,
+            tokens,
+            message,
+        });
+    }
+
+    fn report(self, cx: &Ctxt, field: &Field) {
+        match self.0.as_slice() {
+            [] => {}
+            [only] => cx.error_spanned_by(&only.tokens, &only.message),
+            keys => {
+                let ident = field.ident;
+                let names: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let key = k.written.split(' ').next().unwrap_or_default();
+                        format!("`{key}`")
+                    })
+                    .collect();
+                let Some((last, rest)) = names.split_last() else {
+                    return;
+                };
+                let written: Vec<&str> = keys.iter().map(|k| k.written.as_str()).collect();
+                cx.error_spanned_by(
+                    ident,
+                    format!(
+                        "field `{ident}` needs {} and {last}: add `#[metric({})]`",
+                        rest.join(", "),
+                        written.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// `name = "..."`, which every metric needs.
-fn given_name<'a>(cx: &Ctxt, field: &'a Field) -> Result<&'a LitStr, Invalid> {
+fn given_name<'a>(field: &'a Field, missing: &mut Missing) -> Result<&'a LitStr, Invalid> {
     let attrs = &field.metric;
     match &attrs.name {
         Some(keyed) => keyed.value.as_ref().ok_or(Invalid),
         None => {
             if attrs.parsed {
                 let ident = field.ident;
-                cx.error_spanned_by(
-                    ident,
+                missing.add(
+                    "name = \"...\"".to_owned(),
+                    ident.to_token_stream(),
                     format!("field `{ident}` needs a metric name: add `#[metric(name = \"...\")]`"),
                 );
             }
@@ -162,6 +218,7 @@ fn check_buckets(
     cx: &Ctxt,
     field: &Field,
     leaf: Option<Leaf>,
+    missing: &mut Missing,
 ) -> Result<Option<BucketSpec>, Invalid> {
     let attrs = &field.metric;
     let ident = field.ident;
@@ -178,8 +235,9 @@ fn check_buckets(
         }
         (None, Some(Leaf::Histogram)) => {
             if attrs.parsed {
-                cx.error_spanned_by(
-                    ident,
+                missing.add(
+                    "buckets = [0.1, 0.5, 1.0]".to_owned(),
+                    ident.to_token_stream(),
                     format!(
                         "histogram `{ident}` needs buckets: add e.g. `#[metric(buckets = [0.1, 0.5, 1.0])]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
                     ),
@@ -279,7 +337,12 @@ fn check_aliases(
 /// `label = ...`: valid, distinct keys, as many as the member's spelled axes need. `None`
 /// after reporting a mistake. When the spelling does not show the axis, any number is
 /// accepted here and checked against `<M as FamilyMember>::AXIS` at compile time.
-fn check_axis_keys(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Option<Vec<LitStr>> {
+fn check_axis_keys(
+    cx: &Ctxt,
+    field: &Field,
+    axis: Option<&Axis>,
+    missing: &mut Missing,
+) -> Option<Vec<LitStr>> {
     let ident = field.ident;
     let attrs = &field.metric;
     let given = match &attrs.label {
@@ -345,7 +408,8 @@ fn check_axis_keys(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Option<Vec<
                     .as_ref()
                     .map(|f| f.member.to_token_stream())
                     .unwrap_or_default();
-                cx.error_spanned_by(
+                missing.add(
+                    format!("label = {}", key_hint(axis)),
                     member,
                     format!(
                         "{} needs its label {}: add `#[metric(label = {})]` to field `{ident}`",
