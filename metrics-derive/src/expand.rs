@@ -612,11 +612,8 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
         Some(max) => max.clone(),
         None => quote!(#krate::DEFAULT_MAX_SERIES),
     };
-    let message = format!(
-        "field `{field}`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-    );
     checks.push(at_member(quote! {
-        if #shape.preresolved(#positions) > #max_series { ::core::panic!(#message) }
+        #krate::__private::assert_fits_max_series(#field, #shape, #positions, #max_series)
     }));
     checks
 }

@@ -13,6 +13,7 @@ mod bounded;
 mod bucket_check;
 pub mod buckets;
 pub mod catalogue;
+mod const_message;
 mod counter;
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}

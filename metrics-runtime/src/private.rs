@@ -40,6 +40,7 @@ pub const fn assert_axis_key_is_free(common: &[&str], axis_key: &str) {
 
 pub use crate::bucket_check::{assert_valid_buckets, assert_valid_generator, bucket_count};
 
+use crate::const_message::Message;
 use crate::{AxisShape, LabelAxis};
 
 /// The descriptor's axis, from the member's declared shape, the field's `label = ...` keys,
@@ -82,6 +83,51 @@ pub const fn grid_axis(
         },
         _ => LabelAxis::Position { key, count: 0 },
     }
+}
+
+/// Fails compilation when the fixed axes of field `field` pre-resolve more series per label set
+/// than its `max_series`, saying how many (and of which axis lengths) against which limit.
+pub const fn assert_fits_max_series(
+    field: &str,
+    shape: AxisShape,
+    positions: usize,
+    max_series: usize,
+) {
+    let product = shape.preresolved(positions);
+    if product <= max_series {
+        return;
+    }
+    let mut message = Message::new()
+        .push_str("field `")
+        .push_str(field)
+        .push_str("`: its fixed axes pre-resolve ")
+        .push_usize(product)
+        .push_str(" series per label set");
+    if let AxisShape::Grid(axes) = shape {
+        message = message.push_str(" (");
+        let mut i = 0;
+        while i < axes.len() {
+            if i > 0 {
+                message = message.push_str(" x ");
+            }
+            message = match axes[i] {
+                Some(values) => message.push_usize(values.len()),
+                None => message.push_usize(positions).push_str(" positions"),
+            };
+            i += 1;
+        }
+        message = message.push_str(")");
+    }
+    message = message
+        .push_str(", more than its `max_series` of ")
+        .push_usize(max_series);
+    message = if shape.has_position() {
+        message.push_str(": raise `max_series`, or lower `positions`")
+    } else {
+        message
+            .push_str(": raise `max_series` (every combination of its enum axes is pre-resolved)")
+    };
+    message.fail()
 }
 
 /// The keys of a `Dynamic` axis, empty for every other shape.
@@ -160,4 +206,25 @@ const fn str_eq(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::assert_fits_max_series;
+    use crate::AxisShape;
+
+    const METHODS: &[&str] = &["a", "b", "c"];
+
+    #[test]
+    fn a_grid_within_its_limit_passes() {
+        assert_fits_max_series("f", AxisShape::Grid(&[Some(METHODS), None]), 4, 12);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "field `f`: its fixed axes pre-resolve 15 series per label set (3 x 5 positions), more than its `max_series` of 12: raise `max_series`, or lower `positions`"
+    )]
+    fn a_grid_over_its_limit_names_the_product_and_the_limit() {
+        assert_fits_max_series("f", AxisShape::Grid(&[Some(METHODS), None]), 5, 12);
+    }
 }

@@ -166,14 +166,12 @@ impl Metrics {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_PREEMPTIONS_CHECK_1: () = if Self::__METRIC_HANDLES_PREEMPTIONS_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `preemptions`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_PREEMPTIONS_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "preemptions",
+        Self::__METRIC_HANDLES_PREEMPTIONS_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -197,14 +195,12 @@ impl Metrics {
         )
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS_CHECK_3: () = if Self::__METRIC_HANDLES_TOKENS_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `tokens`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_TOKENS_CHECK_3: () = ::metric_handles::__private::assert_fits_max_series(
+        "tokens",
+        Self::__METRIC_HANDLES_TOKENS_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -213,14 +209,12 @@ impl Metrics {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if Self::__METRIC_HANDLES_RUNNING_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `running`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "running",
+        Self::__METRIC_HANDLES_RUNNING_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[

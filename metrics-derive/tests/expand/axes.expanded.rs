@@ -188,14 +188,12 @@ impl Axes {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_SUCCESS_CHECK_2: () = if Self::__METRIC_HANDLES_SUCCESS_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `success`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_SUCCESS_CHECK_2: () = ::metric_handles::__private::assert_fits_max_series(
+        "success",
+        Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -209,14 +207,12 @@ impl Axes {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = if Self::__METRIC_HANDLES_ACCEPTED_OPS
-        .axis
-        .preresolved(3) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `accepted`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_ACCEPTED_CHECK_2: () = ::metric_handles::__private::assert_fits_max_series(
+        "accepted",
+        Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
+        3,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_LORA_LATENCY_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -231,14 +227,12 @@ impl Axes {
         count: 4,
     });
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY_CHECK_2: () = if Self::__METRIC_HANDLES_LORA_LATENCY_OPS
-        .axis
-        .preresolved(0) > 16
-    {
-        ::core::panic!(
-            "field `lora_latency`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_LORA_LATENCY_CHECK_2: () = ::metric_handles::__private::assert_fits_max_series(
+        "lora_latency",
+        Self::__METRIC_HANDLES_LORA_LATENCY_OPS.axis,
+        0,
+        16,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
@@ -501,14 +495,12 @@ impl Grids {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_OPERATIONS_CHECK_3: () = if Self::__METRIC_HANDLES_OPERATIONS_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `operations`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_OPERATIONS_CHECK_3: () = ::metric_handles::__private::assert_fits_max_series(
+        "operations",
+        Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -527,14 +519,12 @@ impl Grids {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_CHECK_3: () = if Self::__METRIC_HANDLES_ACCEPTED_OPS
-        .axis
-        .preresolved(2) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `accepted`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_ACCEPTED_CHECK_3: () = ::metric_handles::__private::assert_fits_max_series(
+        "accepted",
+        Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
+        2,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[

@@ -87,14 +87,12 @@ where
         ::rt::__private::dynamic_keys(Self::__METRIC_HANDLES_THINGS_OPS.axis),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_THINGS_CHECK_1: () = if Self::__METRIC_HANDLES_THINGS_OPS
-        .axis
-        .preresolved(0) > ::rt::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `things`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_THINGS_CHECK_1: () = ::rt::__private::assert_fits_max_series(
+        "things",
+        Self::__METRIC_HANDLES_THINGS_OPS.axis,
+        0,
+        ::rt::DEFAULT_MAX_SERIES,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::rt::MetricDescriptor] = &[

@@ -163,14 +163,12 @@ impl EngineMetrics {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING_CHECK_1: () = if Self::__METRIC_HANDLES_RUNNING_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `running`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_RUNNING_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "running",
+        Self::__METRIC_HANDLES_RUNNING_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
@@ -179,28 +177,24 @@ impl EngineMetrics {
         ),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_1: () = if Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `generation_tokens`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "generation_tokens",
+        Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     #[doc(hidden)]
     const __METRIC_HANDLES_TTFT_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(Self::__METRIC_HANDLES_TTFT_OPS.axis),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_TTFT_CHECK_1: () = if Self::__METRIC_HANDLES_TTFT_OPS
-        .axis
-        .preresolved(0) > ::metric_handles::DEFAULT_MAX_SERIES
-    {
-        ::core::panic!(
-            "field `ttft`: its fixed axes pre-resolve more series per label set than its `max_series` allows (the product of the axes' lengths): raise `max_series`, or lower `positions`"
-        )
-    };
+    const __METRIC_HANDLES_TTFT_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "ttft",
+        Self::__METRIC_HANDLES_TTFT_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
