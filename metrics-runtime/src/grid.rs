@@ -37,6 +37,9 @@ pub struct Position;
 pub trait GridAxis: 'static {
     /// What a record names on this axis: the enum itself, or a `usize` position.
     type Value: Copy;
+    /// [`EveryCombination`] for an enum axis (each value is pre-resolved), [`SomeCombinations`]
+    /// for a position axis (a position past the pre-resolved ones may have no series yet).
+    type Lookup: GridLookup;
     /// Every label value of an enum axis, in declaration order; `None` for a position axis.
     const VALUES: Option<&'static [&'static str]>;
     /// The value's dense index on the axis.
@@ -45,6 +48,7 @@ pub trait GridAxis: 'static {
 
 impl<E: LabelEnum> GridAxis for E {
     type Value = E;
+    type Lookup = EveryCombination;
     const VALUES: Option<&'static [&'static str]> = Some(E::VALUES);
 
     #[inline]
@@ -55,6 +59,7 @@ impl<E: LabelEnum> GridAxis for E {
 
 impl GridAxis for Position {
     type Value = usize;
+    type Lookup = SomeCombinations;
     const VALUES: Option<&'static [&'static str]> = None;
 
     #[inline]
@@ -72,6 +77,9 @@ impl GridAxis for Position {
 pub trait GridAxes: 'static {
     /// What a record names: one value per axis, as a tuple.
     type Values: Copy;
+    /// [`EveryCombination`] when every axis is an enum, else [`SomeCombinations`]: what
+    /// [`ByLabels::get`] returns.
+    type Lookup: GridLookup;
     /// Per axis, its label values (`None` for a position axis).
     const AXES: &'static [Option<&'static [&'static str]>];
     /// The dense index of every axis value; entries past `AXES.len()` are 0.
@@ -79,9 +87,14 @@ pub trait GridAxes: 'static {
 }
 
 macro_rules! impl_grid_axes {
+    (@lookup $first:ident) => { $first::Lookup };
+    (@lookup $first:ident $($rest:ident)+) => {
+        <$first::Lookup as GridLookup>::And<impl_grid_axes!(@lookup $($rest)+)>
+    };
     ($($axis:ident $value:ident),+) => {
         impl<$($axis: GridAxis),+> GridAxes for ($($axis,)+) {
             type Values = ($($axis::Value,)+);
+            type Lookup = impl_grid_axes!(@lookup $($axis)+);
             const AXES: &'static [Option<&'static [&'static str]>] = &[$($axis::VALUES),+];
 
             #[inline]
@@ -102,6 +115,70 @@ macro_rules! impl_grid_axes {
 impl_grid_axes!(A a, B b);
 impl_grid_axes!(A a, B b, C c);
 impl_grid_axes!(A a, B b, C c, D d);
+
+/// How [`ByLabels::get`] finds a combination's series, from the grid's axes.
+pub trait GridLookup: 'static {
+    /// What `get` returns.
+    type Found<'a, M: 'a>;
+
+    /// The lookup of a grid with this axis and the axes of `Other`: [`SomeCombinations`] if
+    /// either is.
+    type And<Other: GridLookup>: GridLookup;
+
+    /// The series of one combination of `grid`, never created.
+    fn get<A: GridAxes, M: FamilyMember>(
+        grid: &ByLabels<A, M>,
+        values: A::Values,
+    ) -> Self::Found<'_, M>;
+}
+
+/// The lookup of a grid whose axes are all enums: every combination is pre-resolved, so `get`
+/// returns the series itself, like [`ByLabel::get`](crate::ByLabel::get).
+#[derive(Debug)]
+pub enum EveryCombination {}
+
+/// The lookup of a grid with a [`Position`] axis: a position past the pre-resolved ones has a
+/// series only once [`ByLabels::get_or_create`] created it, so `get` returns an `Option`.
+#[derive(Debug)]
+pub enum SomeCombinations {}
+
+impl GridLookup for EveryCombination {
+    type Found<'a, M: 'a> = &'a M;
+    type And<Other: GridLookup> = Other;
+
+    #[inline]
+    fn get<A: GridAxes, M: FamilyMember>(grid: &ByLabels<A, M>, values: A::Values) -> &M {
+        // Without a position axis the grid pre-resolves the whole product of its enums (no
+        // series limit lowers it), and a derived `LabelEnum::index` is below its enum's
+        // length, so the cell exists, as `ByLabel::get`'s does.
+        let indices = A::indices(values);
+        let mut flat = 0usize;
+        for (i, axis) in A::AXES.iter().enumerate() {
+            flat = flat * axis_len(*axis, 0) + indices[i];
+        }
+        &grid.cells[flat]
+    }
+}
+
+impl GridLookup for SomeCombinations {
+    type Found<'a, M: 'a> = Option<PositionSeries<'a, M>>;
+    type And<Other: GridLookup> = SomeCombinations;
+
+    fn get<A: GridAxes, M: FamilyMember>(
+        grid: &ByLabels<A, M>,
+        values: A::Values,
+    ) -> Option<PositionSeries<'_, M>> {
+        let indices = A::indices(values);
+        match grid.flat_index(&indices) {
+            Some(series) => Some(PositionSeries::Cached(series)),
+            None => grid
+                .inner
+                .beyond
+                .get(&indices)
+                .map(PositionSeries::LookedUp),
+        }
+    }
+}
 
 /// One series per combination of the axes `A` (a tuple such as `(Method, Status)`), resolved up
 /// front into a dense row-major array: `get_or_create((Method::Get, Status::Ok))` is index
@@ -139,19 +216,15 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
         }
     }
 
-    /// The series of one combination if it exists: always for a pre-resolved combination
-    /// (every combination of a grid without a [`Position`] axis), and past the pre-resolved
-    /// positions only once [`get_or_create`](ByLabels::get_or_create) created it. Never creates.
-    pub fn get(&self, values: A::Values) -> Option<PositionSeries<'_, M>> {
-        let indices = A::indices(values);
-        match self.flat_index(&indices) {
-            Some(series) => Some(PositionSeries::Cached(series)),
-            None => self
-                .inner
-                .beyond
-                .get(&indices)
-                .map(PositionSeries::LookedUp),
-        }
+    /// The series of one combination; never creates one. Without a [`Position`] axis every
+    /// combination exists, and this is the series itself (`&M`, an index computation, like
+    /// [`ByLabel::get`](crate::ByLabel::get)). With one it is an
+    /// `Option<PositionSeries<'_, M>>`: always `Some` for a pre-resolved combination, and past
+    /// the pre-resolved positions only once [`get_or_create`](ByLabels::get_or_create) created
+    /// it.
+    #[inline]
+    pub fn get(&self, values: A::Values) -> <A::Lookup as GridLookup>::Found<'_, M> {
+        A::Lookup::get(self, values)
     }
 
     #[inline]

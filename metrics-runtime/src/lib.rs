@@ -51,7 +51,10 @@ pub use descriptor::{
 };
 pub use exposition::ExpositionFormat;
 pub use family::Family;
-pub use grid::{ByLabels, GridAxes, GridAxis, Position, MAX_GRID_AXES};
+pub use grid::{
+    ByLabels, EveryCombination, GridAxes, GridAxis, GridLookup, Position, SomeCombinations,
+    MAX_GRID_AXES,
+};
 pub use histogram::{Histogram, HistogramSnapshot};
 pub use label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use labels::{LabelEnum, LabelSet, NoLabels};

@@ -60,7 +60,7 @@ fn main() {
     let mut registry = Registry::default();
     let gateway = Gateway::register(&mut registry);
     let h = gateway.resolve(&service("api"));
-    h.requests.get_or_create((Method::Post, Status::ServerError)).inc();
+    h.requests.get((Method::Post, Status::ServerError)).inc();
     h.retries.get_or_create((Method::Get, 1)).inc();
     let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     assert_eq!(
