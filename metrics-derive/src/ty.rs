@@ -43,15 +43,15 @@ pub enum Axis {
     Position,
     /// `ByLabels<(A, B, ...), X>`: per axis, the enum type, or `None` for `Position`.
     Grid(Vec<Option<Type>>),
-    /// `Dynamic<D, X>`.
-    Dynamic,
+    /// `Dynamic<D, X>`: `D`, as written.
+    Dynamic(Box<Type>),
 }
 
 impl Axis {
     /// How many keys `label = ...` must name.
     pub fn label_keys(&self) -> usize {
         match self {
-            Axis::None | Axis::Dynamic => 0,
+            Axis::None | Axis::Dynamic(_) => 0,
             Axis::Enum(_) | Axis::Position => 1,
             Axis::Grid(parts) => parts.len(),
         }
@@ -221,7 +221,7 @@ fn read_member(cx: &Ctxt, member: &Type) -> Read {
                     render(inner)
                 )
             })?;
-            (Axis::Dynamic, inner)
+            (Axis::Dynamic(Box::new(labels.clone())), inner)
         }
         (n, [axes, inner]) if n == BY_LABELS.as_str() => (Axis::Grid(grid_axes(cx, axes)?), inner),
         (n, _)

@@ -41,7 +41,54 @@ pub fn check<'a>(cx: &Ctxt, input: &'a Input<'a>) -> Vec<MetricPlan<'a>> {
         .collect();
     check_unique_names(cx, &plans);
     check_sample_collisions(cx, &plans);
+    check_label_set_limits(cx, input, &plans);
     plans
+}
+
+/// `max_label_sets` limits the common label sets of a family, which two mistakes take for
+/// another limit: on a struct without common labels (`NoLabels`: one label set per family) it
+/// limits nothing, and on a `Dynamic` field it is easily meant for the axis's label sets (the
+/// tenants), which `max_series` limits. The first is an error; the second is one unless the
+/// field also gives `max_series`, so that it says which limit is which.
+fn check_label_set_limits(cx: &Ctxt, input: &Input, plans: &[MetricPlan]) {
+    let common = input
+        .container
+        .labels
+        .as_ref()
+        .or_else(|| plans.first().map(|plan| &plan.family.labels))
+        .map(crate::ty::render);
+    let no_labels = input.generics.params.is_empty()
+        && common
+            .as_deref()
+            .is_none_or(|ty| ty.rsplit("::").next() == Some("NoLabels"));
+    for plan in plans {
+        let (Some(limit), Some(keyed)) = (&plan.max_label_sets, &plan.field.metric.max_label_sets)
+        else {
+            continue;
+        };
+        let (field, key) = (plan.field.ident, &keyed.key);
+        let limit = crate::ty::render_tokens(limit);
+        let axis = match &plan.family.axis {
+            Some(Axis::Dynamic(keys)) => Some(crate::ty::render(keys)),
+            _ => None,
+        };
+        if no_labels {
+            let fix = match &axis {
+                Some(keys) => format!("to limit the `{keys}` label sets of its `Dynamic` axis write `max_series = {limit}`"),
+                None => "remove it".to_owned(),
+            };
+            cx.error_spanned_by(
+                key,
+                format!("`max_label_sets` limits how many common label sets a family holds, and this struct has none (`NoLabels`: each family holds one), so on field `{field}` it limits nothing: {fix}"),
+            );
+        } else if let (Some(keys), None) = (&axis, &plan.max_series) {
+            let common = common.as_deref().unwrap_or("the struct's label set");
+            cx.error_spanned_by(
+                key,
+                format!("`max_label_sets` limits how many `{common}` label sets the family of field `{field}` holds, not the `{keys}` label sets of its `Dynamic` axis: to limit those per `{common}`, write `max_series = {limit}`; to limit the `{common}` label sets, give `max_series` too (`max_series = metric_handles::DEFAULT_MAX_SERIES` keeps the default), so the field says which limit is which"),
+            );
+        }
+    }
 }
 
 /// A key whose value cannot be used: the mistake was reported, here or while parsing, and the
@@ -380,7 +427,7 @@ fn check_axis_keys(
                 key,
                 format!(
                     "`label` names the keys of a `ByLabel`, `ByLabels` or `ByPosition` axis, and field `{ident}` has none: remove `label`{}",
-                    if matches!(axis, Axis::Dynamic) {
+                    if matches!(axis, Axis::Dynamic(_)) {
                         " (a `Dynamic` axis takes its keys from its label set)"
                     } else {
                         ""
@@ -447,7 +494,7 @@ fn key_hint(axis: &Axis) -> String {
             let keys: Vec<String> = parts.iter().map(|p| name(p.as_ref())).collect();
             format!("[{}]", keys.join(", "))
         }
-        Axis::None | Axis::Dynamic => "\"...\"".to_owned(),
+        Axis::None | Axis::Dynamic(_) => "\"...\"".to_owned(),
     }
 }
 
