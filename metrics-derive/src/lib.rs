@@ -1,6 +1,7 @@
 //! The derives behind `metric-handles`: `#[derive(MetricHandles)]`, `#[derive(LabelSet)]` and
-//! `#[derive(LabelEnum)]`. Depend on `metric-handles`, which re-exports them; the attribute
-//! grammar is documented in `docs/attributes.md`.
+//! `#[derive(LabelEnum)]`. Depend on `metric-handles`, which re-exports them; every attribute is
+//! documented, with the error each mistake gives, in its module
+//! [`metric_handles::attributes`](https://docs.rs/metric-handles/latest/metric_handles/attributes/index.html).
 //!
 //! Layout (after thiserror's impl crate and serde_derive): `symbol.rs` names every attribute
 //! key, `ctxt.rs` collects errors, `attr.rs`/`metric_attr.rs`/`label_attr.rs` parse
@@ -45,8 +46,11 @@ mod fuzz;
 
 /// Generates cached-handle registration and resolution for a struct of metric families.
 ///
-/// See `metric_handles`'s crate documentation and `docs/attributes.md` for the attributes
-/// `#[metric_handles(...)]` (on the struct) and `#[metric(...)]` (on each field).
+/// The attributes `#[metric_handles(...)]` (on the struct) and `#[metric(...)]` (on each field)
+/// are described, with the error each mistake gives, in the module
+/// [`metric_handles::attributes`](https://docs.rs/metric-handles/latest/metric_handles/attributes/index.html); the
+/// [guide](https://docs.rs/metric-handles/latest/metric_handles/guide/index.html) walks through
+/// a whole program.
 #[proc_macro_derive(MetricHandles, attributes(metric_handles, metric, metrics))]
 pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
     expand::derive(input.into()).into()
