@@ -34,6 +34,8 @@ mod local;
 mod member;
 mod options;
 pub mod plugin;
+#[cfg(feature = "process")]
+pub mod process;
 mod registry;
 mod sanitize;
 mod sync;

@@ -11,4 +11,5 @@ pub mod concurrency;
 pub mod escaping;
 pub mod histogram_parity;
 pub mod label_size;
+pub mod process;
 pub mod registration;
