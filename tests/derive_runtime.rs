@@ -496,3 +496,92 @@ fn label_enum_and_label_set_derives_match_their_declaration() {
     assert_eq!(FinishReason::Length.label_value(), "length");
     assert_eq!(<EngineLabels as LabelSet>::KEYS, ["model_name", "engine"]);
 }
+
+/// The derives `metric_handles::prometheus_client::encoding` re-exports, beside
+/// prometheus-client's own (which name `::prometheus_client`, a crate this suite depends on):
+/// a prometheus-client family keyed by either writes the same exposition.
+mod reexported_encoding_derives {
+    use metric_handles::prometheus_client::encoding::{
+        text::encode, EncodeLabelSet, EncodeLabelValue,
+    };
+    use metric_handles::prometheus_client::metrics::counter::Counter;
+    use metric_handles::prometheus_client::metrics::family::Family;
+    use metric_handles::prometheus_client::registry::Registry;
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+    pub enum Method {
+        Get,
+        Post,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    pub struct Route {
+        pub handler: String,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    pub struct Ours {
+        pub method: Method,
+        pub r#type: u32,
+        #[prometheus(flatten)]
+        pub route: Route,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, prometheus_client::encoding::EncodeLabelValue)]
+    pub enum TheirMethod {
+        Get,
+        Post,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, prometheus_client::encoding::EncodeLabelSet)]
+    pub struct TheirRoute {
+        pub handler: String,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, prometheus_client::encoding::EncodeLabelSet)]
+    pub struct Theirs {
+        pub method: TheirMethod,
+        pub r#type: u32,
+        #[prometheus(flatten)]
+        pub route: TheirRoute,
+    }
+
+    /// The exposition of a prometheus-client family that counts once under each of `labels`.
+    fn exposition<L>(labels: [L; 2]) -> String
+    where
+        L: EncodeLabelSet + Clone + std::hash::Hash + Eq + Send + Sync + std::fmt::Debug + 'static,
+    {
+        let mut registry = Registry::default();
+        let family = Family::<L, Counter>::default();
+        registry.register("requests", "Requests", family.clone());
+        for labels in &labels {
+            family.get_or_create(labels).inc();
+        }
+        let mut text = String::new();
+        encode(&mut text, &registry).unwrap();
+        text
+    }
+
+    #[test]
+    fn encode_like_prometheus_clients_own() {
+        let ours = exposition([Method::Get, Method::Post].map(|method| Ours {
+            method,
+            r#type: 7,
+            route: Route {
+                handler: "/v1".into(),
+            },
+        }));
+        let theirs = exposition([TheirMethod::Get, TheirMethod::Post].map(|method| Theirs {
+            method,
+            r#type: 7,
+            route: TheirRoute {
+                handler: "/v1".into(),
+            },
+        }));
+        assert!(
+            ours.contains(r#"requests_total{method="Post",type="7",handler="/v1"} 1"#),
+            "{ours}"
+        );
+        assert_eq!(ours, theirs);
+    }
+}

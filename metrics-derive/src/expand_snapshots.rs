@@ -29,6 +29,8 @@ pub fn expander(name: &str) -> Option<fn(TokenStream) -> TokenStream> {
         "MetricHandles" => Some(crate::expand::derive),
         "LabelSet" => Some(LabelSet::derive),
         "LabelEnum" => Some(LabelEnum::derive),
+        "EncodeLabelSet" => Some(crate::prometheus_derive::encode_label_set),
+        "EncodeLabelValue" => Some(crate::prometheus_derive::encode_label_value),
         _ => None,
     }
 }

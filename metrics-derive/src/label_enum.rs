@@ -143,17 +143,10 @@ impl LabelDerive for LabelEnum {
                 #(Self::#variants => #indices,)*
             }
         };
-        let variants = values.iter().map(|v| v.ident);
-        let labels = values.iter().map(|v| &v.value);
-        // A match of its own rather than `LabelEnum::label_value(*self)`: that needs the
-        // supertraits, and an enum missing one (`Copy`) would report it here a second time.
-        let krate = &input.krate;
-        let encode_body = quote! {
-            let value = match self {
-                #(Self::#variants => #labels,)*
-            };
-            #krate::__private::std::fmt::Write::write_str(encoder, value)
-        };
+        let encode_body = label_impl::encode_value_body(
+            &input.krate,
+            values.iter().map(|v| (v.ident, v.value.as_str())),
+        );
         impls(input, values, index_body, encode_body)
     }
 

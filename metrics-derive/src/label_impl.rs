@@ -145,6 +145,26 @@ pub fn encode_impl(
     )
 }
 
+/// The body of prometheus-client's `EncodeLabelValue::encode` for a fieldless enum: each of
+/// `variants` writes its label value. A match of its own rather than a call of a trait method
+/// (`LabelEnum::label_value`), which would need the enum to implement that trait's supertraits
+/// (an enum missing `Copy` would be reported a second time).
+pub fn encode_value_body<'a>(
+    krate: &TokenStream,
+    variants: impl Iterator<Item = (&'a Ident, &'a str)>,
+) -> TokenStream {
+    let (idents, values): (Vec<_>, Vec<_>) = variants.unzip();
+    if idents.is_empty() {
+        return quote!(match *self {});
+    }
+    quote! {
+        let value = match self {
+            #(Self::#idents => #values,)*
+        };
+        #krate::__private::std::fmt::Write::write_str(encoder, value)
+    }
+}
+
 fn ident(name: &str) -> Ident {
     Ident::new(name, proc_macro2::Span::call_site())
 }

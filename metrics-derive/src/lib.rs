@@ -32,6 +32,7 @@ mod label_set;
 mod manifest;
 mod metric_attr;
 mod names;
+mod prometheus_derive;
 mod respan;
 mod signature;
 mod suggest;
@@ -62,6 +63,25 @@ pub fn derive_metric_handles(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(LabelSet, attributes(label))]
 pub fn derive_label_set(input: TokenStream) -> TokenStream {
     label_set::LabelSet::derive(input.into()).into()
+}
+
+/// prometheus-client's `EncodeLabelSet` derive as `metric_handles::prometheus_client::encoding`
+/// re-exports it: the same impl (each named field a label keyed by its name,
+/// `#[prometheus(flatten)]` inlining a field's own label set), naming prometheus-client through
+/// `metric_handles`, so a crate without its own prometheus-client dependency can use it. For the
+/// label set of a metrics struct, use `#[derive(LabelSet)]`, which implements this too.
+#[proc_macro_derive(EncodeLabelSet, attributes(prometheus))]
+pub fn derive_encode_label_set(input: TokenStream) -> TokenStream {
+    prometheus_derive::encode_label_set(input.into()).into()
+}
+
+/// prometheus-client's `EncodeLabelValue` derive as `metric_handles::prometheus_client::encoding`
+/// re-exports it: a fieldless enum's variant names are its values, named through
+/// `metric_handles`. For the axis of a metric, use `#[derive(LabelEnum)]`, which implements this
+/// too.
+#[proc_macro_derive(EncodeLabelValue)]
+pub fn derive_encode_label_value(input: TokenStream) -> TokenStream {
+    prometheus_derive::encode_label_value(input.into()).into()
 }
 
 /// Implements `metric_handles::LabelEnum` and prometheus-client's `EncodeLabelValue` for a

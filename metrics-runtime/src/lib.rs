@@ -68,12 +68,25 @@ pub use registry::{RegisteredFamily, RegistrationError, Registry};
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 
 /// prometheus-client, re-exported so users and generated code name the same version.
-pub use prometheus_client;
+///
+/// Everything of prometheus-client is here under its own path, with one difference: the derives
+/// `encoding::EncodeLabelSet` and `encoding::EncodeLabelValue` are equivalents that name
+/// prometheus-client through this re-export. prometheus-client's own derives name
+/// `::prometheus_client`, which a crate that depends only on `metric-handles` cannot resolve.
+pub mod prometheus_client {
+    pub use ::prometheus_client::*;
+
+    /// prometheus-client's `encoding` module; its derives work through this re-export.
+    pub mod encoding {
+        pub use ::prometheus_client::encoding::*;
+        pub use metric_handles_derive::{EncodeLabelSet, EncodeLabelValue};
+    }
+}
 
 /// An `i64` gauge (prometheus-client's). `Gauge<f64, AtomicU64>` and `Gauge<u64, AtomicU64>`
 /// hold other value types.
 pub type Gauge<N = i64, A = std::sync::atomic::AtomicI64> =
-    prometheus_client::metrics::gauge::Gauge<N, A>;
+    ::prometheus_client::metrics::gauge::Gauge<N, A>;
 
 /// Items the derive's generated code (and this repository's tests and benchmarks) refer to.
 /// Not a stable API: anything here may change in any release.
