@@ -114,11 +114,9 @@ impl LabelDerive for LabelSet {
         let keys = labels.iter().map(|label| &label.key);
         let encodes = labels.iter().map(|Label { key, field }| {
             let ident = field.ident;
+            // Through `LabelValue`, so a field type that is not a label value is told which are.
             let encode = quote_spanned! {field.ty.span()=>
-                #krate::__private::prometheus_client::encoding::EncodeLabelValue::encode(
-                    &self.#ident,
-                    &mut value,
-                )?;
+                #krate::__private::LabelValue::encode_value(&self.#ident, &mut value)?;
             };
             quote! {
                 {

@@ -169,6 +169,32 @@ pub const fn assert_axis_keys_are_free(common: &[&str], axis_keys: &[&str]) {
     }
 }
 
+/// A field of a `#[derive(LabelSet)]` struct: any prometheus-client `EncodeLabelValue`. A trait
+/// of its own so that a field type that is not one is told which types are.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a label value",
+    label = "not a label value",
+    note = "each field of a `#[derive(LabelSet)]` struct is one label, whose value is a `String`, a `&'static str`, an integer, a `bool` or a `#[derive(LabelEnum)]` enum (any type that implements prometheus-client's `EncodeLabelValue`); several values are several fields, or a `Dynamic` axis"
+)]
+pub trait LabelValue {
+    /// Writes the value.
+    fn encode_value(
+        &self,
+        encoder: &mut prometheus_client::encoding::LabelValueEncoder<'_>,
+    ) -> Result<(), std::fmt::Error>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: prometheus_client::encoding::EncodeLabelValue + ?Sized> LabelValue for T {
+    #[inline]
+    fn encode_value(
+        &self,
+        encoder: &mut prometheus_client::encoding::LabelValueEncoder<'_>,
+    ) -> Result<(), std::fmt::Error> {
+        self.encode(encoder)
+    }
+}
+
 /// What `register` puts in a `#[metric(skip)]` field: its `Default`. A trait of its own so a
 /// type without `Default` is reported at the field, with what to write.
 #[diagnostic::on_unimplemented(

@@ -14,7 +14,7 @@ for EngineLabels {
             let mut key = label.encode_label_key()?;
             ::metric_handles::__private::std::fmt::Write::write_str(&mut key, "model")?;
             let mut value = key.encode_label_value()?;
-            ::metric_handles::__private::prometheus_client::encoding::EncodeLabelValue::encode(
+            ::metric_handles::__private::LabelValue::encode_value(
                 &self.model_name,
                 &mut value,
             )?;
@@ -25,7 +25,7 @@ for EngineLabels {
             let mut key = label.encode_label_key()?;
             ::metric_handles::__private::std::fmt::Write::write_str(&mut key, "engine")?;
             let mut value = key.encode_label_value()?;
-            ::metric_handles::__private::prometheus_client::encoding::EncodeLabelValue::encode(
+            ::metric_handles::__private::LabelValue::encode_value(
                 &self.engine,
                 &mut value,
             )?;
