@@ -21,8 +21,12 @@ use demo_support::{
 
 const CLIENTS: usize = 8;
 
-/// Any scrape slower than this is a hang, not a slow machine.
-const HANG_BOUND: Duration = Duration::from_secs(2);
+/// Any scrape slower than this is a hang, not a slow machine. A quiet 2-core machine answers
+/// in well under 200 ms at p99; with the machine's load at 12 (other builds running), p99 was
+/// 2.7 s and the slowest scrape 5.2 s, so the bound leaves room for that and still catches a
+/// server that stopped answering. Latency itself is measured by the printed figures, not
+/// asserted.
+const HANG_BOUND: Duration = Duration::from_secs(10);
 
 fn scrapes_per_client() -> usize {
     match std::env::var("METRIC_HANDLES_STRESS").as_deref() {
