@@ -10,7 +10,8 @@ use demo_support::{
     TempDir, ZERO_RATES,
 };
 
-const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const OPENMETRICS: &str =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores";
 const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 fn run(args: &[&str]) -> Vec<Sample> {

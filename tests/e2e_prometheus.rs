@@ -589,7 +589,7 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
         // The classic text declares a counter under its `_total` sample name, OpenMetrics
         // under the family name.
         let suffix = match format {
-            ExpositionFormat::PrometheusText => "_total",
+            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => "_total",
             ExpositionFormat::OpenMetrics => "",
         };
         let expected_help: Vec<(String, String, String)> = HOSTILE_HELP

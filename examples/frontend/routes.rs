@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use metric_handles::http_layer::HttpMetricsLayer;
-use metric_handles::ExpositionFormat;
+use metric_handles::Negotiated;
 use metric_handles::Registry;
 
 use crate::openai;
@@ -42,9 +42,9 @@ async fn metrics(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     let accept = headers
         .get(header::ACCEPT)
         .and_then(|value| value.to_str().ok());
-    let format = ExpositionFormat::negotiate(accept);
-    match format.encode(&state.registry) {
-        Ok(body) => ([(header::CONTENT_TYPE, format.content_type())], body).into_response(),
+    let negotiated = Negotiated::from_accept(accept);
+    match negotiated.format.encode(&state.registry) {
+        Ok(body) => ([(header::CONTENT_TYPE, negotiated.content_type())], body).into_response(),
         Err(_) => (StatusCode::INTERNAL_SERVER_ERROR, "encoding failed\n").into_response(),
     }
 }

@@ -16,18 +16,22 @@ use crate::accept::{parse_accept, MediaRange};
 use crate::registry::Registry;
 use crate::sanitize::sanitize;
 
-/// How specifically a media range names a format: the most specific match decides its weight.
+/// How specifically a media range names a format: the most specific match decides its weight
+/// (RFC 9110: a range naming the version overrides one naming the media type alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Specificity {
     Any,
     Subtypes,
     Exact,
+    Versioned,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Preference {
     weight: u16,
     specificity: Specificity,
+    /// The `escaping` parameter of the range that matched, when it names a known scheme.
+    escaping: Option<NameEscaping>,
 }
 
 /// A text exposition format.
@@ -38,15 +42,164 @@ pub enum ExpositionFormat {
     /// The classic Prometheus text format 0.0.4: counters' `# HELP`/`# TYPE` under the
     /// `_total` name, no `# UNIT`, no `# EOF`.
     PrometheusText,
+    /// The Prometheus text format 1.0.0, which may quote UTF-8 metric names. This crate writes
+    /// only legacy names (`[a-zA-Z_:][a-zA-Z0-9_:]*`), which 1.0.0 reads unchanged, so the text is
+    /// that of [`PrometheusText`](Self::PrometheusText); its `Content-Type` says so with an
+    /// `escaping=` parameter.
+    PrometheusTextV1,
 }
 
-/// `Content-Type` of OpenMetrics text 1.0.0.
-const OPENMETRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// How a 1.0.0 format says metric names were escaped: the `escaping=` parameter of its
+/// `Content-Type` (Prometheus's content negotiation, as client_golang's `expfmt` answers it).
+///
+/// This crate writes only legacy names, which every scheme leaves as they are, so a response
+/// states the scheme the scraper asked for, or `underscores` when it asked for none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum NameEscaping {
+    /// `allow-utf-8`: names are written as they are, quoted when not legacy names.
+    AllowUtf8,
+    /// `underscores`: every character outside the legacy set becomes `_` (the default).
+    #[default]
+    Underscores,
+    /// `dots`: as `underscores`, with `.` written as `_dot_` and `_` as `__`.
+    Dots,
+    /// `values`: names outside the legacy set are written `U__` followed by code points.
+    Values,
+}
 
-/// `Content-Type` of the Prometheus text format 0.0.4.
-const PROMETHEUS_TEXT_CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
+impl NameEscaping {
+    /// The parameter value (`allow-utf-8`, `underscores`, `dots`, `values`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NameEscaping::AllowUtf8 => "allow-utf-8",
+            NameEscaping::Underscores => "underscores",
+            NameEscaping::Dots => "dots",
+            NameEscaping::Values => "values",
+        }
+    }
+
+    /// The scheme named `value`, or `None` for a value Prometheus does not define.
+    pub fn from_param(value: &str) -> Option<Self> {
+        [
+            NameEscaping::AllowUtf8,
+            NameEscaping::Underscores,
+            NameEscaping::Dots,
+            NameEscaping::Values,
+        ]
+        .into_iter()
+        .find(|scheme| scheme.as_str().eq_ignore_ascii_case(value))
+    }
+}
+
+/// What a scrape is answered with: the format, and the name escaping scheme the
+/// `Content-Type` of a 1.0.0 format states.
+///
+/// ```
+/// use metric_handles::{ExpositionFormat, NameEscaping, Negotiated};
+///
+/// // Prometheus 3.4 and later, by default.
+/// let accept = "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,\
+///               application/openmetrics-text;version=0.0.1;q=0.5,\
+///               text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,\
+///               text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+/// let negotiated = Negotiated::from_accept(Some(accept));
+/// assert_eq!(negotiated.format, ExpositionFormat::OpenMetrics);
+/// assert_eq!(negotiated.escaping, NameEscaping::AllowUtf8);
+/// assert_eq!(
+///     negotiated.content_type(),
+///     "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=allow-utf-8"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Negotiated {
+    /// The format to encode in.
+    pub format: ExpositionFormat,
+    /// The escaping scheme a 1.0.0 format's `Content-Type` states (unused by text 0.0.4).
+    pub escaping: NameEscaping,
+}
+
+impl Negotiated {
+    /// Negotiates the format from an HTTP `Accept` header, as
+    /// [`ExpositionFormat::negotiate`] does, and takes the escaping scheme from the media range
+    /// that chose it (`underscores` when that range names none or names an unknown one).
+    pub fn from_accept(accept: Option<&str>) -> Self {
+        let Some(accept) = accept else {
+            return Negotiated::classic_text();
+        };
+        let ranges = parse_accept(accept);
+        let preferences = ExpositionFormat::ALL.map(|format| (format, format.preference(&ranges)));
+        let acceptable = preferences
+            .iter()
+            .filter_map(|(format, preference)| Some((*format, (*preference)?)))
+            .filter(|(_, preference)| preference.weight > 0);
+        let Some(best) = acceptable.clone().map(|(_, p)| p.weight).max() else {
+            return Negotiated::classic_text();
+        };
+        let tied = || acceptable.clone().filter(|(_, p)| p.weight == best);
+        // A tie goes to a format named by its full media type (in the order of `ALL`); among
+        // formats only a wildcard matched, to the classic text, which every consumer reads.
+        let chosen = tied()
+            .find(|(_, p)| p.specificity >= Specificity::Exact)
+            .or_else(|| tied().find(|(f, _)| *f == ExpositionFormat::PrometheusText))
+            .or_else(|| tied().next());
+        match chosen {
+            Some((format, preference)) => Negotiated {
+                format,
+                escaping: preference.escaping.unwrap_or_default(),
+            },
+            None => Negotiated::classic_text(),
+        }
+    }
+
+    fn classic_text() -> Self {
+        Negotiated {
+            format: ExpositionFormat::PrometheusText,
+            escaping: NameEscaping::Underscores,
+        }
+    }
+
+    /// The HTTP `Content-Type` to answer with: the 1.0.0 formats carry `escaping=`.
+    pub const fn content_type(self) -> &'static str {
+        use NameEscaping::{AllowUtf8, Dots, Underscores, Values};
+        match (self.format, self.escaping) {
+            (ExpositionFormat::PrometheusText, _) => prometheus_text::CONTENT_TYPE,
+            (ExpositionFormat::OpenMetrics, AllowUtf8) => {
+                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=allow-utf-8"
+            }
+            (ExpositionFormat::OpenMetrics, Underscores) => {
+                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores"
+            }
+            (ExpositionFormat::OpenMetrics, Dots) => {
+                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=dots"
+            }
+            (ExpositionFormat::OpenMetrics, Values) => {
+                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=values"
+            }
+            (ExpositionFormat::PrometheusTextV1, AllowUtf8) => {
+                "text/plain; version=1.0.0; charset=utf-8; escaping=allow-utf-8"
+            }
+            (ExpositionFormat::PrometheusTextV1, Underscores) => {
+                "text/plain; version=1.0.0; charset=utf-8; escaping=underscores"
+            }
+            (ExpositionFormat::PrometheusTextV1, Dots) => {
+                "text/plain; version=1.0.0; charset=utf-8; escaping=dots"
+            }
+            (ExpositionFormat::PrometheusTextV1, Values) => {
+                "text/plain; version=1.0.0; charset=utf-8; escaping=values"
+            }
+        }
+    }
+}
 
 impl ExpositionFormat {
+    /// Every format, in the order a tie between formats named by their full media type is
+    /// broken in.
+    const ALL: [ExpositionFormat; 3] = [
+        ExpositionFormat::OpenMetrics,
+        ExpositionFormat::PrometheusText,
+        ExpositionFormat::PrometheusTextV1,
+    ];
+
     /// Picks a format from an HTTP `Accept` header, as RFC 9110 (section 12.5.1) reads it.
     ///
     /// * Each format takes the weight of the most specific media range that matches it
@@ -56,52 +209,43 @@ impl ExpositionFormat {
     ///   `q=` inside quotes is not a weight; parameters after the weight are extensions.
     /// * OpenMetrics is served as version 1.0.0: a range matches it without a `version` or with
     ///   `version=1.0.0` or `0.0.1` (the pre-release name Prometheus also asks for, same text),
-    ///   and a `charset`, if given, must be `utf-8`. `version=2.0.0` does not match. The classic
-    ///   text matches `text/plain` without a version or with `0.0.4` or `1.0.0` (its output uses
-    ///   only classic metric names, which text 1.0.0 reads unchanged).
-    /// * The format with the higher weight wins; a tie goes to OpenMetrics only when it is named
-    ///   by its full media type. A missing header, `*/*`, and a header nothing of which we can
-    ///   serve get the Prometheus text format, which every consumer reads.
+    ///   and a `charset`, if given, must be `utf-8`. `version=2.0.0` does not match. The
+    ///   Prometheus text formats match `text/plain` without a version, and each its own version
+    ///   (`0.0.4`, `1.0.0`).
+    /// * The format with the higher weight wins; a tie goes to a format named by its full media
+    ///   type, in the order OpenMetrics, text 0.0.4, text 1.0.0 (so a bare `text/plain` gets
+    ///   0.0.4, and text 1.0.0 is answered when a range names its version). A missing header,
+    ///   `*/*`, and a header nothing of which we can serve get the Prometheus text format 0.0.4,
+    ///   which every consumer reads.
+    ///
+    /// [`Negotiated::from_accept`] also says which name escaping scheme to state.
     ///
     /// ```
     /// use metric_handles::ExpositionFormat;
     ///
-    /// // What Prometheus itself sends: OpenMetrics preferred.
-    /// let prometheus = "application/openmetrics-text;version=1.0.0;q=0.5,\
-    ///                   text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+    /// // What Prometheus 2 sends: OpenMetrics preferred.
+    /// let prometheus = "application/openmetrics-text;version=1.0.0,\
+    ///                   application/openmetrics-text;version=0.0.1;q=0.75,\
+    ///                   text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
     /// assert_eq!(ExpositionFormat::negotiate(Some(prometheus)), ExpositionFormat::OpenMetrics);
     /// assert_eq!(ExpositionFormat::negotiate(Some("*/*")), ExpositionFormat::PrometheusText);
     /// assert_eq!(ExpositionFormat::negotiate(None), ExpositionFormat::PrometheusText);
     /// ```
     pub fn negotiate(accept: Option<&str>) -> Self {
-        let Some(accept) = accept else {
-            return ExpositionFormat::PrometheusText;
-        };
-        let ranges = parse_accept(accept);
-        let openmetrics = ExpositionFormat::OpenMetrics.preference(&ranges);
-        let text = ExpositionFormat::PrometheusText.preference(&ranges);
-        match (openmetrics, text) {
-            (Some(om), text) if om.weight > 0 => {
-                let text_weight = text.map_or(0, |t| t.weight);
-                let om_named = om.specificity == Specificity::Exact;
-                if om.weight > text_weight || (om.weight == text_weight && om_named) {
-                    ExpositionFormat::OpenMetrics
-                } else {
-                    ExpositionFormat::PrometheusText
-                }
-            }
-            _ => ExpositionFormat::PrometheusText,
-        }
+        Negotiated::from_accept(accept).format
     }
 
     /// The weight and specificity of the most specific range in `ranges` that matches this
     /// format (the first one among equally specific ranges), if any does.
     fn preference(self, ranges: &[MediaRange]) -> Option<Preference> {
-        let (kind, subtype, versions): (&str, &str, &[&str]) = match self {
-            ExpositionFormat::OpenMetrics => {
-                ("application", "openmetrics-text", &["1.0.0", "0.0.1"])
-            }
-            ExpositionFormat::PrometheusText => ("text", "plain", &["0.0.4", "1.0.0"]),
+        let (kind, subtype, versions): (&str, &str, &[Option<&str>]) = match self {
+            ExpositionFormat::OpenMetrics => (
+                "application",
+                "openmetrics-text",
+                &[None, Some("1.0.0"), Some("0.0.1")],
+            ),
+            ExpositionFormat::PrometheusText => ("text", "plain", &[None, Some("0.0.4")]),
+            ExpositionFormat::PrometheusTextV1 => ("text", "plain", &[None, Some("1.0.0")]),
         };
         let mut best: Option<Preference> = None;
         for range in ranges {
@@ -109,14 +253,18 @@ impl ExpositionFormat {
                 continue;
             };
             let specificity = if range_kind == kind && range_subtype == subtype {
-                let version_ok = range.param("version").is_none_or(|v| versions.contains(&v));
+                let version_ok = versions.contains(&range.param("version"));
                 let charset_ok = range
                     .param("charset")
                     .is_none_or(|c| c.eq_ignore_ascii_case("utf-8"));
                 if !(version_ok && charset_ok) {
                     continue;
                 }
-                Specificity::Exact
+                if range.param("version").is_some() {
+                    Specificity::Versioned
+                } else {
+                    Specificity::Exact
+                }
             } else if range_kind == kind && range_subtype == "*" {
                 Specificity::Subtypes
             } else if range_kind == "*" {
@@ -128,18 +276,22 @@ impl ExpositionFormat {
                 best = Some(Preference {
                     weight: range.weight,
                     specificity,
+                    escaping: range.param("escaping").and_then(NameEscaping::from_param),
                 });
             }
         }
         best
     }
 
-    /// The HTTP `Content-Type` of this format.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            ExpositionFormat::OpenMetrics => OPENMETRICS_CONTENT_TYPE,
-            ExpositionFormat::PrometheusText => PROMETHEUS_TEXT_CONTENT_TYPE,
+    /// The HTTP `Content-Type` of this format; a 1.0.0 format states `escaping=underscores`,
+    /// what a scraper that asks for no scheme is answered with
+    /// ([`Negotiated::content_type`] states the scheme asked for).
+    pub const fn content_type(self) -> &'static str {
+        Negotiated {
+            format: self,
+            escaping: NameEscaping::Underscores,
         }
+        .content_type()
     }
 
     /// Encodes `registry` in this format.
@@ -163,7 +315,7 @@ impl ExpositionFormat {
                 registry.for_each_part(&mut |part| text::encode_registry(&mut out, part))?;
                 text::encode_eof(&mut out)?;
             }
-            ExpositionFormat::PrometheusText => {
+            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
                 registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
             }
         }
@@ -173,7 +325,7 @@ impl ExpositionFormat {
 
 #[cfg(test)]
 mod tests {
-    use super::ExpositionFormat::{self, OpenMetrics, PrometheusText};
+    use super::ExpositionFormat::{self, OpenMetrics, PrometheusText, PrometheusTextV1};
 
     #[test]
     fn negotiation_honours_weights_and_defaults_to_classic_text() {
@@ -265,6 +417,22 @@ mod tests {
                 PrometheusText,
             ),
             ("text/plain;version=0.0.3", PrometheusText),
+            // Text 1.0.0 when a range names its version; a bare `text/plain` is 0.0.4.
+            ("text/plain;version=1.0.0", PrometheusTextV1),
+            ("text/plain", PrometheusText),
+            (
+                "text/plain;version=1.0.0;q=0.5, text/plain;version=0.0.4;q=0.5",
+                PrometheusText,
+            ),
+            (
+                "text/plain;version=1.0.0;q=0.6, application/openmetrics-text;q=0.5",
+                PrometheusTextV1,
+            ),
+            (
+                "text/plain;version=1.0.0;q=0, text/plain;q=0.5",
+                PrometheusText,
+            ),
+            ("text/plain;q=0, text/plain;version=1.0.0", PrometheusTextV1),
             // Prometheus 3's default scrape protocols.
             (
                 "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,\

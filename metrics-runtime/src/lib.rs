@@ -51,7 +51,7 @@ pub use descriptor::{
     Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
     MAX_PRERESOLVED_POSITIONS,
 };
-pub use exposition::ExpositionFormat;
+pub use exposition::{ExpositionFormat, NameEscaping, Negotiated};
 pub use family::Family;
 pub use grid::{
     ByLabels, EveryCombination, GridAxes, GridAxis, GridLookup, Position, SomeCombinations,

@@ -13,3 +13,4 @@ pub mod histogram_parity;
 pub mod label_size;
 pub mod process;
 pub mod registration;
+pub mod scrapers;
