@@ -6,8 +6,8 @@ mod demo_support;
 use std::time::Duration;
 
 use demo_support::{
-    http_get, parse_exposition, print_metrics, read_report, serve_frontend, Sample, Samples,
-    TempDir, ZERO_RATES,
+    http_get, http_request, parse_exposition, print_metrics, read_report, serve_frontend, Sample,
+    Samples, TempDir, ZERO_RATES,
 };
 
 const OPENMETRICS: &str =
@@ -364,6 +364,43 @@ fn metrics_endpoint_negotiates_the_format_and_other_paths_are_404() {
     let plain = http_get(addr, "/metrics", Some("text/plain")).expect("GET /metrics");
     assert_eq!(plain.header("content-type"), Some(PROMETHEUS_TEXT));
 
+    // What Prometheus 2.42 sends with every scrape: its Accept header, gzip (compression is
+    // its default) and its timeout. The library's handler answers gzip-compressed OpenMetrics.
+    let prometheus_2_42 = [
+        (
+            "Accept",
+            "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+        ),
+        ("Accept-Encoding", "gzip"),
+        ("X-Prometheus-Scrape-Timeout-Seconds", "10"),
+    ];
+    let gzipped = http_request(addr, "GET", "/metrics", &prometheus_2_42).expect("GET /metrics");
+    assert_eq!(gzipped.status, 200);
+    assert_eq!(gzipped.header("content-encoding"), Some("gzip"));
+    assert_eq!(gzipped.header("vary"), Some("Accept, Accept-Encoding"));
+    assert_eq!(gzipped.header("content-type"), Some(OPENMETRICS));
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(gzipped.body.as_slice()),
+        &mut text,
+    )
+    .expect("a gzip body");
+    assert!(text.ends_with("# EOF\n"));
+    assert!(text.contains("# TYPE vllm:generation_tokens counter"));
+    assert!(text.contains(r#"metric_handles_metric_handler_requests_total{code="200"}"#));
+    let refused = http_request(
+        addr,
+        "GET",
+        "/metrics",
+        &[("Accept-Encoding", "identity;q=0")],
+    )
+    .expect("GET /metrics");
+    assert_eq!(refused.status, 406);
+    let head = http_request(addr, "HEAD", "/metrics", &[]).expect("HEAD /metrics");
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    assert_eq!(head.header("content-type"), Some(PROMETHEUS_TEXT));
+
     for path in ["/nope", "/", "/metrics/extra"] {
         let r = http_get(addr, path, None).expect("GET");
         assert_eq!(r.status, 404, "GET {path}");
@@ -510,11 +547,15 @@ fn families_without_samples(text: &str) -> (Vec<String>, Vec<String>) {
     (families, empty)
 }
 
+/// vLLM's Rust frontend's 61 families, and the `/metrics` handler's own 3
+/// (`metric_handles_metric_handler_*`).
+const FAMILIES: usize = 64;
+
 /// A default workload (every behaviour on: connectors, LoRA adapters, sleep cycles, engine
-/// churn, HTTP clients) leaves samples in every family the exposition declares, vLLM's Rust
-/// frontend's 61, but one: `vllm:lora_requests_info` shows the adapters of the requests in
-/// flight, and at the end of the run none are. vLLM's Rust frontend removes the series then
-/// too (`LoraInfoExporter::update` in `rust/src/engine-core-client/src/metrics.rs`), with no
+/// churn, HTTP clients) leaves samples in every family the exposition declares ([`FAMILIES`])
+/// but one: `vllm:lora_requests_info` shows the adapters of the requests in flight, and at
+/// the end of the run none are. vLLM's Rust frontend removes the series then too
+/// (`LoraInfoExporter::update` in `rust/src/engine-core-client/src/metrics.rs`), with no
 /// empty-label sample and no `max_lora` label (its Python frontend keeps both); the next test
 /// sees the family while requests are in flight.
 #[test]
@@ -527,7 +568,7 @@ fn a_default_workload_fills_every_family() {
     ]);
     let text = String::from_utf8(out.stdout).expect("UTF-8 exposition");
     let (families, empty) = families_without_samples(&text);
-    assert_eq!(families.len(), 61, "{families:?}");
+    assert_eq!(families.len(), FAMILIES, "{families:?}");
     assert_eq!(empty, ["vllm:lora_requests_info"]);
     let samples = parse_exposition(&text);
     for family in [
@@ -541,7 +582,7 @@ fn a_default_workload_fills_every_family() {
 }
 
 /// A default served run, scraped while its clients send requests: once sleep cycles and
-/// churn have happened, one scrape shows samples in all 61 families, LoRA info included.
+/// churn have happened, one scrape shows samples in all 64 families, LoRA info included.
 #[test]
 fn a_served_run_shows_every_family_while_requests_are_in_flight() {
     let (_server, addr, _lines) = serve_frontend(&[
@@ -555,7 +596,7 @@ fn a_served_run_shows_every_family_while_requests_are_in_flight() {
     while std::time::Instant::now() < deadline {
         let text = http_get(addr, "/metrics", None).expect("scrape").body;
         let (families, empty) = families_without_samples(&text);
-        assert_eq!(families.len(), 61, "{families:?}");
+        assert_eq!(families.len(), FAMILIES, "{families:?}");
         if empty.is_empty() {
             let lora = parse_exposition(&text)
                 .into_iter()

@@ -174,6 +174,20 @@ fn prometheus_scrapes_the_demo_and_its_counters_match_the_workload() {
         log()
     );
 
+    // Scraped through the library's handler, which Prometheus asks for gzip (its default):
+    // the handler counts what it answered, and Prometheus stored that count.
+    let served = wait_for("the handler's own count", Duration::from_secs(30), || {
+        query(
+            web,
+            "metric_handles_metric_handler_requests_total{job=\"frontend\",code=\"200\"}",
+        )
+        .and_then(|r| r.first().map(|(_, v)| *v))
+        .filter(|v| *v >= 1.0)
+    });
+    assert!(served >= 1.0);
+    let errors = query(web, "sum(metric_handles_metric_handler_errors_total)").expect("errors");
+    assert_eq!(errors.first().map(|(_, v)| *v), Some(0.0));
+
     let running = query(web, "vllm:num_requests_running").expect("query running");
     assert_eq!(running.len(), 2, "one series per engine: {running:?}");
     for (metric, _) in &running {

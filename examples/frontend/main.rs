@@ -38,6 +38,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clap::Parser;
 use metric_handles::http::HttpMetrics;
 use metric_handles::http_layer::HttpMetricsLayer;
+use metric_handles::serve::{MetricsHandler, ScrapeMetrics};
 use metric_handles::ExpositionFormat;
 use metric_handles::Registry;
 
@@ -68,7 +69,9 @@ fn main() -> ExitCode {
         },
     );
     let http_metrics = HttpMetricsLayer::new(HttpMetrics::register(&mut registry));
+    let scrape_metrics = ScrapeMetrics::register(&mut registry);
     let registry = Arc::new(registry);
+    let metrics_handler = MetricsHandler::new(registry.clone()).with_metrics(&scrape_metrics);
     let logger = StatsLogger::new(&metrics, Duration::from_secs_f64(args.log_interval));
     spawn_stats_logger(logger, args.log_interval);
 
@@ -92,7 +95,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(&args, state, http_metrics));
+    let code = runtime.block_on(run(&args, state, http_metrics, metrics_handler));
     // Do not wait for the workload to drain: requests in flight are abandoned, as when a real
     // frontend is stopped.
     runtime.shutdown_background();
@@ -154,7 +157,12 @@ fn client_target(addr: SocketAddr) -> SocketAddr {
     }
 }
 
-async fn run(args: &Args, state: Arc<AppState>, http_metrics: HttpMetricsLayer) -> ExitCode {
+async fn run(
+    args: &Args,
+    state: Arc<AppState>,
+    http_metrics: HttpMetricsLayer,
+    metrics_handler: MetricsHandler,
+) -> ExitCode {
     // --print-metrics serves only its own clients, on a free loopback port.
     let listen = if args.print_metrics {
         SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
@@ -180,7 +188,7 @@ async fn run(args: &Args, state: Arc<AppState>, http_metrics: HttpMetricsLayer) 
     let registry = state.registry.clone();
     let server = tokio::spawn(server::serve(
         listener,
-        routes::router(state, http_metrics),
+        routes::router(state, http_metrics, &metrics_handler),
         limits,
     ));
     sim.start_engines();

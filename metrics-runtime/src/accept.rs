@@ -78,7 +78,7 @@ fn parse_media_range(element: &str) -> Option<MediaRange> {
 }
 
 /// `qvalue` in thousandths, or `None` when it does not follow the grammar.
-fn parse_qvalue(value: &str) -> Option<u16> {
+pub(crate) fn parse_qvalue(value: &str) -> Option<u16> {
     let (int, frac) = match value.split_once('.') {
         Some((int, frac)) => (int, frac),
         None => (value, ""),
@@ -122,7 +122,7 @@ fn is_token(s: &str) -> bool {
 }
 
 /// Splits at `separator` where it is not inside a quoted string (backslash escapes honoured).
-fn split_outside_quotes(s: &str, separator: char) -> Vec<&str> {
+pub(crate) fn split_outside_quotes(s: &str, separator: char) -> Vec<&str> {
     let mut pieces = Vec::new();
     let mut start = 0;
     let mut quoted = false;

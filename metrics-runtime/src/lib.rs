@@ -38,6 +38,8 @@ pub mod plugin;
 pub mod process;
 mod registry;
 mod sanitize;
+#[cfg(feature = "serve")]
+pub mod serve;
 mod sync;
 #[cfg(test)]
 mod test_support;

@@ -216,22 +216,56 @@ impl Response {
 /// A plain HTTP/1.0 GET (no chunked encoding, the server closes the connection), with
 /// timeouts. Enough for loopback tests, without an HTTP client's compile time.
 pub fn http_get(addr: SocketAddr, path: &str, accept: Option<&str>) -> std::io::Result<Response> {
+    let headers: Vec<(&str, &str)> = accept.map(|a| ("Accept", a)).into_iter().collect();
+    let raw = http_request(addr, "GET", path, &headers)?;
+    Ok(Response {
+        status: raw.status,
+        headers: raw.headers,
+        body: String::from_utf8_lossy(&raw.body).into_owned(),
+    })
+}
+
+/// A response whose body is kept as bytes (a gzip body, say).
+pub struct RawResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// An HTTP/1.0 request with `method` and `headers`, as [`http_get`] sends it.
+pub fn http_request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<RawResponse> {
     let timeout = Duration::from_secs(10);
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
-    let mut request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n");
-    if let Some(accept) = accept {
-        request.push_str(&format!("Accept: {accept}\r\n"));
+    let mut request = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("Connection: close\r\n\r\n");
     stream.write_all(request.as_bytes())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;
-    let raw = String::from_utf8_lossy(&raw);
-    let (head, body) = raw
-        .split_once("\r\n\r\n")
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "no end of headers"))?;
+    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let body = raw[end + 4..].to_vec();
     let mut lines = head.lines();
     let status = lines
         .next()
@@ -242,10 +276,10 @@ pub fn http_get(addr: SocketAddr, path: &str, accept: Option<&str>) -> std::io::
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
         .collect();
-    Ok(Response {
+    Ok(RawResponse {
         status,
         headers,
-        body: body.to_owned(),
+        body,
     })
 }
 
