@@ -1,11 +1,14 @@
 //! The typed view of a `#[derive(MetricHandles)]` input: the struct, its container attribute,
-//! and per field its `#[metric]` attribute and `Family<L, M>` type.
+//! and per field its `#[metric]` attribute, its doc comment and its `Family<L, M>` type.
 
-use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Type, Visibility};
+use syn::{
+    Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Generics, Ident, Lit, Type, Visibility,
+};
 
+use crate::attr::strip;
 use crate::ctxt::Ctxt;
 use crate::metric_attr::{self, ContainerAttrs, FieldAttrs};
-use crate::symbol::CFG;
+use crate::symbol::{CFG, DOC};
 use crate::ty::{self, FamilyType, Unreadable};
 
 pub struct Input<'a> {
@@ -40,9 +43,83 @@ impl Field<'_> {
     pub fn is_skipped(&self) -> bool {
         self.metric.skip.is_some()
     }
+
+    /// The field's doc comment as written, copied to its handle.
+    pub fn doc_attrs(&self) -> impl Iterator<Item = &Attribute> {
+        doc_attrs(self.attrs)
+    }
+
+    /// The field's doc comment (the help text when `help = ...` is absent).
+    pub fn doc(&self) -> Option<Doc<'_>> {
+        Doc::read(self.attrs)
+    }
+}
+
+/// A doc comment: its lines trimmed and joined with a space, and the attributes it came from
+/// (for spans).
+pub struct Doc<'a> {
+    pub text: String,
+    pub sources: Vec<&'a Attribute>,
+}
+
+impl<'a> Doc<'a> {
+    /// The doc comment of `attrs`; `None` when there is no non-empty doc line.
+    fn read(attrs: &'a [Attribute]) -> Option<Doc<'a>> {
+        let mut lines = Vec::new();
+        let mut sources = Vec::new();
+        for (attr, lit) in doc_lits(attrs) {
+            lines.extend(
+                lit.lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty())
+                    .map(str::to_owned),
+            );
+            sources.push(attr);
+        }
+        (!lines.is_empty()).then(|| Doc {
+            text: lines.join(" "),
+            sources,
+        })
+    }
+
+    /// The doc line a message about the text's end points at (where a final `.` would be).
+    pub fn last_line(&self) -> Option<&'a Attribute> {
+        self.sources.last().copied()
+    }
+
+    /// The first doc line whose text holds a character `pred` accepts.
+    pub fn line_with(&self, pred: fn(char) -> bool) -> Option<&'a Attribute> {
+        self.sources.iter().copied().find(|attr| {
+            doc_lits(std::slice::from_ref(*attr)).any(|(_, lit)| lit.chars().any(pred))
+        })
+    }
+}
+
+/// The `#[doc]` attributes of `attrs`, as written.
+pub fn doc_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path() == DOC)
+}
+
+/// The `#[doc = "..."]` attributes of `attrs` with their text (a `#[doc]` of another form,
+/// such as `#[doc(hidden)]`, is no text).
+fn doc_lits(attrs: &[Attribute]) -> impl Iterator<Item = (&Attribute, String)> {
+    doc_attrs(attrs).filter_map(|attr| match &attr.meta {
+        syn::Meta::NameValue(nv) => match strip(&nv.value) {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }) => Some((attr, lit.value())),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 impl Input<'_> {
+    /// The struct's doc comment as written, copied to the handles struct.
+    pub fn doc_attrs(&self) -> impl Iterator<Item = &Attribute> {
+        doc_attrs(self.attrs)
+    }
+
     /// Whether a field's type is one the compiler rejects by itself (then the derive reports
     /// nothing of its own, and emits the stubs).
     pub fn compiler_reports(&self) -> bool {

@@ -284,31 +284,3 @@ pub fn strip(expr: &Expr) -> &Expr {
         other => other,
     }
 }
-
-/// The doc comment of an item: lines trimmed and joined with a space, and the attributes it
-/// came from (for spans). `None` when there is no non-empty doc line.
-pub fn doc_text(attrs: &[Attribute]) -> Option<(String, Vec<&Attribute>)> {
-    let mut lines = Vec::new();
-    let mut sources = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path() == crate::symbol::DOC) {
-        if let syn::Meta::NameValue(nv) = &attr.meta {
-            if let Expr::Lit(ExprLit {
-                lit: Lit::Str(lit), ..
-            }) = strip(&nv.value)
-            {
-                for line in lit.value().lines() {
-                    let line = line.trim();
-                    if !line.is_empty() {
-                        lines.push(line.to_owned());
-                    }
-                }
-                sources.push(attr);
-            }
-        }
-    }
-    if lines.is_empty() {
-        None
-    } else {
-        Some((lines.join(" "), sources))
-    }
-}

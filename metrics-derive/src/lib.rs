@@ -5,10 +5,11 @@
 //!
 //! Layout (after thiserror's impl crate and serde_derive): `symbol.rs` names every attribute
 //! key, `ctxt.rs` collects errors, `attr.rs`/`metric_attr.rs`/`label_attr.rs` parse
-//! attributes with their spans, `ast.rs` and `ty.rs` read the input, `valid.rs` checks it,
-//! `expand.rs` generates code, and `fallback.rs` emits stubs when there are errors, so the
-//! user only sees the errors the derive reported; `signature.rs` holds what both outputs
-//! must agree on. `label_set.rs` and `label_enum.rs` take the same steps (parse, check,
+//! attributes with their spans, `ast.rs` (with the doc comments) and `ty.rs` read the input,
+//! `valid/` checks it (`field.rs` each field, `container.rs` the fields together), `expand/`
+//! generates code (`field.rs` each field's share of every item, `mod.rs` the items around
+//! them), and `fallback.rs` emits stubs when there are errors, so the user only sees the
+//! errors the derive reported; `signature.rs` holds what both outputs must agree on. `label_set.rs` and `label_enum.rs` take the same steps (parse, check,
 //! generate or stub) for the two small derives, and share `label_impl.rs`.
 // The other lint levels are the workspace's (`[workspace.lints]` in the root `Cargo.toml`).
 #![deny(missing_docs)]

@@ -1,6 +1,6 @@
 //! `#[metric_handles(...)]` and `#[metric(...)]`: parsed into plain values with their spans.
 //! Only local checks happen here (a value's syntax and literal ranges); everything that needs
-//! the field's type or the other fields is in `valid.rs`.
+//! the field's type or the other fields is in `valid/`.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;

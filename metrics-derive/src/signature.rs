@@ -9,7 +9,6 @@ use quote::{format_ident, quote, ToTokens};
 use syn::{GenericParam, Ident};
 
 use crate::ast::Input;
-use crate::symbol::DOC;
 
 /// The runtime crate's path: `crate = path`, else the name the crate's `Cargo.toml` gives the
 /// runtime when it renames it, else `::metric_handles`.
@@ -54,7 +53,7 @@ pub fn handles_ident(input: &Input) -> Ident {
 /// The handles struct's own doc: a fixed first line, then the metrics struct's doc.
 pub fn handles_doc(input: &Input) -> TokenStream {
     let summary = format!("Cached handles of [`{}`] for one label set.", input.ident);
-    let docs = input.attrs.iter().filter(|a| a.path() == DOC);
+    let docs = input.doc_attrs();
     quote! {
         #[doc = #summary]
         #[doc = ""]
