@@ -1,11 +1,11 @@
 //! The `frontend` example: exact counts with every rate at 0, counters that match the
 //! simulated workload otherwise, determinism per seed, engine churn, and the HTTP server.
 
-mod demo_support;
+mod support;
 
 use std::time::Duration;
 
-use demo_support::{
+use support::demo::{
     http_get, http_request, parse_exposition, print_metrics, read_report, serve_frontend, Sample,
     Samples, TempDir, ZERO_RATES,
 };
@@ -409,7 +409,7 @@ fn metrics_endpoint_negotiates_the_format_and_other_paths_are_404() {
 
 #[test]
 fn help_lists_every_option_and_bad_input_is_rejected() {
-    let out = std::process::Command::new(demo_support::frontend_binary())
+    let out = std::process::Command::new(support::demo::frontend_binary())
         .arg("--help")
         .output()
         .expect("run --help");
@@ -442,7 +442,7 @@ fn help_lists_every_option_and_bad_input_is_rejected() {
         &["--speed=0"],
         &["--kv-blocks=1", "--max-tokens=500"],
     ] {
-        let out = std::process::Command::new(demo_support::frontend_binary())
+        let out = std::process::Command::new(support::demo::frontend_binary())
             .args(bad)
             .output()
             .expect("run frontend");

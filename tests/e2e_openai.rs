@@ -7,12 +7,12 @@
 //! Needs Python 3 with the `openai` package (PyPI `openai`). Without it the test says SKIPPED
 //! and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
-mod demo_support;
+mod support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use demo_support::{http_get, parse_exposition, serve_frontend, Sample, Samples, ZERO_RATES};
+use support::demo::{http_get, parse_exposition, serve_frontend, Sample, Samples, ZERO_RATES};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/openai_stream.py");
 

@@ -8,11 +8,7 @@
 //! Needs `prometheus` and `promtool` (Debian package `prometheus`). Without them the test says
 //! SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
-mod demo_support;
-#[path = "support/exposition_server.rs"]
-mod exposition_server;
-#[path = "../metrics-runtime/tests/support/external_tool.rs"]
-mod external_tool;
+mod support;
 
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpListener};
@@ -20,13 +16,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use demo_support::{http_get, read_report, serve_frontend, url_encode, ChildGuard, TempDir};
-use exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
 use metric_handles::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
     MetricKind, NoLabels, RegisterOptions,
 };
+use support::demo::{http_get, read_report, serve_frontend, url_encode, ChildGuard, TempDir};
+use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
+use support::external_tool;
 
 /// `true` when the tools are present; otherwise skips (or fails under `.ci/run`).
 fn tools_or_skip(test: &str) -> bool {

@@ -8,14 +8,14 @@
 //!
 //! Short by default (8 clients x 200 scrapes); `METRIC_HANDLES_STRESS=long` runs 8 x 2000.
 
-mod demo_support;
+mod support;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use demo_support::{
+use support::demo::{
     http_get, parse_exposition, serve_frontend, serve_frontend_with_fd_limit, Response,
 };
 

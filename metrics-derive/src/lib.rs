@@ -41,10 +41,11 @@ mod symbol;
 mod ty;
 mod valid;
 
+// The fuzzer and the expansion snapshots call the derives' functions, so they are unit tests;
+// they live under `tests/unit/`, beside the snapshots, to keep `src/` to the derives.
 #[cfg(test)]
-mod expand_snapshots;
-#[cfg(test)]
-mod fuzz;
+#[path = "../tests/unit/mod.rs"]
+mod unit_tests;
 
 /// Generates cached-handle registration and resolution for a struct of metric families.
 ///

@@ -11,7 +11,7 @@ use std::fs;
 use proc_macro2::{TokenStream, TokenTree};
 use proptest::prelude::*;
 
-use crate::expand_snapshots::{derive_inputs, expander, snapshot_inputs};
+use super::expand_snapshots::{derive_inputs, expander, snapshot_inputs};
 use crate::label_enum::LabelEnum;
 use crate::label_impl::LabelDerive;
 use crate::label_set::LabelSet;

@@ -1,6 +1,5 @@
 //! Helpers for the tests that run the `frontend` example: building and starting it, a
 //! minimal HTTP client, a parser for the text exposition, and a process guard.
-#![allow(dead_code)] // Each test crate uses a different subset.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
