@@ -7,44 +7,41 @@
 // crate too (the vLLM metrics are declared with the derive).
 extern crate self as metric_handles;
 
-mod accept;
-mod axis;
-mod bounded;
-mod bucket_check;
-pub mod buckets;
-pub mod catalogue;
-mod const_message;
-mod counter;
+// The rooms, in the order a metric passes through them: declared, recorded, kept per series,
+// registered, exposed.
+mod declare;
+mod expose;
+mod record;
+mod registry;
+mod series;
+mod sync;
+#[cfg(test)]
+mod test_support;
+
+pub use declare::{buckets, catalogue};
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}
 #[doc = include_str!("../docs/attributes.md")]
 pub mod attributes {}
-mod bucket_lookup;
-mod descriptor;
-mod exposition;
-mod family;
-mod grid;
-mod histogram;
 pub mod http;
 #[cfg(feature = "http-layer")]
+#[path = "http/layer.rs"]
 pub mod http_layer;
-mod label_size;
-mod labels;
-mod local;
-mod member;
-mod options;
 pub mod plugin;
 #[cfg(feature = "process")]
 pub mod process;
-mod registry;
-mod sanitize;
 #[cfg(feature = "serve")]
 pub mod serve;
-mod sync;
-#[cfg(test)]
-mod test_support;
 #[cfg(feature = "vllm")]
 pub mod vllm;
+
+// The modules' crate paths from before they were grouped into rooms.
+use declare::{bucket_check, const_message, descriptor};
+use expose::{accept, exposition, sanitize};
+use record::histogram::bucket_lookup;
+use record::{counter, histogram, local};
+use registry::options;
+use series::{axis, bounded, family, grid, label_size, labels, member};
 
 pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use buckets::Buckets;

@@ -1,8 +1,8 @@
 //! Items the derive's generated code (and this repository's tests and benchmarks) refer to, as
 //! `metric_handles::__private`. Not a stable API: anything here may change in any release.
 
-#[path = "field_ops.rs"]
-mod field_ops;
+// The per-field checks (`declare/field_ops.rs`), whose items are re-exported below.
+use crate::declare::field_ops;
 
 pub use crate::axis::DynamicLabels;
 pub use crate::bucket_lookup::BucketLookup;

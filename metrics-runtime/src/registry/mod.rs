@@ -13,6 +13,7 @@
 mod declared;
 mod error;
 mod ledger;
+pub(crate) mod options;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -36,6 +36,8 @@ use std::sync::{Arc, OnceLock};
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
+pub(crate) mod bucket_lookup;
+
 use crate::bucket_lookup::BucketLookup;
 use crate::local::{HistogramBuffer, LocalHistogram};
 

@@ -1,0 +1,9 @@
+//! What a metrics struct declares: its descriptors, bucket bounds and the checks the derive's
+//! generated code runs on them at compile time.
+
+pub(crate) mod bucket_check;
+pub mod buckets;
+pub mod catalogue;
+pub(crate) mod const_message;
+pub(crate) mod descriptor;
+pub(crate) mod field_ops;

@@ -1,0 +1,10 @@
+//! Series: label sets and their size limits, label axes and grids, the bounded series map,
+//! families and the members they hold.
+
+pub(crate) mod axis;
+pub(crate) mod bounded;
+pub(crate) mod family;
+pub(crate) mod grid;
+pub(crate) mod label_size;
+pub(crate) mod labels;
+pub(crate) mod member;
