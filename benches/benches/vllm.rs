@@ -164,12 +164,75 @@ fn encode(c: &mut Criterion) {
     }
 }
 
+/// The 64-engine scrape served by the `/metrics` handler: a bare OpenMetrics encode, the
+/// handler answering identity (the encode, on a thread of its own, plus the negotiation and
+/// the answer), and gzip at levels 1, 6 and 9 (the body sizes are printed once).
+fn serve(c: &mut Criterion) {
+    use std::sync::Arc;
+
+    use metric_handles::serve::{HandlerOptions, MetricsHandler, ScrapeRequest};
+    use metric_handles::ExpositionFormat;
+
+    let (registry, ours, _, _) = recorders();
+    let stats = scheduler_stats();
+    let request = request();
+    for engine in 0..64 {
+        ours.scheduler().record(engine, &stats);
+        let mut tracker = ours.requests().track(engine, request.params);
+        for (batch, received, output) in &request.outputs {
+            tracker.observe_output(*batch, *received, output);
+        }
+    }
+    let registry = Arc::new(registry);
+    let accept = Some("application/openmetrics-text;version=1.0.0,*/*;q=0.1");
+    let scrape = |accept_encoding| ScrapeRequest {
+        accept,
+        accept_encoding,
+        ..ScrapeRequest::get()
+    };
+    let identity_bytes = ExpositionFormat::OpenMetrics
+        .encode(&registry)
+        .map_or(0, |t| t.len());
+    eprintln!("serve_64_engines: identity {identity_bytes} bytes");
+    let mut group = c.benchmark_group("serve_64_engines");
+    group.bench_function("bare_encode", |b| {
+        b.iter(|| ExpositionFormat::OpenMetrics.encode(black_box(&registry)))
+    });
+    let identity = MetricsHandler::new(Arc::clone(&registry));
+    group.bench_function("handler_identity", |b| {
+        b.iter(|| identity.respond(black_box(&scrape(None))))
+    });
+    // With a timeout, as Prometheus scrapes: the encode runs on a thread of its own.
+    group.bench_function("handler_identity_timeout", |b| {
+        b.iter(|| {
+            identity.respond(black_box(&ScrapeRequest {
+                scrape_timeout: Some("10"),
+                ..scrape(None)
+            }))
+        })
+    });
+    for level in [1, 6, 9] {
+        let options = HandlerOptions {
+            gzip_level: level,
+            ..HandlerOptions::default()
+        };
+        let handler = MetricsHandler::with_options(Arc::clone(&registry), options);
+        let bytes = handler.respond(&scrape(Some("gzip"))).body().len();
+        eprintln!("serve_64_engines: gzip level {level}: {bytes} bytes");
+        group.bench_function(format!("handler_gzip_{level}"), |b| {
+            b.iter(|| handler.respond(black_box(&scrape(Some("gzip")))))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     request_lifecycle,
     request_lifecycle_contended,
     scheduler,
     scheduler_contended,
-    encode
+    encode,
+    serve
 );
 criterion_main!(benches);
