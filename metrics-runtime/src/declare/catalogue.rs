@@ -33,6 +33,25 @@ use std::fmt;
 
 use crate::buckets::Buckets;
 use crate::descriptor::{LabelAxis, MetricDescriptor};
+use crate::registry::Registry;
+
+/// How a section's families are exported: the prefix and const labels of the registry level
+/// they are registered in ([`Catalogue::section_in`]).
+#[derive(Clone, Debug, Default)]
+struct ExportedAs {
+    prefix: Option<String>,
+    const_labels: Vec<(String, String)>,
+}
+
+impl ExportedAs {
+    /// `name` under the prefix, as the exposition writes it.
+    fn name(&self, name: &str) -> String {
+        match &self.prefix {
+            Some(prefix) => format!("{prefix}_{name}"),
+            None => name.to_owned(),
+        }
+    }
+}
 
 /// Extra text for one metric's entry, or `None` to leave the line out.
 type DetailFn = Box<dyn Fn(&MetricDescriptor) -> Option<String>>;
@@ -42,7 +61,7 @@ type DetailFn = Box<dyn Fn(&MetricDescriptor) -> Option<String>>;
 pub struct Catalogue {
     title: String,
     intro: Vec<String>,
-    sections: Vec<(String, &'static [MetricDescriptor])>,
+    sections: Vec<(String, &'static [MetricDescriptor], ExportedAs)>,
     details: Vec<(String, DetailFn)>,
     bucket_names: Vec<(String, &'static [f64])>,
 }
@@ -71,7 +90,54 @@ impl Catalogue {
         title: impl Into<String>,
         descriptors: &'static [MetricDescriptor],
     ) -> Self {
-        self.sections.push((title.into(), descriptors));
+        self.sections
+            .push((title.into(), descriptors, ExportedAs::default()));
+        self
+    }
+
+    /// Adds a `##` section listing `descriptors` as they are exported from `registry`, the
+    /// level of a registry tree they are registered in: every name carries its prefix
+    /// ([`Registry::sub_registry_with_prefix`]) and every entry its const labels
+    /// ([`Registry::sub_registry_with_labels`]). Taking both from the registry itself keeps the
+    /// catalogue from showing names that are not exported.
+    ///
+    /// ```
+    /// use metric_handles::catalogue::Catalogue;
+    /// use metric_handles::{Counter, Family, MetricHandles, NoLabels, Registry};
+    ///
+    /// #[derive(MetricHandles)]
+    /// pub struct CacheMetrics {
+    ///     /// Cache lookups
+    ///     #[metric(name = "cache_lookups")]
+    ///     pub lookups: Family<NoLabels, Counter>,
+    /// }
+    ///
+    /// let mut registry = Registry::default();
+    /// let acme = registry
+    ///     .sub_registry_with_prefix("acme")
+    ///     .sub_registry_with_label(("node".into(), "a".into()));
+    /// CacheMetrics::register(acme);
+    /// let markdown = Catalogue::new("Cache metrics")
+    ///     .section_in("Lookups", CacheMetrics::DESCRIPTORS, acme)
+    ///     .to_markdown();
+    /// assert!(markdown.contains("### `acme_cache_lookups`"));
+    /// assert!(markdown.contains("* **Type:** counter, exposed as `acme_cache_lookups_total`"));
+    /// assert!(markdown.contains("* **Const labels:** `node=\"a\"`"));
+    /// ```
+    pub fn section_in(
+        mut self,
+        title: impl Into<String>,
+        descriptors: &'static [MetricDescriptor],
+        registry: &Registry,
+    ) -> Self {
+        let exported = ExportedAs {
+            prefix: registry.prefix().map(str::to_owned),
+            const_labels: registry
+                .const_labels()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        };
+        self.sections.push((title.into(), descriptors, exported));
         self
     }
 
@@ -95,7 +161,7 @@ impl Catalogue {
 
     /// Every descriptor of every section, in order.
     pub fn descriptors(&self) -> impl Iterator<Item = &MetricDescriptor> {
-        self.sections.iter().flat_map(|(_, d)| d.iter())
+        self.sections.iter().flat_map(|(_, d, _)| d.iter())
     }
 
     /// The catalogue as Markdown.
@@ -103,15 +169,28 @@ impl Catalogue {
         self.to_string()
     }
 
-    fn write_entry(&self, out: &mut fmt::Formatter<'_>, d: &MetricDescriptor) -> fmt::Result {
-        write!(out, "\n### `{}`\n\n", d.name)?;
+    fn write_entry(
+        &self,
+        out: &mut fmt::Formatter<'_>,
+        d: &MetricDescriptor,
+        exported: &ExportedAs,
+    ) -> fmt::Result {
+        write!(out, "\n### `{}`\n\n", exported.name(d.name))?;
         writeln!(
             out,
             "* **Type:** {}, exposed as `{}`",
             d.kind.as_str(),
-            d.exposed_name()
+            exported.name(&d.exposed_name())
         )?;
         writeln!(out, "* **Labels:** {}", labels(d))?;
+        if !exported.const_labels.is_empty() {
+            let labels: Vec<String> = exported
+                .const_labels
+                .iter()
+                .map(|(k, v)| format!("`{k}=\"{v}\"`"))
+                .collect();
+            writeln!(out, "* **Const labels:** {}", labels.join(", "))?;
+        }
         // Every enum axis lists its values: the field's axis, or each axis of a grid.
         let axes: &[LabelAxis] = match &d.axis {
             Some(LabelAxis::Grid { axes }) => axes,
@@ -169,17 +248,17 @@ impl fmt::Display for Catalogue {
         for paragraph in &self.intro {
             write!(out, "\n{paragraph}\n")?;
         }
-        for (title, descriptors) in &self.sections {
+        for (title, descriptors, exported) in &self.sections {
             write!(
                 out,
                 "\n## {title}\n\n| name | type | labels | buckets |\n|---|---|---|---|\n"
             )?;
             for d in descriptors.iter() {
+                let name = exported.name(d.name);
                 writeln!(
                     out,
-                    "| [`{}`](#{}) | {} | {} | {} |",
-                    d.name,
-                    anchor(d.name),
+                    "| [`{name}`](#{}) | {} | {} | {} |",
+                    anchor(&name),
                     d.kind.as_str(),
                     labels(d),
                     d.buckets
@@ -187,7 +266,7 @@ impl fmt::Display for Catalogue {
                 )?;
             }
             for d in descriptors.iter() {
-                self.write_entry(out, d)?;
+                self.write_entry(out, d, exported)?;
             }
         }
         Ok(())
@@ -268,6 +347,44 @@ mod tests {
             md.contains("`job:old_latency`, shown with `show_hidden_metrics_for_version(\"1.2\")`")
         );
         assert!(md.contains("* **Field:** `latency` (`Histogram`)"));
+    }
+
+    #[test]
+    fn a_section_in_a_registry_shows_the_names_its_exposition_writes() {
+        use crate::{ExpositionFormat, Histogram, NoLabels};
+        const LATENCY: MetricDescriptor = MetricDescriptor {
+            common_labels: &[],
+            axis: None,
+            aliases: &[],
+            ..HISTOGRAM
+        };
+        let mut registry = Registry::default();
+        let jobs = registry
+            .sub_registry_with_prefix("acme")
+            .sub_registry_with_label(("node".into(), "a".into()));
+        let family = crate::registry::register_family::<NoLabels, Histogram>(
+            jobs,
+            &LATENCY,
+            &crate::RegisterOptions::new(),
+        );
+        family.get_or_create(&NoLabels).observe(0.5);
+        const SECTION: &[MetricDescriptor] = &[LATENCY];
+        let md = Catalogue::new("Jobs")
+            .section_in("All", SECTION, jobs)
+            .to_markdown();
+        let text = ExpositionFormat::OpenMetrics.encode(&registry).unwrap();
+        // The catalogue's name is the one the exposition declares, const label included.
+        assert!(md.contains("### `acme_job:latency`"), "{md}");
+        assert!(md.contains("exposed as `acme_job:latency_seconds`"), "{md}");
+        assert!(md.contains("* **Const labels:** `node=\"a\"`"), "{md}");
+        assert!(
+            text.contains("# TYPE acme_job:latency_seconds histogram"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"acme_job:latency_seconds_count{node="a"} 1"#),
+            "{text}"
+        );
     }
 
     #[test]
