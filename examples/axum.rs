@@ -39,18 +39,18 @@ async fn get_key(State(shards): State<Shards>, Path(key): Path<String>) -> Strin
 }
 
 async fn put_key(State(shards): State<Shards>, Path(key): Path<String>) {
-    let shard = &shards[key.len() % 4];
-    shard.operations.get(Op::Put).inc();
-    shard.keys.inc();
+    shards[key.len() % 4].operations.get(Op::Put).inc();
+    shards[key.len() % 4].keys.inc();
 }
 
 #[tokio::main]
 async fn main() {
-    let mut registry = metric_handles::Registry::with_prefix("acme"); // acme_kv_keys, ...
-    let kv = KvMetrics::register(&mut registry);
-    let http = HttpMetrics::register(&mut registry);
+    let mut registry = metric_handles::Registry::default();
+    ProcessCollector::register(&mut registry); // process_* at the root, as dashboards expect
     let scrapes = ScrapeMetrics::register(&mut registry);
-    ProcessCollector::register(&mut registry);
+    let service = registry.sub_registry_with_prefix("acme"); // the service's prefix and labels
+    let service = service.sub_registry_with_label(("node".into(), "a".into()));
+    let (kv, http) = (KvMetrics::register(service), HttpMetrics::register(service));
     let shards = (0..4).map(|shard| kv.resolve(&Shard { shard }));
     let handler = MetricsHandler::new(Arc::new(registry)).with_metrics(&scrapes); // gzip on
     let app = Router::new()
@@ -76,12 +76,11 @@ async fn main() {
     let mut gzip = flate2::read::GzDecoder::new(&gzipped[..]);
     gzip.read_to_string(&mut text).expect("a gzip body");
     let families = [
-        "kv_keys",
-        "kv_operations",
-        "http_requests",
+        "acme_kv_keys{node",
+        "acme_http_requests_total{node",
         "process_threads",
     ];
-    let found = |family: &&str| text.contains(&format!("\nacme_{family}"));
+    let found = |family: &&str| text.contains(&format!("\n{family}"));
     assert!(families.iter().all(found), "a family is missing:\n{text}");
     println!("self-scrape: {} lines, gzip", text.lines().count());
 }
