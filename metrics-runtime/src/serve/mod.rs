@@ -65,9 +65,9 @@ use std::time::{Duration, Instant};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::exposition::{ExpositionFormat, Negotiated};
-use crate::labels::NoLabels;
+use crate::expose::exposition::{ExpositionFormat, Negotiated};
 use crate::registry::Registry;
+use crate::NoLabels;
 use coalesce::{Coalescer, Cycle, EncodeFailure, Job, Outcome};
 
 pub use coding::ContentCoding;
