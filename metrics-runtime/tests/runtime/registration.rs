@@ -440,3 +440,38 @@ fn plug_in_families_cannot_reach_vllms_names_through_a_unit_or_a_suffix() {
         }
     }
 }
+
+/// The HTTP families carry the service's own prefix and labels when registered in a
+/// sub-registry, and the collision check sees the prefixed names.
+#[test]
+fn http_metrics_take_the_prefix_and_const_labels_of_their_level() {
+    use metric_handles::http::{Handler, HttpMetrics, HttpRequestLabels, StatusClass};
+    let mut registry = Registry::default();
+    let node = (Cow::Borrowed("node"), Cow::Borrowed("a"));
+    let service = registry
+        .sub_registry_with_prefix("kv")
+        .sub_registry_with_label(node);
+    let http = HttpMetrics::register(service);
+    http.requests
+        .get_or_create(&HttpRequestLabels {
+            method: "GET".into(),
+            status: StatusClass::from_code(200),
+            handler: Handler::Route("/kv/{key}".into()),
+        })
+        .inc();
+    http.duration_highr.observe(0.2);
+    let text = encode_openmetrics(&registry);
+    for line in [
+        "# TYPE kv_http_requests counter",
+        r#"kv_http_requests_total{node="a",method="GET",status="2xx",handler="/kv/{key}"} 1"#,
+        r#"kv_http_request_duration_highr_seconds_count{node="a"} 1"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in\n{text}");
+    }
+    // `http_requests_total` at the root does not clash with `kv_http_requests_total`; a second
+    // set under the same prefix does.
+    HttpMetrics::try_register(&mut registry).expect("other names");
+    let again = registry.sub_registry_with_prefix("kv");
+    let err = HttpMetrics::try_register(again).unwrap_err();
+    assert!(err.to_string().contains("`kv_http_requests`"), "{err}");
+}
