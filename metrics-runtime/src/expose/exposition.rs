@@ -57,14 +57,14 @@ pub enum ExpositionFormat {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum NameEscaping {
     /// `allow-utf-8`: names are written as they are, quoted when not legacy names.
-    AllowUtf8,
+    AllowUtf8 = 0,
     /// `underscores`: every character outside the legacy set becomes `_` (the default).
     #[default]
-    Underscores,
+    Underscores = 1,
     /// `dots`: as `underscores`, with `.` written as `_dot_` and `_` as `__`.
-    Dots,
+    Dots = 2,
     /// `values`: names outside the legacy set are written `U__` followed by code points.
-    Values,
+    Values = 3,
 }
 
 impl NameEscaping {
@@ -160,36 +160,34 @@ impl Negotiated {
 
     /// The HTTP `Content-Type` to answer with: the 1.0.0 formats carry `escaping=`.
     pub const fn content_type(self) -> &'static str {
-        use NameEscaping::{AllowUtf8, Dots, Underscores, Values};
-        match (self.format, self.escaping) {
-            (ExpositionFormat::PrometheusText, _) => prometheus_text::CONTENT_TYPE,
-            (ExpositionFormat::OpenMetrics, AllowUtf8) => {
-                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=allow-utf-8"
-            }
-            (ExpositionFormat::OpenMetrics, Underscores) => {
-                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=underscores"
-            }
-            (ExpositionFormat::OpenMetrics, Dots) => {
-                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=dots"
-            }
-            (ExpositionFormat::OpenMetrics, Values) => {
-                "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=values"
-            }
-            (ExpositionFormat::PrometheusTextV1, AllowUtf8) => {
-                "text/plain; version=1.0.0; charset=utf-8; escaping=allow-utf-8"
-            }
-            (ExpositionFormat::PrometheusTextV1, Underscores) => {
-                "text/plain; version=1.0.0; charset=utf-8; escaping=underscores"
-            }
-            (ExpositionFormat::PrometheusTextV1, Dots) => {
-                "text/plain; version=1.0.0; charset=utf-8; escaping=dots"
-            }
-            (ExpositionFormat::PrometheusTextV1, Values) => {
-                "text/plain; version=1.0.0; charset=utf-8; escaping=values"
-            }
+        let scheme = self.escaping as usize;
+        match self.format {
+            ExpositionFormat::PrometheusText => prometheus_text::CONTENT_TYPE,
+            ExpositionFormat::OpenMetrics => OPENMETRICS_CONTENT_TYPES[scheme],
+            ExpositionFormat::PrometheusTextV1 => TEXT_V1_CONTENT_TYPES[scheme],
         }
     }
 }
+
+/// `base` with each `escaping=` parameter, in the order of [`NameEscaping`]'s variants.
+macro_rules! with_each_escaping {
+    ($base:literal) => {
+        [
+            concat!($base, "; escaping=allow-utf-8"),
+            concat!($base, "; escaping=underscores"),
+            concat!($base, "; escaping=dots"),
+            concat!($base, "; escaping=values"),
+        ]
+    };
+}
+
+/// The `Content-Type` of OpenMetrics 1.0.0, by escaping scheme.
+const OPENMETRICS_CONTENT_TYPES: [&str; 4] =
+    with_each_escaping!("application/openmetrics-text; version=1.0.0; charset=utf-8");
+
+/// The `Content-Type` of the Prometheus text format 1.0.0, by escaping scheme.
+const TEXT_V1_CONTENT_TYPES: [&str; 4] =
+    with_each_escaping!("text/plain; version=1.0.0; charset=utf-8");
 
 impl ExpositionFormat {
     /// Every format, in the order a tie between formats named by their full media type is

@@ -174,3 +174,25 @@ fn text_1_0_0_is_the_classic_text_for_legacy_names() {
         "text/plain; version=1.0.0; charset=utf-8; escaping=underscores"
     );
 }
+
+#[test]
+fn every_1_0_0_content_type_states_its_scheme() {
+    use NameEscaping::{AllowUtf8, Dots, Underscores, Values};
+    for escaping in [AllowUtf8, Underscores, Dots, Values] {
+        for (format, base) in [
+            (
+                ExpositionFormat::OpenMetrics,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            ),
+            (
+                ExpositionFormat::PrometheusTextV1,
+                "text/plain; version=1.0.0; charset=utf-8",
+            ),
+        ] {
+            assert_eq!(
+                Negotiated { format, escaping }.content_type(),
+                format!("{base}; escaping={}", escaping.as_str())
+            );
+        }
+    }
+}
