@@ -35,6 +35,15 @@ pub struct DemoMetrics {
     #[metric(name = "vllm:num_requests_running")]
     pub running: Family<EngineLabels, Gauge>,
     /// Number of generation tokens processed
+    ///
+    /// # Computed
+    ///
+    /// Increased by the tokens of each
+    /// output.
+    ///
+    /// # Notes
+    ///
+    /// In neither the help nor the computed text.
     #[metric(name = "vllm:generation_tokens")]
     pub generation_tokens: Family<EngineLabels, Counter>,
     /// Histogram of time to first token in seconds
@@ -141,7 +150,14 @@ fn descriptors_describe_every_field() {
     assert_eq!(d[0].common_labels, ["model_name", "engine"]);
     assert_eq!(d[0].axis, None);
     assert_eq!(d[0].max_series, metric_handles::DEFAULT_MAX_SERIES);
+    assert_eq!(d[0].computed, None);
     assert_eq!(d[1].kind, MetricKind::Counter);
+    // The doc comment's first section is the help text; a `# Computed` section is kept apart.
+    assert_eq!(d[1].help, "Number of generation tokens processed");
+    assert_eq!(
+        d[1].computed,
+        Some("Increased by the tokens of each output.")
+    );
     assert_eq!(d[2].kind, MetricKind::Histogram);
     assert_eq!(d[2].buckets, Some(Buckets::Explicit(&[0.01, 0.1, 1.0])));
     assert_eq!(d[3].value_type, "ByLabel<FinishReason, Counter>");

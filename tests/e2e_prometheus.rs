@@ -422,6 +422,7 @@ fn hostile_registry() -> Registry {
         kind: MetricKind::Counter,
         value_type: "u64",
         help: RUNTIME_HELP,
+        computed: None,
         unit: None,
         common_labels: &[],
         axis: None,

@@ -49,32 +49,49 @@ impl Field<'_> {
         doc_attrs(self.attrs)
     }
 
-    /// The field's doc comment (the help text when `help = ...` is absent).
+    /// The field's doc comment up to its first heading: the help text when `help = ...` is
+    /// absent.
     pub fn doc(&self) -> Option<Doc<'_>> {
-        Doc::read(self.attrs)
+        Doc::read(self.attrs, None)
+    }
+
+    /// The field's `# Computed` doc section: how the value is computed, kept in its
+    /// descriptor (for a catalogue) and left out of the help text.
+    pub fn computed(&self) -> Option<Doc<'_>> {
+        Doc::read(self.attrs, Some(COMPUTED))
     }
 }
 
-/// A doc comment: its lines trimmed and joined with a space, and the attributes it came from
-/// (for spans).
+/// The heading of the doc section that says how a metric's value is computed.
+pub const COMPUTED: &str = "Computed";
+
+/// One section of a doc comment: its lines trimmed and joined with a space, and the
+/// attributes they came from (for spans).
 pub struct Doc<'a> {
     pub text: String,
     pub sources: Vec<&'a Attribute>,
 }
 
 impl<'a> Doc<'a> {
-    /// The doc comment of `attrs`; `None` when there is no non-empty doc line.
-    fn read(attrs: &'a [Attribute]) -> Option<Doc<'a>> {
+    /// The section of the doc comment of `attrs` under the Markdown heading `heading`, or
+    /// before the first heading when `None`; `None` when it has no non-empty line.
+    fn read(attrs: &'a [Attribute], heading: Option<&str>) -> Option<Doc<'a>> {
         let mut lines = Vec::new();
         let mut sources = Vec::new();
+        let mut current: Option<String> = None;
         for (attr, lit) in doc_lits(attrs) {
-            lines.extend(
-                lit.lines()
-                    .map(str::trim)
-                    .filter(|line| !line.is_empty())
-                    .map(str::to_owned),
-            );
-            sources.push(attr);
+            let mut used = false;
+            for line in lit.lines().map(str::trim) {
+                if let Some(title) = heading_title(line) {
+                    current = Some(title.to_owned());
+                } else if !line.is_empty() && current.as_deref() == heading {
+                    lines.push(line.to_owned());
+                    used = true;
+                }
+            }
+            if used {
+                sources.push(attr);
+            }
         }
         (!lines.is_empty()).then(|| Doc {
             text: lines.join(" "),
@@ -93,6 +110,15 @@ impl<'a> Doc<'a> {
             doc_lits(std::slice::from_ref(*attr)).any(|(_, lit)| lit.chars().any(pred))
         })
     }
+}
+
+/// The title of a Markdown heading line (`# Computed`, `## Notes`), else `None` (`#1 cause` is
+/// text).
+fn heading_title(line: &str) -> Option<&str> {
+    let title = line.trim_start_matches('#');
+    let level = line.len() - title.len();
+    let is_heading = (1..=6).contains(&level) && (title.is_empty() || title.starts_with(' '));
+    is_heading.then(|| title.trim())
 }
 
 /// The `#[doc]` attributes of `attrs`, as written.

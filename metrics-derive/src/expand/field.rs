@@ -277,6 +277,10 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
         Some(unit) => quote!(#option::Some(#unit)),
         None => quote!(#option::None),
     };
+    let computed = match &plan.computed {
+        Some(text) => quote!(#option::Some(#text)),
+        None => quote!(#option::None),
+    };
     let shape = quote!(Self::#ops.axis);
     let keys = &plan.axis_keys;
     let positions = positions(plan);
@@ -313,6 +317,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
             kind: #kind,
             value_type: #value_type,
             help: #help,
+            computed: #computed,
             unit: #unit,
             common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
             axis: #axis,

@@ -48,6 +48,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
         family,
         name: name?,
         help: help?,
+        computed: field.computed().map(|doc| doc.text),
         unit: unit?,
         buckets: buckets?,
         axis_keys: axis_keys?,

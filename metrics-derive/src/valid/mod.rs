@@ -20,6 +20,8 @@ pub struct MetricPlan<'a> {
     pub family: &'a FamilyType,
     pub name: LitStr,
     pub help: String,
+    /// The doc comment's `# Computed` section.
+    pub computed: Option<String>,
     pub unit: Option<String>,
     pub buckets: Option<BucketSpec>,
     /// `label = ...`: one key per fixed axis (empty without one).

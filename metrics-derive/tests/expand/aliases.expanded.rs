@@ -100,6 +100,7 @@ impl Metrics {
         kind: Self::__METRIC_HANDLES_PREEMPTIONS_OPS.kind,
         value_type: "Counter",
         help: "Cumulative number of preemptions",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -125,6 +126,7 @@ impl Metrics {
         kind: Self::__METRIC_HANDLES_TOKENS_OPS.kind,
         value_type: "U64Counter",
         help: "Tokens generated (a type alias of a counter)",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -145,6 +147,7 @@ impl Metrics {
         kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
         value_type: "prometheus_client::metrics::gauge::Gauge",
         help: "Requests running (prometheus-client's gauge by its own path)",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(

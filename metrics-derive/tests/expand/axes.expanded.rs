@@ -109,6 +109,7 @@ impl Axes {
         kind: Self::__METRIC_HANDLES_SUCCESS_OPS.kind,
         value_type: "ByLabel<FinishReason, Counter>",
         help: "Finished requests by reason",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -138,6 +139,7 @@ impl Axes {
         kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
         value_type: "ByPosition<Counter>",
         help: "Accepted draft tokens by position",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -158,6 +160,7 @@ impl Axes {
         kind: Self::__METRIC_HANDLES_LORA_LATENCY_OPS.kind,
         value_type: "Dynamic<Adapter, Histogram>",
         help: "Latency by adapter",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -429,6 +432,7 @@ impl Grids {
         kind: Self::__METRIC_HANDLES_OPERATIONS_OPS.kind,
         value_type: "ByLabels<(Operation, Outcome), Counter>",
         help: "Store operations by operation and status",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -464,6 +468,7 @@ impl Grids {
         kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
         value_type: "ByLabels<(Method, Position), Counter>",
         help: "Accepted tokens by method and draft position",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(

@@ -68,6 +68,7 @@ where
         kind: Self::__METRIC_HANDLES_THINGS_OPS.kind,
         value_type: "Counter",
         help: "Things seen",
+        computed: ::rt::__private::std::option::Option::None,
         unit: ::rt::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::rt::__private::describe_axis(

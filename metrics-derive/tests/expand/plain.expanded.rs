@@ -4,6 +4,10 @@ pub struct EngineHandles {
     /// Number of requests in model execution batches
     pub running: Gauge,
     /// Number of generation tokens processed
+    ///
+    /// # Computed
+    ///
+    /// Increased by the tokens of each output.
     pub generation_tokens: Counter,
     /// Time to first token
     pub ttft: Histogram,
@@ -100,6 +104,7 @@ impl EngineMetrics {
         kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
         value_type: "Gauge",
         help: "Number of requests in model execution batches",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -120,6 +125,9 @@ impl EngineMetrics {
         kind: Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.kind,
         value_type: "Counter",
         help: "Number of generation tokens processed",
+        computed: ::metric_handles::__private::std::option::Option::Some(
+            "Increased by the tokens of each output.",
+        ),
         unit: ::metric_handles::__private::std::option::Option::None,
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(
@@ -140,6 +148,7 @@ impl EngineMetrics {
         kind: Self::__METRIC_HANDLES_TTFT_OPS.kind,
         value_type: "Histogram",
         help: "Time to first token",
+        computed: ::metric_handles::__private::std::option::Option::None,
         unit: ::metric_handles::__private::std::option::Option::Some("seconds"),
         common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
         axis: ::metric_handles::__private::describe_axis(

@@ -6,6 +6,10 @@ pub struct EngineMetrics {
     #[metric(name = "demo:num_requests_running")]
     pub running: Family<EngineLabels, Gauge>,
     /// Number of generation tokens processed
+    ///
+    /// # Computed
+    ///
+    /// Increased by the tokens of each output.
     #[metric(name = "demo:generation_tokens")]
     pub generation_tokens: Family<EngineLabels, Counter>,
     /// Time to first token

@@ -213,6 +213,9 @@ impl Catalogue {
             )?;
         }
         writeln!(out, "* **Help:** {}.", d.help)?;
+        if let Some(computed) = d.computed {
+            writeln!(out, "* **Computed:** {computed}")?;
+        }
         for (label, text) in &self.details {
             if let Some(text) = text(d) {
                 writeln!(out, "* **{label}:** {text}")?;
@@ -306,6 +309,7 @@ mod tests {
         kind: MetricKind::Histogram,
         value_type: "Histogram",
         help: "Job latency",
+        computed: Some("Observed once per job"),
         unit: Some("seconds"),
         common_labels: &["queue"],
         axis: Some(LabelAxis::Enum {
@@ -330,7 +334,7 @@ mod tests {
             .intro("Second.")
             .section("All", ALL)
             .bucket_name("FAST", &[0.1, 1.0])
-            .detail("Computed", |d| Some(format!("from {}", d.field)))
+            .detail("Owner", |d| Some(format!("the owner of {}", d.field)))
             .detail("Never", |_| None)
             .to_markdown();
         assert!(md.starts_with("# Jobs\n\nFirst.\n\nSecond.\n\n## All\n"));
@@ -341,7 +345,10 @@ mod tests {
         assert!(md.contains("* **`outcome` values:** `ok`, `failed`"));
         assert!(md.contains("* **Buckets:** `[0.1, 1.0]`: 0.1, 1 (2 bounds)"));
         assert!(md.contains("* **Help:** Job latency."));
-        assert!(md.contains("* **Computed:** from latency"));
+        // The descriptor's own text first, then the catalogue's details.
+        assert!(md.contains(
+            "* **Help:** Job latency.\n* **Computed:** Observed once per job\n* **Owner:** the owner of latency\n"
+        ));
         assert!(!md.contains("Never"));
         assert!(
             md.contains("`job:old_latency`, shown with `show_hidden_metrics_for_version(\"1.2\")`")

@@ -115,6 +115,9 @@ pub struct MetricDescriptor {
     pub value_type: &'static str,
     /// Help text, from the doc comment or `help = "..."` (prometheus-client appends a `.`).
     pub help: &'static str,
+    /// How the value is computed, from the field doc's `# Computed` section (which the help
+    /// text leaves out); a [`Catalogue`](crate::catalogue::Catalogue) shows it.
+    pub computed: Option<&'static str>,
     /// The unit suffix (`seconds`, `bytes`, ...), when declared.
     pub unit: Option<&'static str>,
     /// The struct's common label keys, in encoding order.
@@ -135,6 +138,13 @@ pub struct MetricDescriptor {
 }
 
 impl MetricDescriptor {
+    /// The descriptor with `text` saying how the value is computed (what a derived field's
+    /// `# Computed` doc section gives), for a descriptor written by hand.
+    pub const fn with_computed(mut self, text: &'static str) -> Self {
+        self.computed = Some(text);
+        self
+    }
+
     /// The name as it appears on samples in the exposition: counters get `_total`, and a
     /// declared unit is appended the way prometheus-client does it.
     pub fn exposed_name(&self) -> String {

@@ -251,6 +251,12 @@ impl HttpMetrics {
         kind: MetricKind::Counter,
         value_type: "Counter",
         help: "Total number of HTTP requests by method, status, and handler",
+        computed: Some(
+            "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \
+            (`none` when no route matched), recorded by an HTTP layer through \
+            `metric_handles::http::HttpMetrics`; requests to `EXCLUDED_HANDLERS` are not \
+            counted.",
+        ),
         unit: None,
         common_labels: <HttpRequestLabels as LabelSet>::KEYS,
         axis: None,
@@ -267,6 +273,9 @@ impl HttpMetrics {
         kind: MetricKind::Histogram,
         value_type: "Histogram",
         help: "Duration of HTTP requests in seconds grouped by method and handler",
+        computed: Some(
+            "Observes each request's duration, by method and route template (same exclusions).",
+        ),
         unit: None,
         common_labels: <HttpHandlerLabels as LabelSet>::KEYS,
         axis: None,
@@ -283,6 +292,7 @@ impl HttpMetrics {
         kind: MetricKind::Histogram,
         value_type: "Histogram",
         help: "High-resolution duration of HTTP requests in seconds",
+        computed: Some("Observes each request's duration, unlabelled (same exclusions)."),
         unit: None,
         common_labels: &[],
         axis: None,

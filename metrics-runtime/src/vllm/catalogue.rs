@@ -1,5 +1,6 @@
-//! vLLM's metric catalogue: the generic [`Catalogue`] over the descriptor tables, plus a
-//! hand-written "how computed" text per metric.
+//! vLLM's metric catalogue: the generic [`Catalogue`] over the descriptor tables. How each
+//! metric is computed is its descriptor's `computed` text, written beside its declaration (a
+//! field's `# Computed` doc section, or `MetricDescriptor::with_computed`).
 
 use super::buckets::{
     ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, MOONCAKE_OPERATION_TIME_BUCKETS,
@@ -18,238 +19,6 @@ use crate::http::{
     HttpMetrics, HTTP_REQUEST_DURATION_BUCKETS, HTTP_REQUEST_DURATION_HIGHR_BUCKETS,
 };
 use crate::MetricDescriptor;
-
-/// How the recorders compute each metric, keyed by its primary name.
-pub(crate) fn how_computed(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "vllm:num_requests_running" => "Set to `num_running_reqs` of each `SchedulerStats`.",
-        "vllm:num_requests_waiting" => {
-            "Set to `num_waiting_reqs + num_skipped_waiting_reqs` (saturating)."
-        }
-        "vllm:num_requests_waiting_by_reason" => {
-            "`capacity` set to `num_waiting_reqs`, `deferred` to `num_skipped_waiting_reqs`. Both \
-             series exist from the engine's first sight."
-        }
-        "vllm:kv_cache_usage_perc" => {
-            "Set to `kv_cache_usage`, a fraction (1.0 = full) despite the name, clamped to 0..1 \
-             (NaN records 0)."
-        }
-        "vllm:prefix_cache_queries" => "Increased by `prefix_cache_stats.queries` (tokens queried).",
-        "vllm:prefix_cache_hits" => "Increased by `prefix_cache_stats.hits` (tokens hit).",
-        "vllm:external_prefix_cache_queries" => {
-            "Increased by `connector_prefix_cache_stats.queries`, only when connector stats are \
-             present."
-        }
-        "vllm:external_prefix_cache_hits" => {
-            "Increased by `connector_prefix_cache_stats.hits`, only when connector stats are \
-             present."
-        }
-        "vllm:spec_decode_num_drafts" => {
-            "Increased by `spec_decoding_stats.num_drafts`, only when spec-decode stats are present."
-        }
-        "vllm:spec_decode_num_draft_tokens" => {
-            "Increased by `spec_decoding_stats.num_draft_tokens`, only when spec-decode stats are \
-             present."
-        }
-        "vllm:spec_decode_num_accepted_tokens" => {
-            "Increased by `spec_decoding_stats.num_accepted_tokens`, only when spec-decode stats \
-             are present."
-        }
-        "vllm:spec_decode_num_accepted_tokens_per_pos" => {
-            "Position `i` increased by `num_accepted_tokens_per_pos[i]`. Positions \
-             `0..num_speculative_tokens` are pre-resolved (array index); a position beyond goes \
-             through a bounded lookup."
-        }
-        "vllm:estimated_flops_per_gpu" => {
-            "Increased by `perf_stats.num_flops_per_gpu`, only when perf stats are present and any \
-             of the three perf values is non-zero."
-        }
-        "vllm:estimated_read_bytes_per_gpu" => {
-            "Increased by `perf_stats.num_read_bytes_per_gpu`, same condition as \
-             `vllm:estimated_flops_per_gpu`."
-        }
-        "vllm:estimated_write_bytes_per_gpu" => {
-            "Increased by `perf_stats.num_write_bytes_per_gpu`, same condition as \
-             `vllm:estimated_flops_per_gpu`."
-        }
-        "vllm:kv_block_lifetime_seconds" => {
-            "Observes each eviction event's `lifetime_seconds` (negative values record 0)."
-        }
-        "vllm:kv_block_idle_before_evict_seconds" => {
-            "Observes each eviction event's `idle_seconds` (negative values record 0)."
-        }
-        "vllm:kv_block_reuse_gap_seconds" => {
-            "Observes every gap of every eviction event's `reuse_gaps_seconds`."
-        }
-        "vllm:iteration_tokens_total" => {
-            "What vLLM's Rust frontend counts: once per non-empty output batch of the engine \
-             (`SchedulerStatsRecorder::record_output_batch`), the batch's computed prompt tokens \
-             plus generated tokens: over its outputs, new tokens plus \
-             `prefill_stats.num_computed_tokens` when present (`metric_handles::vllm::iteration_tokens`; \
-             cached prompt tokens are not counted). An empty batch records nothing. A histogram \
-             whose name ends in `_total`, as in vLLM."
-        }
-        "vllm:prompt_tokens_cached_by_source" => {
-            "Per `SchedulerStats`: `device` += `prefix_cache_stats.hits` (every local prefix-cache \
-             hit is in device memory); when connector stats are present, each source += \
-             `connector_prefix_cache_stats.hits_by_source` of that source. All five sources are \
-             exported at 0 from the engine's first sight. Skipped for a `sleep_state_only` update."
-        }
-        "vllm:request_num_preemptions" => {
-            "Observes, when the request finishes, the number of Preempted events it went through \
-             (0 for most requests): one observation per finished request or child sequence."
-        }
-        "vllm:nixl_xfer_time_seconds" => {
-            "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` \
-             (negative values record 0). Registered through the plug-in family API; exported at 0 \
-             from the engine's first sight, as in vLLM."
-        }
-        "vllm:nixl_post_time_seconds" => {
-            "Observes each `post_duration` of each `NixlStats` (negative values record 0)."
-        }
-        "vllm:nixl_bytes_transferred" => "Observes each `bytes_transferred` of each `NixlStats`.",
-        "vllm:nixl_num_descriptors" => "Observes each `num_descriptors` of each `NixlStats`.",
-        "vllm:nixl_num_failed_transfers" => {
-            "Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating)."
-        }
-        "vllm:nixl_num_failed_notifications" => {
-            "Increased by every element of `num_failed_notifications` of each `NixlStats` \
-             (saturating)."
-        }
-        "vllm:nixl_num_kv_expired_reqs" => {
-            "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating)."
-        }
-        "vllm:mooncake_store_operation_time_seconds" => {
-            "For each record of each operation in `kv_connector_stats.mooncake`: observes \
-             `duration_seconds` (negative values record 0) in the series {operation, record's \
-             status}. A pair's five series are resolved through the plug-in family API on its \
-             first record, then cached per engine: later records are an array index and atomics."
-        }
-        "vllm:mooncake_store_operation" => "+1 per Mooncake record, by operation and status.",
-        "vllm:mooncake_store_operation_keys" => {
-            "Increased by each record's `num_keys`, by operation and status."
-        }
-        "vllm:mooncake_store_operation_bytes" => {
-            "Increased by each record's `num_bytes`, by operation and status."
-        }
-        "vllm:mooncake_store_operation_failed_keys" => {
-            "Increased by each record's `num_failed_keys`, by operation and status."
-        }
-        "vllm:engine_sleep_resource_state" => {
-            "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): \
-             for each resource, 1 on its current state's series, 0 on the others; the nine \
-             valid {resource, state} series (scheduler: running, paused; weights: resident, \
-             offloaded, discarded, unknown; kv_cache: resident, released, unknown) appear with \
-             the engine's first snapshot. An unrecognised state decodes to `unknown`."
-        }
-        "vllm:engine_fully_awake" => {
-            "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache \
-             are `resident`, else 0. Absent until the engine's first snapshot."
-        }
-        "vllm:sleep_mode_operation_duration_seconds" => {
-            "`VllmMetrics::sleep_mode().begin(operation)` returns a guard; dropping it (success, \
-             failure or cancellation) observes the elapsed time, once. vLLM's three operations \
-             (`sleep`, `release_kv_cache_memory`, `wake`: the complete set) are exported from \
-             registration."
-        }
-        "vllm:sleep_mode_operations_in_flight" => {
-            "+1 by `begin(operation)`, -1 when its guard is dropped."
-        }
-        "vllm:lora_requests_info" => {
-            "`VllmMetrics::lora().update(&LoraState)`: one series labelled with the running and \
-             waiting adapter names (sorted, comma-joined), set to the unix time of the update; \
-             the previous series is removed when the sets change, and no series is exported \
-             while both sets are empty. No `model_name`/`engine` labels, as in vLLM. This is \
-             the Rust frontend's `LoraInfoExporter`; vLLM's Python frontend also exports a \
-             series with empty adapter labels while idle and a `max_lora` label."
-        }
-        "http_requests" => {
-            "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \
-             (`none` when no route matched), recorded by an HTTP layer through \
-             `metric_handles::http::HttpMetrics`; requests to `EXCLUDED_HANDLERS` are not counted."
-        }
-        "http_request_duration_seconds" => {
-            "Observes each request's duration, by method and route template (same exclusions)."
-        }
-        "http_request_duration_highr_seconds" => {
-            "Observes each request's duration, unlabelled (same exclusions)."
-        }
-        "vllm:request_success" => {
-            "+1 for the finish reason when a request finishes (every reason counts, despite the \
-             name). A tracker dropped without a finish counts as `abort`, once. All five reasons \
-             are exported at 0 from the engine's first sight."
-        }
-        "vllm:prompt_tokens" => {
-            "Increased by `prefill_stats.num_prompt_tokens` of the request's first token-carrying \
-             output, when that output has prefill stats (once per request)."
-        }
-        "vllm:prompt_tokens_by_source" => {
-            "Once per request, with the prompt counters: `local_compute` += `num_computed_tokens`, \
-             `local_cache_hit` += `num_local_cached_tokens`, `external_kv_transfer` += \
-             `num_external_cached_tokens`."
-        }
-        "vllm:prompt_tokens_cached" => {
-            "Increased by `num_cached_tokens` with the prompt counters (once per request)."
-        }
-        "vllm:generation_tokens" => {
-            "Increased by the number of new tokens of every output, as the output arrives (only \
-             the inter-token-latency samples are merged in batches)."
-        }
-        "vllm:num_preemptions" => "+1 per Preempted event in a request's outputs.",
-        "vllm:request_prompt_tokens" => "Observes `prompt_len` when the request finishes.",
-        "vllm:request_generation_tokens" => {
-            "Observes the request's generated tokens when it finishes."
-        }
-        "vllm:request_max_num_generation_tokens" => {
-            "Observes the generated tokens when the request finishes; for a parallel-sampling \
-             parent (`track_parallel`), the most any child generated, once, when the last child \
-             finishes."
-        }
-        "vllm:request_params_max_tokens" => {
-            "Observes `max_tokens_param` when the request finishes, only when it was given."
-        }
-        "vllm:request_params_n" => {
-            "Observes `n_param` when the request finishes; for a parallel-sampling parent, the \
-             real `n` once, when the last child finishes."
-        }
-        "vllm:request_prefill_kv_computed_tokens" => {
-            "Observes `prompt_len` minus the latest `prefill_stats.num_cached_tokens` seen \
-             (saturating at 0) when the request finishes."
-        }
-        "vllm:time_to_first_token_seconds" => {
-            "Observes `received_at - arrival_time` on the request's first output that carries a \
-             token (never on a token-less output)."
-        }
-        "vllm:inter_token_latency_seconds" => {
-            "Observes `batch_timestamp - last token's batch_timestamp` on every later output that \
-             carries a token: one sample per output batch, however many tokens it carries. The \
-             tracker keeps the samples and merges them every 32 generated tokens and at the \
-             finish, as vLLM's Rust frontend does (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`)."
-        }
-        "vllm:request_time_per_output_token_seconds" => {
-            "Observes decode time / (generated tokens - 1) when the request finishes with more \
-             than one token, else 0."
-        }
-        "vllm:e2e_request_latency_seconds" => {
-            "Observes `received_at - arrival_time` of the finishing output (or of the abort)."
-        }
-        "vllm:request_queue_time_seconds" => {
-            "Observes `diff_or_zero(scheduled, queued)`: the first Scheduled event and the last \
-             Queued event; 0 unless both were seen."
-        }
-        "vllm:request_prefill_time_seconds" => {
-            "Observes `diff_or_zero(first token, scheduled)`: includes time spent preempted, since \
-             the first Scheduled event is kept."
-        }
-        "vllm:request_decode_time_seconds" => {
-            "Observes `diff_or_zero(last token, first token)` (engine clock)."
-        }
-        "vllm:request_inference_time_seconds" => {
-            "Observes `diff_or_zero(last token, scheduled)` (engine clock)."
-        }
-        _ => return None,
-    })
-}
 
 /// The vLLM sources (file and commit of `vllm-project/vllm`) this metric set was matched
 /// against.
@@ -401,7 +170,6 @@ pub fn catalogue() -> Catalogue {
         catalogue = catalogue.section(title, descriptors);
     }
     catalogue
-        .detail("Computed", |d| how_computed(d.name).map(str::to_owned))
         .bucket_name("TTFT_BUCKETS", TTFT_BUCKETS)
         .bucket_name("ITL_BUCKETS", ITL_BUCKETS)
         .bucket_name("REQUEST_LATENCY_BUCKETS", REQUEST_LATENCY_BUCKETS)
@@ -433,12 +201,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_metric_has_a_how_computed_text() {
+    fn every_metric_says_how_it_is_computed() {
         for (_, descriptors) in catalogue_sections() {
             for d in descriptors {
-                assert!(how_computed(d.name).is_some(), "{}", d.name);
+                let computed = d.computed.unwrap_or_default();
+                assert!(computed.ends_with('.'), "{}: {computed:?}", d.name);
             }
         }
-        assert_eq!(how_computed("vllm:nope"), None);
     }
 }

@@ -69,6 +69,7 @@ fn registry_with_nasty_values() -> Registry {
         kind: MetricKind::Counter,
         value_type: "u64",
         help: "First line\r\nsecond line\rthird\nfourth \\ back \"q\" \t tab",
+        computed: None,
         unit: None,
         common_labels: &[],
         axis: None,

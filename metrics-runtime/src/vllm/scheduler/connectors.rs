@@ -45,6 +45,7 @@ pub(crate) const fn descriptor(
             MetricKind::Gauge => "Gauge",
         },
         help,
+        computed: None,
         unit: None,
         common_labels: <EngineLabels as LabelSet>::KEYS,
         axis: if axis_keys.is_empty() {
@@ -69,6 +70,11 @@ const NIXL_XFER_TIME: MetricDescriptor = descriptor(
     "Histogram of transfer duration for NIXL KV Cache transfers",
     Some(NIXL_XFER_TIME_BUCKETS),
     &[],
+)
+.with_computed(
+    "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` (negative \
+    values record 0). Registered through the plug-in family API; exported at 0 from the engine's \
+    first sight, as in vLLM.",
 );
 const NIXL_POST_TIME: MetricDescriptor = descriptor(
     "vllm:nixl_post_time_seconds",
@@ -77,7 +83,8 @@ const NIXL_POST_TIME: MetricDescriptor = descriptor(
     "Histogram of transfer post time for NIXL KV Cache transfers",
     Some(NIXL_POST_TIME_BUCKETS),
     &[],
-);
+)
+.with_computed("Observes each `post_duration` of each `NixlStats` (negative values record 0).");
 const NIXL_BYTES: MetricDescriptor = descriptor(
     "vllm:nixl_bytes_transferred",
     "bytes_transferred",
@@ -85,7 +92,8 @@ const NIXL_BYTES: MetricDescriptor = descriptor(
     "Histogram of bytes transferred per NIXL KV Cache transfers",
     Some(NIXL_BYTES_BUCKETS),
     &[],
-);
+)
+.with_computed("Observes each `bytes_transferred` of each `NixlStats`.");
 // vLLM's help text has the double space (two string literals joined in its source).
 const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = descriptor(
     "vllm:nixl_num_descriptors",
@@ -94,7 +102,8 @@ const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = descriptor(
     "Histogram of number of descriptors per NIXL  KV Cache transfers",
     Some(NIXL_DESCRIPTORS_BUCKETS),
     &[],
-);
+)
+.with_computed("Observes each `num_descriptors` of each `NixlStats`.");
 const NIXL_FAILED_TRANSFERS: MetricDescriptor = descriptor(
     "vllm:nixl_num_failed_transfers",
     "num_failed_transfers",
@@ -102,6 +111,9 @@ const NIXL_FAILED_TRANSFERS: MetricDescriptor = descriptor(
     "Number of failed NIXL KV Cache transfers",
     None,
     &[],
+)
+.with_computed(
+    "Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating).",
 );
 const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = descriptor(
     "vllm:nixl_num_failed_notifications",
@@ -110,6 +122,9 @@ const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = descriptor(
     "Number of failed NIXL KV Cache notifications",
     None,
     &[],
+)
+.with_computed(
+    "Increased by every element of `num_failed_notifications` of each `NixlStats` (saturating).",
 );
 const NIXL_KV_EXPIRED_REQS: MetricDescriptor = descriptor(
     "vllm:nixl_num_kv_expired_reqs",
@@ -118,6 +133,9 @@ const NIXL_KV_EXPIRED_REQS: MetricDescriptor = descriptor(
     "Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance",
     None,
     &[],
+)
+.with_computed(
+    "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating).",
 );
 
 /// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
@@ -141,6 +159,12 @@ const MOONCAKE_TIME: MetricDescriptor = descriptor(
     "Histogram of Mooncake store communication time",
     Some(MOONCAKE_OPERATION_TIME_BUCKETS),
     MOONCAKE_LABEL_KEYS,
+)
+.with_computed(
+    "For each record of each operation in `kv_connector_stats.mooncake`: observes \
+    `duration_seconds` (negative values record 0) in the series {operation, record's status}. A \
+    pair's five series are resolved through the plug-in family API on its first record, then \
+    cached per engine: later records are an array index and atomics.",
 );
 const MOONCAKE_OPERATIONS: MetricDescriptor = descriptor(
     "vllm:mooncake_store_operation",
@@ -149,7 +173,8 @@ const MOONCAKE_OPERATIONS: MetricDescriptor = descriptor(
     "Number of Mooncake store communication operations",
     None,
     MOONCAKE_LABEL_KEYS,
-);
+)
+.with_computed("+1 per Mooncake record, by operation and status.");
 const MOONCAKE_KEYS: MetricDescriptor = descriptor(
     "vllm:mooncake_store_operation_keys",
     "num_keys",
@@ -157,7 +182,8 @@ const MOONCAKE_KEYS: MetricDescriptor = descriptor(
     "Number of Mooncake store keys touched by operations",
     None,
     MOONCAKE_LABEL_KEYS,
-);
+)
+.with_computed("Increased by each record's `num_keys`, by operation and status.");
 const MOONCAKE_BYTES: MetricDescriptor = descriptor(
     "vllm:mooncake_store_operation_bytes",
     "num_bytes",
@@ -165,7 +191,8 @@ const MOONCAKE_BYTES: MetricDescriptor = descriptor(
     "Number of bytes transferred by Mooncake store operations",
     None,
     MOONCAKE_LABEL_KEYS,
-);
+)
+.with_computed("Increased by each record's `num_bytes`, by operation and status.");
 const MOONCAKE_FAILED_KEYS: MetricDescriptor = descriptor(
     "vllm:mooncake_store_operation_failed_keys",
     "num_failed_keys",
@@ -173,7 +200,8 @@ const MOONCAKE_FAILED_KEYS: MetricDescriptor = descriptor(
     "Number of Mooncake store keys that failed in operations",
     None,
     MOONCAKE_LABEL_KEYS,
-);
+)
+.with_computed("Increased by each record's `num_failed_keys`, by operation and status.");
 
 /// The five Mooncake-store families, by `operation` x `status`: a series appears on the first
 /// record of its pair.

@@ -30,6 +30,15 @@ pub struct LoraInfoLabels {
 #[metric_handles(handles = LoraInfoHandles, labels = LoraInfoLabels)]
 pub struct LoraInfoMetrics {
     /// Running stats on lora requests
+    ///
+    /// # Computed
+    ///
+    /// `VllmMetrics::lora().update(&LoraState)`: one series labelled with the running and waiting
+    /// adapter names (sorted, comma-joined), set to the unix time of the update; the previous
+    /// series is removed when the sets change, and no series is exported while both sets are empty.
+    /// No `model_name`/`engine` labels, as in vLLM. This is the Rust frontend's `LoraInfoExporter`;
+    /// vLLM's Python frontend also exports a series with empty adapter labels while idle and a
+    /// `max_lora` label.
     #[metric(name = "vllm:lora_requests_info", max_label_sets = 4)]
     pub lora_requests_info: Family<LoraInfoLabels, Gauge<f64, AtomicU64>>,
 }

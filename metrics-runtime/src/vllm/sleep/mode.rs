@@ -13,6 +13,12 @@ use crate::{ByLabel, Family, Gauge, Histogram, MetricHandles, NoLabels};
 #[metric_handles(handles = SleepModeHandles)]
 pub struct SleepModeMetrics {
     /// Duration of one sleep-mode operation
+    ///
+    /// # Computed
+    ///
+    /// `VllmMetrics::sleep_mode().begin(operation)` returns a guard; dropping it (success, failure
+    /// or cancellation) observes the elapsed time, once. vLLM's three operations (`sleep`,
+    /// `release_kv_cache_memory`, `wake`: the complete set) are exported from registration.
     #[metric(
         name = "vllm:sleep_mode_operation_duration_seconds",
         label = "operation",
@@ -21,6 +27,10 @@ pub struct SleepModeMetrics {
     pub operation_duration: Family<NoLabels, ByLabel<SleepOperation, Histogram>>,
 
     /// Sleep-mode operations currently awaited
+    ///
+    /// # Computed
+    ///
+    /// +1 by `begin(operation)`, -1 when its guard is dropped.
     #[metric(name = "vllm:sleep_mode_operations_in_flight", label = "operation")]
     pub operations_in_flight: Family<NoLabels, ByLabel<SleepOperation, Gauge>>,
 }

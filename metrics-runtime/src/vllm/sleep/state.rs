@@ -25,6 +25,12 @@ const RESOURCE_STATE: MetricDescriptor = descriptor(
     "Engine sleep state by resource: 1 for the current state of each resource, 0 for its other states",
     None,
     &["resource", "state"],
+).with_computed(
+    "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): for each \
+    resource, 1 on its current state's series, 0 on the others; the nine valid {resource, state} \
+    series (scheduler: running, paused; weights: resident, offloaded, discarded, unknown; \
+    kv_cache: resident, released, unknown) appear with the engine's first snapshot. An \
+    unrecognised state decodes to `unknown`.",
 );
 
 const FULLY_AWAKE: MetricDescriptor = descriptor(
@@ -34,6 +40,9 @@ const FULLY_AWAKE: MetricDescriptor = descriptor(
     "1 when scheduling is running and both the weights and the KV cache are confirmed resident, else 0",
     None,
     &[],
+).with_computed(
+    "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache are \
+    `resident`, else 0. Absent until the engine's first snapshot.",
 );
 
 /// The two sleep-state families.
