@@ -13,6 +13,7 @@ mod declare;
 mod expose;
 mod record;
 mod registry;
+mod sanitize;
 mod series;
 mod sync;
 #[cfg(test)]
@@ -35,34 +36,29 @@ pub mod serve;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 
-// The modules' crate paths from before they were grouped into rooms.
-use declare::{bucket_check, const_message, descriptor};
-use expose::{accept, exposition, sanitize};
-use record::histogram::bucket_lookup;
-use record::{counter, histogram, local};
-use registry::options;
-use series::{axis, bounded, family, grid, label_size, labels, member};
-
-pub use axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use buckets::Buckets;
-pub use counter::{rejected_counter_increments, Counter, CounterValue};
-pub use descriptor::{
+pub use declare::descriptor::{
     Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
     MAX_PRERESOLVED_POSITIONS,
 };
-pub use exposition::{ExpositionFormat, NameEscaping, Negotiated};
-pub use family::Family;
-pub use grid::{
+pub use expose::exposition::{ExpositionFormat, NameEscaping, Negotiated};
+pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
+pub use record::gauge::Gauge;
+pub use record::histogram::{Histogram, HistogramSnapshot};
+pub use record::local::{
+    HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
+};
+pub use registry::options::RegisterOptions;
+pub use registry::{RegisteredFamily, RegistrationError, Registry};
+pub use series::axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
+pub use series::family::Family;
+pub use series::grid::{
     ByLabels, EveryCombination, GridAxes, GridAxis, GridLookup, Position, SomeCombinations,
     MAX_GRID_AXES,
 };
-pub use histogram::{Histogram, HistogramSnapshot};
-pub use label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
-pub use labels::{LabelEnum, LabelSet, NoLabels};
-pub use local::{HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
-pub use member::{AxisShape, FamilyMember, SeriesSpec};
-pub use options::RegisterOptions;
-pub use registry::{RegisteredFamily, RegistrationError, Registry};
+pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
+pub use series::labels::{LabelEnum, LabelSet, NoLabels};
+pub use series::member::{AxisShape, FamilyMember, SeriesSpec};
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 
@@ -82,13 +78,8 @@ pub mod prometheus_client {
     }
 }
 
-/// An `i64` gauge (prometheus-client's). `Gauge<f64, AtomicU64>` and `Gauge<u64, AtomicU64>`
-/// hold other value types.
-pub type Gauge<N = i64, A = std::sync::atomic::AtomicI64> =
-    ::prometheus_client::metrics::gauge::Gauge<N, A>;
-
 /// Items the derive's generated code (and this repository's tests and benchmarks) refer to.
 /// Not a stable API: anything here may change in any release.
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "private/mod.rs"]
 pub mod __private;

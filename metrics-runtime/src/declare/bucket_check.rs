@@ -4,7 +4,7 @@
 //! Runs in `const` evaluation, where `format!` is unavailable: the message is written into a
 //! fixed buffer ([`Message`]).
 
-use crate::const_message::Message;
+use crate::declare::const_message::Message;
 
 /// Fails compilation when the bucket constant `name` is not a valid bucket list (non-empty, at
 /// most [`MAX_BUCKETS`](crate::buckets::MAX_BUCKETS), finite, not negative, strictly

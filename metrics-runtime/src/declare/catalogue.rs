@@ -32,7 +32,7 @@
 use std::fmt;
 
 use crate::buckets::Buckets;
-use crate::descriptor::{LabelAxis, MetricDescriptor};
+use crate::declare::descriptor::{LabelAxis, MetricDescriptor};
 use crate::registry::Registry;
 
 /// How a section's families are exported: the prefix and const labels of the registry level
@@ -301,7 +301,7 @@ fn anchor(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::descriptor::{Alias, MetricKind};
+    use crate::declare::descriptor::{Alias, MetricKind};
 
     const HISTOGRAM: MetricDescriptor = MetricDescriptor {
         name: "job:latency",

@@ -6,4 +6,3 @@ pub mod buckets;
 pub mod catalogue;
 pub(crate) mod const_message;
 pub(crate) mod descriptor;
-pub(crate) mod field_ops;

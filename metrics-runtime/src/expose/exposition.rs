@@ -12,7 +12,7 @@ use std::fmt;
 
 use prometheus_client::encoding::{prometheus_text, text};
 
-use crate::accept::{parse_accept, MediaRange};
+use crate::expose::accept::{parse_accept, MediaRange};
 use crate::registry::Registry;
 use crate::sanitize::sanitize;
 

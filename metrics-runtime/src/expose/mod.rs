@@ -3,4 +3,3 @@
 
 pub(crate) mod accept;
 pub(crate) mod exposition;
-pub(crate) mod sanitize;

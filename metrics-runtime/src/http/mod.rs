@@ -40,12 +40,12 @@ use std::fmt;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
 
-use crate::bounded::OVERFLOW_LABEL;
 use crate::buckets::Buckets;
-use crate::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
-use crate::labels::NoLabels;
-use crate::options::RegisterOptions;
+use crate::declare::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+use crate::registry::options::RegisterOptions;
 use crate::registry::{check_registration, register_family, RegistrationError, Registry};
+use crate::series::bounded::OVERFLOW_LABEL;
+use crate::series::labels::NoLabels;
 use crate::{Counter, Family, Histogram, LabelEnum, LabelSet};
 
 /// Bounds of `http_request_duration_seconds`, in seconds (vLLM's Rust frontend,

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::buckets::BucketError;
-use crate::descriptor::MetricKind;
+use crate::declare::descriptor::MetricKind;
 use crate::registry::RegistrationError;
 
 /// Why [`RuntimeFamilies::register`](super::RuntimeFamilies::register) or

@@ -10,13 +10,13 @@ use super::error::FamilyError;
 use super::family::{ErasedFamily, RuntimeFamily, RuntimeMember};
 use super::spec::FamilySpec;
 use super::validate::validate;
-use crate::descriptor::MetricDescriptor;
-use crate::labels::LabelSet;
-use crate::member::SeriesSpec;
-use crate::options::RegisterOptions;
+use crate::declare::descriptor::MetricDescriptor;
+use crate::registry::options::RegisterOptions;
 use crate::registry::{
     declared_claims, unit_from_str, FamilyClaim, Ledger, RegistrationError, Registry, ScopedLedger,
 };
+use crate::series::labels::LabelSet;
+use crate::series::member::SeriesSpec;
 use crate::sync;
 
 /// What registered a plug-in family, as a [`RegistrationError`] names it.

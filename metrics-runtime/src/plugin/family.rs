@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::counter::Counter;
+use crate::record::counter::Counter;
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, LabelSetEncoder,
 };
@@ -12,12 +12,12 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Unit;
 
 use super::error::FamilyError;
-use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
-use crate::descriptor::MetricKind;
-use crate::histogram::Histogram;
-use crate::label_size::{extra_labels_fit, extra_values_may_fit};
-use crate::labels::{LabelSet, WithLabels};
-use crate::member::{FamilyMember, SeriesSpec};
+use crate::declare::descriptor::MetricKind;
+use crate::record::histogram::Histogram;
+use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::label_size::{extra_labels_fit, extra_values_may_fit};
+use crate::series::labels::{LabelSet, WithLabels};
+use crate::series::member::{FamilyMember, SeriesSpec};
 
 /// A member type a run-time family can hold: one series per label set. Implemented for
 /// this crate's `Counter`, prometheus-client's `Gauge` (integer and float) and this crate's

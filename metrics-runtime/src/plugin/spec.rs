@@ -1,6 +1,6 @@
 //! [`FamilySpec`]: a metric family described at run time.
 
-use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
 
 /// Everything needed to register one family at run time: what a `#[metric(...)]` field says at
 /// compile time, as owned values (a KV connector's descriptor, a configuration file...).

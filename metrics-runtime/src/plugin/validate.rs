@@ -2,9 +2,9 @@
 
 use super::error::FamilyError;
 use super::spec::FamilySpec;
-use crate::bounded::OVERFLOW_LABEL;
 use crate::buckets;
-use crate::descriptor::MetricKind;
+use crate::declare::descriptor::MetricKind;
+use crate::series::bounded::OVERFLOW_LABEL;
 
 /// Label keys that Prometheus or this crate reserve.
 const RESERVED_KEYS: &[&str] = &["le", "quantile", OVERFLOW_LABEL];

@@ -492,7 +492,7 @@ mod tests {
             });
         };
         let near_the_top = Counter::default();
-        near_the_top.inc_by(crate::counter::saturating::SATURATED - 1000);
+        near_the_top.inc_by(crate::record::counter::saturating::SATURATED - 1000);
         merge_3s(&near_the_top);
         assert_eq!(near_the_top.get(), u64::MAX);
         let exact = Counter::default();

@@ -1,5 +1,6 @@
-//! The members that record: the counter, the histogram and their request-local views.
+//! The members that record: the counter, the gauge, the histogram and their request-local views.
 
 pub(crate) mod counter;
+pub(crate) mod gauge;
 pub(crate) mod histogram;
 pub(crate) mod local;

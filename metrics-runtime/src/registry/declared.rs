@@ -12,12 +12,12 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::registry::Unit;
 
 use super::{FamilyClaim, Registry, Scope};
-use crate::descriptor::{LabelAxis, MetricDescriptor, MAX_PRERESOLVED_POSITIONS};
-use crate::family::Family;
-use crate::member::{FamilyMember, SeriesSpec};
-use crate::options::RegisterOptions;
+use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MAX_PRERESOLVED_POSITIONS};
+use crate::registry::options::RegisterOptions;
 use crate::registry::RegistrationError;
 use crate::sanitize::help_line;
+use crate::series::family::Family;
+use crate::series::member::{FamilyMember, SeriesSpec};
 
 /// Claims the names of every family `descriptors` declares (registered by the struct `owner`)
 /// under `options`, unless one clashes with the registry tree or with another of them: then

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use prometheus_client::metrics::MetricType;
 
 use super::error::{RegisteredFamily, RegistrationError};
-use crate::labels::{is_label_name, is_reserved_label_key};
+use crate::series::labels::{is_label_name, is_reserved_label_key};
 
 /// A family asking for its names.
 #[derive(Clone, Debug)]

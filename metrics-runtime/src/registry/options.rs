@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::buckets::{self, BucketError};
-use crate::descriptor::{Alias, MetricDescriptor};
+use crate::declare::descriptor::{Alias, MetricDescriptor};
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///

@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
-use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
-use crate::descriptor::MetricKind;
-use crate::label_size::label_set_fits;
-use crate::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
-use crate::member::{AxisShape, FamilyMember, SeriesSpec};
+use crate::declare::descriptor::MetricKind;
+use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::label_size::label_set_fits;
+use crate::series::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
+use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
 
 /// One series per variant of `E`, resolved up front: `get(variant)` is an array index.
 ///

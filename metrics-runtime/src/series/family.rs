@@ -7,8 +7,8 @@ use std::sync::Arc;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::bounded::{BoundedSeries, OVERFLOW_LABEL};
-use crate::member::{FamilyMember, SeriesSpec};
+use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::member::{FamilyMember, SeriesSpec};
 
 /// The series of one metric, one member `M` per common label set `L`.
 ///

@@ -14,11 +14,11 @@ use prometheus_client::encoding::{
     EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, MetricEncoder,
 };
 
-use crate::axis::{encode_overflow, PositionSeries};
-use crate::bounded::BoundedSeries;
-use crate::descriptor::{LabelAxis, MetricKind};
-use crate::labels::LabelEnum;
-use crate::member::{AxisShape, FamilyMember, SeriesSpec};
+use crate::declare::descriptor::{LabelAxis, MetricKind};
+use crate::series::axis::{encode_overflow, PositionSeries};
+use crate::series::bounded::BoundedSeries;
+use crate::series::labels::LabelEnum;
+use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
 
 /// The most axes one [`ByLabels`] member may combine.
 pub const MAX_GRID_AXES: usize = 4;

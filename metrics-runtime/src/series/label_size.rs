@@ -26,8 +26,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
-use crate::labels::LabelSet;
 use crate::sanitize::written_len;
+use crate::series::labels::LabelSet;
 
 /// The longest label value a [`Dynamic`](crate::Dynamic) series (or a plug-in family's extra
 /// label) may carry, in bytes as written (escapes and control pictures included).

@@ -132,5 +132,6 @@ pub(crate) fn is_label_name(key: &str) -> bool {
 /// Whether `key` is reserved: by Prometheus (`le` on histogram buckets, `quantile` on
 /// summaries, every key starting with `__`) or by this crate (the overflow series' label).
 pub(crate) fn is_reserved_label_key(key: &str) -> bool {
-    key.starts_with("__") || ["le", "quantile", crate::bounded::OVERFLOW_LABEL].contains(&key)
+    key.starts_with("__")
+        || ["le", "quantile", crate::series::bounded::OVERFLOW_LABEL].contains(&key)
 }

@@ -3,12 +3,14 @@
 use std::fmt;
 use std::sync::Arc;
 
+use prometheus_client::encoding::EncodeCounterValue;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
-use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::counter::{Atomic, Counter};
 use prometheus_client::metrics::gauge::Gauge;
 
-use crate::descriptor::{LabelAxis, MetricKind};
-use crate::histogram::Histogram;
+use crate::declare::descriptor::{LabelAxis, MetricKind};
+use crate::record::counter::CounterValue;
+use crate::record::histogram::Histogram;
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]
@@ -29,8 +31,8 @@ impl SeriesSpec {
             axis_key: "",
             grid: &[],
             positions: 0,
-            max_series: crate::descriptor::DEFAULT_MAX_SERIES,
-            max_label_sets: crate::descriptor::DEFAULT_MAX_LABEL_SETS,
+            max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
+            max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
         }
     }
 
@@ -304,5 +306,26 @@ impl FamilyMember for Histogram {
         encoder: &mut MetricEncoder<'_>,
     ) -> Result<(), fmt::Error> {
         encode_leaf(self, labels, encoder)
+    }
+}
+
+impl<N, A> FamilyMember for crate::Counter<N, A>
+where
+    N: CounterValue<A> + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
+    A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
+{
+    const KIND: MetricKind = MetricKind::Counter;
+    const AXIS: AxisShape = AxisShape::None;
+
+    fn build(_spec: &SeriesSpec) -> Self {
+        Self::default()
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.encode(encoder.encode_family(labels)?)
     }
 }

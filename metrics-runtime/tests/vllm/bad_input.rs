@@ -160,7 +160,7 @@ fn stats_for_an_engine_never_seen_join_it_and_nothing_else_creates_one() {
         ..SchedulerStats::default()
     };
     // A slot engine, one past the lock-free slots, and the largest index.
-    let beyond = u32::try_from(metric_handles::__private::ENGINE_SLOTS).expect("fits");
+    let beyond = u32::try_from(metric_handles::vllm::ENGINE_SLOTS).expect("fits");
     for engine in [7, beyond, u32::MAX] {
         metrics.scheduler().record(engine, &stats);
     }

@@ -18,9 +18,6 @@ use prometheus_client::encoding::{EncodeCounterValue, EncodeMetric, MetricEncode
 use prometheus_client::metrics::counter::{self, Atomic};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::descriptor::MetricKind;
-use crate::member::{AxisShape, FamilyMember, SeriesSpec};
-
 /// Increments refused by every [`Counter`] of the process (negative, NaN or infinite).
 static REJECTED_INCREMENTS: AtomicU64 = AtomicU64::new(0);
 
@@ -219,27 +216,6 @@ impl<N: CounterValue<A> + EncodeCounterValue, A: Atomic<N>> EncodeMetric for Cou
 
     fn metric_type(&self) -> MetricType {
         MetricType::Counter
-    }
-}
-
-impl<N, A> FamilyMember for Counter<N, A>
-where
-    N: CounterValue<A> + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
-    A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
-{
-    const KIND: MetricKind = MetricKind::Counter;
-    const AXIS: AxisShape = AxisShape::None;
-
-    fn build(_spec: &SeriesSpec) -> Self {
-        Self::default()
-    }
-
-    fn encode_member<L: prometheus_client::encoding::EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        self.encode(encoder.encode_family(labels)?)
     }
 }
 

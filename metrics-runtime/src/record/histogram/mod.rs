@@ -38,8 +38,8 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 
 pub(crate) mod bucket_lookup;
 
-use crate::bucket_lookup::BucketLookup;
-use crate::local::{HistogramBuffer, LocalHistogram};
+use crate::record::histogram::bucket_lookup::BucketLookup;
+use crate::record::local::{HistogramBuffer, LocalHistogram};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///

@@ -52,7 +52,7 @@ pub(crate) use overflow::{OverflowGroup, OverflowedEngines};
 use test_points::TestPoint;
 
 /// Engine indices with a lock-free slot.
-pub(crate) const ENGINE_SLOTS: usize = 256;
+pub const ENGINE_SLOTS: usize = 256;
 
 pub(crate) struct EngineTable<T> {
     slots: Box<[ArcSwapOption<T>]>,

@@ -18,7 +18,7 @@ use crate::vllm::buckets::{
 };
 use crate::vllm::engines::OverflowedEngines;
 use crate::vllm::labels::EngineLabels;
-use crate::vllm::scheduler::connector_stats::{
+use crate::vllm::types::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
 use crate::vllm::values::{non_negative, saturating_inc_by};
@@ -432,7 +432,10 @@ mod tests {
     /// One step of an engine's telemetry whose series are created on first record rather than
     /// when the engine joins: a Mooncake pair, and a spec-decode position past the pre-resolved
     /// ones (none with the default configuration). NIXL, resolved on join, records too.
-    fn record_lazily_created_series(metrics: &VllmMetrics, entry: &crate::vllm::EngineEntry) {
+    fn record_lazily_created_series(
+        metrics: &VllmMetrics,
+        entry: &crate::vllm::recorders::core::EngineEntry,
+    ) {
         let families = &metrics.core().families;
         let stats = KvConnectorStats {
             nixl: vec![NixlStats {

@@ -3,4 +3,3 @@
 
 pub(crate) mod mode;
 pub(crate) mod state;
-pub(crate) mod types;

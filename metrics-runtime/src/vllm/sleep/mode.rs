@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::vllm::buckets::SLEEP_MODE_DURATION_BUCKETS;
-use crate::vllm::sleep::types::SleepOperation;
+use crate::vllm::types::sleep::SleepOperation;
 use crate::{ByLabel, Family, Gauge, Histogram, MetricHandles, NoLabels};
 
 /// The two sleep-mode families. Help texts are vLLM's Rust frontend's.

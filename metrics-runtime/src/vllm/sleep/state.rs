@@ -15,7 +15,7 @@ use crate::plugin::{RuntimeFamilies, RuntimeFamily};
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::scheduler::connectors::descriptor;
-use crate::vllm::sleep::types::{EngineSleepState, KvCacheState, WeightsState};
+use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
 use crate::{Gauge, LabelEnum, MetricDescriptor, MetricKind};
 
 const RESOURCE_STATE: MetricDescriptor = descriptor(

@@ -6,9 +6,9 @@ use std::sync::Arc;
 use crate::vllm::labels::CacheHitSource;
 use crate::vllm::labels::WaitingReason;
 use crate::vllm::log::interval::LogStatsInterval;
+use crate::vllm::recorders::core::Core;
 use crate::vllm::types::{RequestOutput, SchedulerStats};
 use crate::vllm::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
-use crate::vllm::Core;
 
 /// Records scheduler stats per engine. Obtained from
 /// [`VllmMetrics::scheduler`](crate::vllm::VllmMetrics::scheduler); cheap to clone.

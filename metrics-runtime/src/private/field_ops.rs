@@ -13,12 +13,12 @@
 
 use std::fmt;
 
-use crate::descriptor::{MetricDescriptor, MetricKind};
-use crate::family::Family;
-use crate::labels::LabelSet;
-use crate::member::{AxisShape, FamilyMember};
-use crate::options::RegisterOptions;
+use crate::declare::descriptor::{MetricDescriptor, MetricKind};
+use crate::registry::options::RegisterOptions;
 use crate::registry::{register_family, Registry};
+use crate::series::family::Family;
+use crate::series::labels::LabelSet;
+use crate::series::member::{AxisShape, FamilyMember};
 
 /// What the generated code needs of one metric field whose struct label set is `S`, whose
 /// type is `F` (`Family<L, M>`) and whose member is `M`.

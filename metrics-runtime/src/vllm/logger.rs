@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use crate::vllm::labels::PromptSource;
 use crate::vllm::log::interval::LogStatsInterval;
 use crate::vllm::log::line::{CounterTotals, GaugeReadings, StatsLine};
-use crate::vllm::{EngineEntry, VllmMetrics};
+use crate::vllm::recorders::core::EngineEntry;
+use crate::vllm::VllmMetrics;
 
 /// Computes vLLM's periodic log line (the format of vLLM's `LoggingStatLogger`) from counter deltas since the previous
 /// line, over every engine present at the time of the line (engines need not start at 0), and

@@ -4,12 +4,15 @@
 //! names and meanings follow vLLM's engine-core outputs (vLLM's Rust frontend,
 //! `rust/src/engine-core-client/src/protocol/stats.rs`).
 
+pub(crate) mod connector_stats;
+pub(crate) mod sleep;
+
 use serde::{Deserialize, Serialize};
 
 use super::labels::CacheHitSource;
-use super::scheduler::connector_stats::KvConnectorStats;
-use super::sleep::types::EngineSleepState;
 use crate::LabelEnum;
+use connector_stats::KvConnectorStats;
+use sleep::EngineSleepState;
 
 /// Why a request finished. Label values are the lower-case variant names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, LabelEnum)]

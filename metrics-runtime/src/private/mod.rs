@@ -1,23 +1,17 @@
 //! Items the derive's generated code (and this repository's tests and benchmarks) refer to, as
 //! `metric_handles::__private`. Not a stable API: anything here may change in any release.
 
-// The per-field checks (`declare/field_ops.rs`), whose items are re-exported below.
-use crate::declare::field_ops;
+mod field_ops;
 
-pub use crate::axis::DynamicLabels;
-pub use crate::bucket_lookup::BucketLookup;
-pub use crate::member::SeriesSpec;
+pub use crate::record::histogram::bucket_lookup::BucketLookup;
 pub use crate::registry::{check_registration, register_family};
+pub use crate::series::axis::DynamicLabels;
+pub use crate::series::member::SeriesSpec;
 pub use field_ops::{
     assert_family, field_ops, AnyFamily, DebugMember, FieldFamily, FieldLabels, FieldOps,
 };
 pub use prometheus_client;
 pub use std;
-
-/// The number of engine indices with a lock-free slot in the vLLM recorders; higher indices
-/// go through a locked map.
-#[cfg(feature = "vllm")]
-pub const ENGINE_SLOTS: usize = crate::vllm::ENGINE_SLOTS;
 
 /// An unregistered family whose members are built from `spec` (benchmarks and tests).
 pub fn new_family<L: crate::LabelSet, M: crate::FamilyMember>(
@@ -38,9 +32,11 @@ pub const fn assert_axis_key_is_free(common: &[&str], axis_key: &str) {
     }
 }
 
-pub use crate::bucket_check::{assert_valid_buckets, assert_valid_generator, bucket_count};
+pub use crate::declare::bucket_check::{
+    assert_valid_buckets, assert_valid_generator, bucket_count,
+};
 
-use crate::const_message::Message;
+use crate::declare::const_message::Message;
 use crate::{AxisShape, LabelAxis};
 
 /// The descriptor's axis, from the member's declared shape, the field's `label = ...` keys,

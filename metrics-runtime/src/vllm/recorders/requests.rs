@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::vllm::labels::PromptSource;
+use crate::vllm::recorders::core::{Core, EngineEntry};
 use crate::vllm::request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
 };
@@ -14,7 +15,6 @@ use crate::vllm::request::metrics::RequestHandles;
 use crate::vllm::request::pending::PendingItl;
 use crate::vllm::types::{FinishReason, RequestOutput};
 use crate::vllm::values::saturating_inc_by;
-use crate::vllm::{Core, EngineEntry};
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.

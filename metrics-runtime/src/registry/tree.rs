@@ -1,0 +1,462 @@
+//! The [`Registry`] type: one prometheus-client registry per level of the tree, with the
+//! level's prefix and const labels, and the tree's one ledger.
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{text, DescriptorEncoder};
+use prometheus_client::registry::{Metric, Unit};
+
+use super::error::{RegisteredFamily, RegistrationError};
+use super::ledger::{declared_families, type_name, FamilyClaim, Ledger};
+use crate::sync::lock;
+
+/// prometheus-client's registry, which stores and encodes each level of the tree.
+type Inner = prometheus_client::registry::Registry;
+
+/// A const label, as prometheus-client takes it.
+type ConstLabel = (Cow<'static, str>, Cow<'static, str>);
+
+/// The registry every family of this crate registers into: a derived struct's `register`,
+/// [`HttpMetrics::register`](crate::http::HttpMetrics::register), the
+/// [plug-in families](crate::plugin), and any prometheus-client metric, collector or whole
+/// registry beside them.
+///
+/// Its methods are prometheus-client's (`register`, `register_with_unit`,
+/// `register_collector`, `sub_registry_with_prefix`, `sub_registry_with_label(s)`), so switching
+/// is one line. What it adds: before anything is registered, every name the new family would
+/// write (its name with prefix and unit, and each sample name of its type: `_total`,
+/// `_bucket`, `_count`, `_sum`, `_created`, `_info`) is checked against every family of the
+/// whole tree, sub-registries and const labels included. A clash is a [`RegistrationError`]
+/// naming both families; the `register...` methods panic with it (at start-up, where a
+/// broken exposition would otherwise be found by the first scrape), the `try_register...`
+/// methods return it.
+///
+/// Encode it with [`ExpositionFormat::encode`](crate::ExpositionFormat::encode).
+///
+/// ```
+/// use metric_handles::prometheus_client::metrics::gauge::Gauge;
+/// use metric_handles::{ExpositionFormat, Registry};
+///
+/// let mut registry = Registry::default();
+/// registry.register("acme_kv_keys", "Keys stored", Gauge::<i64>::default());
+/// let acme = registry.sub_registry_with_prefix("acme");
+/// // `kv_keys` under the prefix `acme` is the name taken above.
+/// let err = acme
+///     .try_register("kv_keys", "Keys stored", Gauge::<i64>::default())
+///     .unwrap_err();
+/// assert!(err.to_string().contains("`acme_kv_keys`"));
+/// assert_eq!(
+///     ExpositionFormat::PrometheusText.encode(&registry).unwrap().matches("# TYPE").count(),
+///     1
+/// );
+/// ```
+pub struct Registry {
+    /// What is registered at this level, in a prometheus-client registry carrying this level's
+    /// prefix and const labels.
+    metrics: Inner,
+    /// Whole prometheus-client registries included with [`Registry::include`].
+    included: Vec<Inner>,
+    subs: Vec<Registry>,
+    scope: Scope,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+/// The prefix and const labels of one level of the tree, as the encoder applies them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scope {
+    prefix: Option<String>,
+    labels: Vec<ConstLabel>,
+}
+
+impl Scope {
+    /// The family `name` (with `unit`) of `metric_type` at this level, registered by
+    /// `registered_by`.
+    pub(crate) fn family(
+        &self,
+        name: &str,
+        unit: Option<&str>,
+        metric_type: &'static str,
+        registered_by: String,
+    ) -> RegisteredFamily {
+        let mut full = String::new();
+        if let Some(prefix) = &self.prefix {
+            full.push_str(prefix);
+            full.push('_');
+        }
+        full.push_str(name);
+        if let Some(unit) = unit {
+            full.push('_');
+            full.push_str(unit);
+        }
+        RegisteredFamily {
+            name: full,
+            metric_type,
+            registered_by,
+            const_labels: self
+                .labels
+                .iter()
+                .map(|(k, v)| (k.clone().into_owned(), v.clone().into_owned()))
+                .collect(),
+        }
+    }
+
+    fn inner(&self) -> Inner {
+        match &self.prefix {
+            Some(prefix) => {
+                Inner::with_prefix_and_labels(prefix.clone(), self.labels.clone().into_iter())
+            }
+            None => Inner::with_labels(self.labels.clone().into_iter()),
+        }
+    }
+
+    fn sub(&self, prefix: Option<&str>, labels: impl Iterator<Item = ConstLabel>) -> Scope {
+        let prefix = match (&self.prefix, prefix) {
+            (Some(outer), Some(inner)) => Some(format!("{outer}_{inner}")),
+            (None, Some(inner)) => Some(inner.to_owned()),
+            (outer, None) => outer.clone(),
+        };
+        let mut all = self.labels.clone();
+        all.extend(labels);
+        Scope {
+            prefix,
+            labels: all,
+        }
+    }
+}
+
+/// The ledger of a registry tree with the scope of one of its levels: what a set of families
+/// registered at run time (the plug-in families) keeps to claim names after registration.
+#[derive(Clone, Debug)]
+pub(crate) struct ScopedLedger {
+    pub(crate) scope: Scope,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+impl ScopedLedger {
+    /// Claims `claims` in the tree's ledger (all or nothing).
+    pub(crate) fn claim(&self, claims: Vec<FamilyClaim>) -> Result<(), RegistrationError> {
+        lock(&self.ledger).claim(claims)
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::from_scope(Scope::default())
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty registry whose every name starts with `prefix` and `_`.
+    pub fn with_prefix(prefix: impl Into<String>) -> Self {
+        Registry::from_scope(Scope {
+            prefix: Some(prefix.into()),
+            labels: Vec::new(),
+        })
+    }
+
+    /// An empty registry whose every series carries the const labels `labels`.
+    pub fn with_labels(labels: impl Iterator<Item = ConstLabel>) -> Self {
+        Registry::from_scope(Scope {
+            prefix: None,
+            labels: labels.collect(),
+        })
+    }
+
+    /// An empty registry with a prefix and const labels.
+    pub fn with_prefix_and_labels(
+        prefix: impl Into<String>,
+        labels: impl Iterator<Item = ConstLabel>,
+    ) -> Self {
+        Registry::from_scope(Scope {
+            prefix: Some(prefix.into()),
+            labels: labels.collect(),
+        })
+    }
+
+    fn from_scope(scope: Scope) -> Self {
+        Registry {
+            metrics: scope.inner(),
+            included: Vec::new(),
+            subs: Vec::new(),
+            ledger: Arc::new(Mutex::new(Ledger::default())),
+            scope,
+        }
+    }
+
+    /// The prefix every name registered here starts with (joined by `_`), if any.
+    pub fn prefix(&self) -> Option<&str> {
+        self.scope.prefix.as_deref()
+    }
+
+    /// The const labels every series registered here carries, outermost first.
+    pub fn const_labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.scope
+            .labels
+            .iter()
+            .map(|(k, v)| (k.as_ref(), v.as_ref()))
+    }
+
+    /// Registers a prometheus-client metric (or any [`Metric`]) as `name`, as
+    /// prometheus-client's `Registry::register` does (its help gets a final `.`).
+    ///
+    /// # Panics
+    ///
+    /// If a name the metric would write is taken (see [`Registry`]);
+    /// [`try_register`](Self::try_register) returns the error instead.
+    pub fn register(
+        &mut self,
+        name: impl Into<String>,
+        help: impl Into<String>,
+        metric: impl Metric,
+    ) {
+        unwrap_registration(self.try_register(name, help, metric));
+    }
+
+    /// [`register`](Self::register), returning a clash instead of panicking; nothing is
+    /// registered on error.
+    pub fn try_register(
+        &mut self,
+        name: impl Into<String>,
+        help: impl Into<String>,
+        metric: impl Metric,
+    ) -> Result<(), RegistrationError> {
+        self.try_register_with_optional_unit(name.into(), help.into(), None, metric)
+    }
+
+    /// Registers a metric as `name` with `unit` appended (`name_unit`), as
+    /// prometheus-client's `Registry::register_with_unit` does.
+    ///
+    /// # Panics
+    ///
+    /// As [`register`](Self::register).
+    pub fn register_with_unit(
+        &mut self,
+        name: impl Into<String>,
+        help: impl Into<String>,
+        unit: Unit,
+        metric: impl Metric,
+    ) {
+        unwrap_registration(self.try_register_with_unit(name, help, unit, metric));
+    }
+
+    /// [`register_with_unit`](Self::register_with_unit), returning a clash instead of
+    /// panicking.
+    pub fn try_register_with_unit(
+        &mut self,
+        name: impl Into<String>,
+        help: impl Into<String>,
+        unit: Unit,
+        metric: impl Metric,
+    ) -> Result<(), RegistrationError> {
+        self.try_register_with_optional_unit(name.into(), help.into(), Some(unit), metric)
+    }
+
+    fn try_register_with_optional_unit(
+        &mut self,
+        name: String,
+        help: String,
+        unit: Option<Unit>,
+        metric: impl Metric,
+    ) -> Result<(), RegistrationError> {
+        let family = self.scope.family(
+            &name,
+            unit.as_ref().map(Unit::as_str),
+            type_name(metric.metric_type()),
+            "`Registry::register`".to_owned(),
+        );
+        self.claim(vec![FamilyClaim {
+            family,
+            label_keys: Vec::new(),
+        }])?;
+        match unit {
+            Some(unit) => self.metrics.register_with_unit(name, help, unit, metric),
+            None => self.metrics.register(name, help, metric),
+        }
+        Ok(())
+    }
+
+    /// Registers a collector, whose families are encoded at each scrape.
+    ///
+    /// The names it writes are read from one encode of it now and claimed; a collector that
+    /// later writes other families is not checked again.
+    ///
+    /// # Panics
+    ///
+    /// As [`register`](Self::register).
+    pub fn register_collector(&mut self, collector: Box<dyn Collector>) {
+        unwrap_registration(self.try_register_collector(collector));
+    }
+
+    /// [`register_collector`](Self::register_collector), returning a clash instead of
+    /// panicking.
+    pub fn try_register_collector(
+        &mut self,
+        collector: Box<dyn Collector>,
+    ) -> Result<(), RegistrationError> {
+        let collector: Arc<dyn Collector> = Arc::from(collector);
+        let mut probe = self.scope.inner();
+        probe.register_collector(Box::new(Shared(Arc::clone(&collector))));
+        self.claim_exposition(&probe, "a collector")?;
+        self.metrics.register_collector(Box::new(Shared(collector)));
+        Ok(())
+    }
+
+    /// Exposes a whole prometheus-client registry (one another library registered its
+    /// metrics into, say) as part of this one, after its families: its names are claimed
+    /// from its exposition now, with its own prefix and const labels as it encodes them.
+    ///
+    /// # Panics
+    ///
+    /// As [`register`](Self::register).
+    pub fn include(&mut self, registry: prometheus_client::registry::Registry) {
+        unwrap_registration(self.try_include(registry));
+    }
+
+    /// [`include`](Self::include), returning a clash instead of panicking.
+    pub fn try_include(
+        &mut self,
+        registry: prometheus_client::registry::Registry,
+    ) -> Result<(), RegistrationError> {
+        self.claim_exposition(&registry, "an included prometheus-client registry")?;
+        self.included.push(registry);
+        Ok(())
+    }
+
+    /// A sub-registry whose names start with this one's prefix, `_`, and `prefix`.
+    pub fn sub_registry_with_prefix(&mut self, prefix: impl AsRef<str>) -> &mut Registry {
+        let scope = self.scope.sub(Some(prefix.as_ref()), std::iter::empty());
+        self.push_sub(scope)
+    }
+
+    /// A sub-registry whose series carry the const label `label` after this one's.
+    pub fn sub_registry_with_label(&mut self, label: ConstLabel) -> &mut Registry {
+        self.sub_registry_with_labels(std::iter::once(label))
+    }
+
+    /// A sub-registry whose series carry the const labels `labels` after this one's.
+    pub fn sub_registry_with_labels(
+        &mut self,
+        labels: impl Iterator<Item = ConstLabel>,
+    ) -> &mut Registry {
+        let scope = self.scope.sub(None, labels);
+        self.push_sub(scope)
+    }
+
+    fn push_sub(&mut self, scope: Scope) -> &mut Registry {
+        self.subs.push(Registry {
+            metrics: scope.inner(),
+            included: Vec::new(),
+            subs: Vec::new(),
+            ledger: Arc::clone(&self.ledger),
+            scope,
+        });
+        self.subs
+            .last_mut()
+            .expect("a sub-registry was just pushed")
+    }
+
+    /// Claims the families `exposition` of `registry` declares, as registered by `by`.
+    fn claim_exposition(&self, registry: &Inner, by: &str) -> Result<(), RegistrationError> {
+        let mut exposition = String::new();
+        // A collector that fails to encode fails every scrape too; what it wrote before
+        // failing is what can clash.
+        let _ = text::encode_registry(&mut exposition, registry);
+        let claims = declared_families(&exposition)
+            .map(|(name, metric_type)| FamilyClaim {
+                family: RegisteredFamily {
+                    name: name.to_owned(),
+                    metric_type,
+                    registered_by: by.to_owned(),
+                    const_labels: Vec::new(),
+                },
+                label_keys: Vec::new(),
+            })
+            .collect();
+        self.claim(claims)
+    }
+
+    /// Claims `claims` in the tree's ledger, all or nothing.
+    pub(crate) fn claim(&self, claims: Vec<FamilyClaim>) -> Result<(), RegistrationError> {
+        lock(&self.ledger).claim(claims)
+    }
+
+    /// Checks `claims` against the tree's ledger without recording them.
+    // Used by the vLLM registration only, which checks its several tables at once.
+    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
+    pub(crate) fn check(&self, claims: &[FamilyClaim]) -> Result<(), RegistrationError> {
+        lock(&self.ledger).check(claims)
+    }
+
+    /// This level's prefix and const labels.
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    /// The tree's ledger, seen from this level.
+    pub(crate) fn scoped_ledger(&self) -> ScopedLedger {
+        ScopedLedger {
+            scope: self.scope.clone(),
+            ledger: Arc::clone(&self.ledger),
+        }
+    }
+
+    /// Where families whose names are already claimed are registered at this level.
+    pub(crate) fn claimed_metrics(&mut self) -> &mut Inner {
+        &mut self.metrics
+    }
+
+    /// Every prometheus-client registry of the tree, in exposition order: this level's
+    /// metrics and collectors, the included registries, then each sub-registry in turn.
+    pub(crate) fn for_each_part<E>(
+        &self,
+        f: &mut impl FnMut(&Inner) -> Result<(), E>,
+    ) -> Result<(), E> {
+        f(&self.metrics)?;
+        for included in &self.included {
+            f(included)?;
+        }
+        for sub in &self.subs {
+            sub.for_each_part(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// The panic of the `register...` methods: the error's message, naming both families.
+fn unwrap_registration(result: Result<(), RegistrationError>) {
+    if let Err(error) = result {
+        panic!("{error}");
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("prefix", &self.scope.prefix)
+            .field("const_labels", &self.scope.labels)
+            .field("metrics", &self.metrics)
+            .field("included", &self.included)
+            .field("sub_registries", &self.subs)
+            .finish()
+    }
+}
+
+/// A collector registered twice: once in a probe registry to read its names, once for good.
+#[derive(Debug)]
+struct Shared(Arc<dyn Collector>);
+
+impl Collector for Shared {
+    fn encode(&self, encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
+        self.0.encode(encoder)
+    }
+}
+
+#[cfg(test)]
+mod tests;
