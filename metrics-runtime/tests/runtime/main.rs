@@ -11,6 +11,7 @@ pub mod concurrency;
 pub mod escaping;
 pub mod histogram_parity;
 pub mod label_size;
+pub mod module_graph;
 pub mod process;
 pub mod registration;
 pub mod scrapers;
