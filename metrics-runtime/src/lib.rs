@@ -19,7 +19,8 @@ mod sync;
 #[cfg(test)]
 mod test_support;
 
-pub use declare::{buckets, catalogue};
+pub use declare::buckets;
+pub use expose::catalogue;
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}
 #[doc = include_str!("../docs/attributes.md")]

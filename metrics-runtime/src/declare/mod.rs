@@ -3,6 +3,5 @@
 
 pub(crate) mod bucket_check;
 pub mod buckets;
-pub mod catalogue;
 pub(crate) mod const_message;
 pub(crate) mod descriptor;

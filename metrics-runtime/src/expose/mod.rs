@@ -1,5 +1,6 @@
-//! Writing the exposition: the text formats, the negotiation of one from `Accept`, and the
-//! sanitizing of what the parsers would trip on.
+//! What a registry writes out: the exposition in the format negotiated from `Accept`, and the
+//! Markdown catalogue of its families.
 
 pub(crate) mod accept;
+pub mod catalogue;
 pub(crate) mod exposition;
