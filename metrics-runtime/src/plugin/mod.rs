@@ -52,9 +52,6 @@ mod family;
 mod spec;
 mod validate;
 
-#[cfg(test)]
-mod tests;
-
 pub use error::FamilyError;
 pub use families::RuntimeFamilies;
 pub use family::{RuntimeFamily, RuntimeMember};

@@ -1,6 +1,6 @@
 //! The runtime without the vLLM layer: families under concurrent recording and scraping, the
 //! histogram against prometheus-client's, the escaping of every label value and help text,
-//! the size rule of record-time labels and the registration check.
+//! the size rule of record-time labels, plug-in families and the registration check.
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -12,6 +12,7 @@ pub mod escaping;
 pub mod histogram_parity;
 pub mod label_size;
 pub mod module_graph;
+pub mod plugin;
 pub mod process;
 pub mod registration;
 pub mod scrapers;

@@ -28,6 +28,14 @@ pub fn encode_text(registry: &Registry) -> String {
         .expect("encodes")
 }
 
+/// Asserts that `text` holds every one of `lines`, showing the whole text when one is missing.
+#[track_caller]
+pub fn assert_has_lines(text: &str, lines: &[&str]) {
+    for line in lines {
+        assert!(text.contains(line), "missing {line:?} in\n{text}");
+    }
+}
+
 /// The registry in the OpenMetrics text format.
 pub fn encode_openmetrics(registry: &Registry) -> String {
     ExpositionFormat::OpenMetrics

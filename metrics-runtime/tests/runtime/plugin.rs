@@ -1,13 +1,14 @@
-//! One test per validation rule, and the behaviour of registered families.
+//! Plug-in families (`metric_handles::plugin`) through their public API: one test per
+//! validation rule, and the behaviour of registered families.
 
 use std::sync::atomic::AtomicU64;
 
-use crate::Registry;
+use metric_handles::buckets::BucketError;
+use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
+use metric_handles::Registry;
+use metric_handles::{Counter, Gauge, Histogram, LabelSet, MetricKind};
 
-use super::*;
-use crate::buckets::BucketError;
-use crate::test_support::{assert_has_lines, exposition};
-use crate::{Counter, Gauge, Histogram, LabelSet, MetricKind};
+use crate::support::exposition::{assert_has_lines, encode_text as exposition};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 struct Engine {
