@@ -71,16 +71,61 @@ fn check_histograms(samples: &[Sample]) {
     }
 }
 
+/// One scrape against the model: every histogram well formed, the families without engine
+/// labels, counters never decreasing (unless their engine left since the previous scrape,
+/// whose counters `previous` holds), and each present engine's series equal to its totals.
 pub(super) fn check(registry: &Registry, model: &mut Model, previous: &mut Counters) {
     let text = encode_text(registry);
     let samples = parse(&text);
     check_histograms(&samples);
-
-    let left = std::mem::take(&mut model.left);
-    let mut counters = Counters::new();
-    let mut seen: HashMap<u32, Totals> = HashMap::new();
     check_frontend_families(&samples, model);
-    for s in &samples {
+    let left = std::mem::take(&mut model.left);
+    *previous = check_counters_never_decrease(&samples, previous, &left);
+
+    let seen = engine_totals(&samples);
+    let mut engines: Vec<u32> = model.present.keys().copied().collect();
+    engines.sort_unstable();
+    let mut exported: Vec<u32> = seen.keys().copied().collect();
+    exported.sort_unstable();
+    assert_eq!(
+        exported, engines,
+        "exactly the present engines are exported"
+    );
+    for (engine, generation) in model.present.clone() {
+        let expected = model.totals(engine, generation).clone();
+        assert_eq!(seen[&engine], expected, "engine {engine}");
+    }
+}
+
+/// Every counter sample of an engine, by series, after checking that none is below its value
+/// in `previous` unless its engine `left` in between.
+fn check_counters_never_decrease(
+    samples: &[Sample],
+    previous: &Counters,
+    left: &[u32],
+) -> Counters {
+    let mut counters = Counters::new();
+    for s in samples {
+        let Some(engine) = engine_of(s) else { continue };
+        if !s.name.ends_with("_total") {
+            continue;
+        }
+        let value: u64 = s.value.parse().expect("integer counter");
+        let key = (s.name.clone(), s.labels.clone());
+        if let Some(&before) = previous.get(&key) {
+            if !left.contains(&engine) {
+                assert!(value >= before, "{key:?} decreased: {before} -> {value}");
+            }
+        }
+        counters.insert(key, value);
+    }
+    counters
+}
+
+/// What the scrape shows of each engine, in the model's terms (and `kv_cache_usage` in 0..1).
+fn engine_totals(samples: &[Sample]) -> HashMap<u32, Totals> {
+    let mut seen: HashMap<u32, Totals> = HashMap::new();
+    for s in samples {
         let Some(engine) = engine_of(s) else { continue };
         let number = || -> u64 {
             let value: f64 = s.value.parse().expect("numeric sample");
@@ -126,13 +171,6 @@ pub(super) fn check(registry: &Registry, model: &mut Model, previous: &mut Count
         }
         if s.name.ends_with("_total") {
             let value: u64 = s.value.parse().expect("integer counter");
-            let key = (s.name.clone(), s.labels.clone());
-            if let Some(&before) = previous.get(&key) {
-                if !left.contains(&engine) {
-                    assert!(value >= before, "{key:?} decreased: {before} -> {value}");
-                }
-            }
-            counters.insert(key, value);
             let t = seen.entry(engine).or_default();
             match s.name.as_str() {
                 "vllm:request_success_total" => {
@@ -180,20 +218,7 @@ pub(super) fn check(registry: &Registry, model: &mut Model, previous: &mut Count
             assert!((0.0..=1.0).contains(&usage), "kv_cache_usage {usage}");
         }
     }
-    *previous = counters;
-
-    let mut engines: Vec<u32> = model.present.keys().copied().collect();
-    engines.sort_unstable();
-    let mut exported: Vec<u32> = seen.keys().copied().collect();
-    exported.sort_unstable();
-    assert_eq!(
-        exported, engines,
-        "exactly the present engines are exported"
-    );
-    for (engine, generation) in model.present.clone() {
-        let expected = model.totals(engine, generation).clone();
-        assert_eq!(seen[&engine], expected, "engine {engine}");
-    }
+    seen
 }
 
 /// The families without engine labels: LoRA info and the sleep-mode operations.
