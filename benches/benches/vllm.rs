@@ -211,6 +211,25 @@ fn serve(c: &mut Criterion) {
             }))
         })
     });
+    // The tower service on a 2-thread tokio runtime, as axum calls it: the encode on the
+    // blocking pool, whose threads are kept.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .expect("a tokio runtime");
+    let service = identity.service();
+    group.bench_function("service_identity_timeout", |b| {
+        b.iter(|| {
+            let request = http::Request::get("/metrics")
+                .header("accept", accept.unwrap_or_default())
+                .header("x-prometheus-scrape-timeout-seconds", "10")
+                .body(())
+                .expect("a request");
+            let mut service = service.clone();
+            runtime.block_on(tower_service::Service::call(&mut service, request))
+        })
+    });
     for level in [1, 6, 9] {
         let options = HandlerOptions {
             gzip_level: level,

@@ -24,8 +24,9 @@
 //!   wait for it and share its body: one encode serves them all (client_golang 1.24's
 //!   `CoalesceGather`). A body is never reused for a scrape that arrives after it was made.
 //! * **Errors**: an encode that fails, or a collector that panics, is `500` with the reason.
-//! * **Off the executor**: the encode runs on a thread of its own (tokio's blocking pool under
-//!   [`MetricsService`]), never on the thread of a waiting scrape.
+//! * **Off the executor**: the encode runs on the handler's encoder thread, started with the
+//!   first encode and kept (a scrape without a timeout under [`MetricsHandler::respond`] runs
+//!   it itself), never on an async executor's worker thread.
 //! * **Its own families** ([`ScrapeMetrics`]), as promhttp's `promhttp_metric_handler_*`:
 //!   `metric_handles_metric_handler_requests_total{code}`,
 //!   `metric_handles_metric_handler_requests_in_flight` and
@@ -68,7 +69,7 @@ use flate2::Compression;
 use crate::expose::exposition::{ExpositionFormat, Negotiated};
 use crate::registry::Registry;
 use crate::NoLabels;
-use coalesce::{Coalescer, Cycle, EncodeFailure, Job, Outcome};
+use coalesce::{Coalescer, Cycle, EncodeFailure, EncoderThread, Job, Outcome};
 
 pub use coding::ContentCoding;
 pub use own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
@@ -221,6 +222,7 @@ struct Shared {
     coalescer: Arc<Coalescer<{ FORMATS * CODINGS }>>,
     in_flight: AtomicUsize,
     metrics: Option<ScrapeHandles>,
+    encoder: EncoderThread,
 }
 
 const FORMATS: usize = 3;
@@ -275,6 +277,7 @@ impl MetricsHandler {
                 coalescer: Arc::default(),
                 in_flight: AtomicUsize::new(0),
                 metrics: None,
+                encoder: EncoderThread::default(),
             }),
         }
     }
@@ -293,6 +296,7 @@ impl MetricsHandler {
                     coalescer: Arc::default(),
                     in_flight: AtomicUsize::new(0),
                     metrics: Some(handles),
+                    encoder: EncoderThread::default(),
                 });
             }
         }
@@ -311,12 +315,11 @@ impl MetricsHandler {
     pub fn respond(&self, request: &ScrapeRequest<'_>) -> ScrapeResponse {
         match self.admit(request) {
             Ok(admitted) => {
-                // Without a deadline this thread would wait for the encode anyway: it runs it
-                // (on a thread of its own, a fresh heap arena made the 64-engine scrape 25%
-                // slower). With one, the encode runs elsewhere, so the scrape can give up.
+                // Without a deadline this thread would wait for the encode anyway: it runs it.
+                // With one, the encoder thread does, so the scrape can give up.
                 let cycle = match admitted.deadline {
                     None => self.start(&admitted, |job| job()),
-                    Some(_) => self.start(&admitted, coalesce::spawn_thread),
+                    Some(_) => self.start(&admitted, |job| self.shared.encoder.run(job)),
                 };
                 let outcome = cycle.wait_until(admitted.deadline);
                 self.answer(admitted, outcome)

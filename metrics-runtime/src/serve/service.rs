@@ -1,6 +1,6 @@
 //! [`MetricsHandler`] as a tower `Service`, for axum (`Router::route_service`) or any tower
-//! stack over `http` requests. The encode runs on tokio's blocking pool; the wait for it and
-//! the scrape's timeout are async, so no executor thread is held.
+//! stack over `http` requests. The encode runs on the handler's encoder thread; the wait for it
+//! and the scrape's timeout are async (tokio's timer), so no executor thread is held.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::{Request, Response};
 use tower_service::Service;
 
-use super::coalesce::{spawn_thread, Job, Outcome};
+use super::coalesce::Outcome;
 use super::{Body as ScrapeBody, MetricsHandler, ScrapeRequest, ScrapeResponse};
 
 /// The `/metrics` handler as a tower `Service` ([`MetricsHandler::service`]).
@@ -85,7 +85,7 @@ impl<B> Service<Request<B>> for MetricsService {
                     Ok(admitted) => admitted,
                     Err(response) => return Ok(into_http(response)),
                 };
-                let cycle = handler.start(&admitted, spawn_blocking);
+                let cycle = handler.start(&admitted, |job| handler.shared.encoder.run(job));
                 let wait = cycle.wait();
                 let outcome = match admitted.deadline {
                     Some(deadline) => tokio::time::timeout_at(deadline.into(), wait).await.ok(),
@@ -94,14 +94,6 @@ impl<B> Service<Request<B>> for MetricsService {
                 Ok(into_http(handler.answer(admitted, outcome)))
             }),
         }
-    }
-}
-
-/// Runs `job` on tokio's blocking pool, or on a thread of its own outside a runtime.
-fn spawn_blocking(job: Job) {
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => drop(runtime.spawn_blocking(job)),
-        Err(_) => spawn_thread(job),
     }
 }
 
