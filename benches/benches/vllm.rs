@@ -184,7 +184,8 @@ fn serve(c: &mut Criterion) {
         }
     }
     let registry = Arc::new(registry);
-    let accept = Some("application/openmetrics-text;version=1.0.0,*/*;q=0.1");
+    const ACCEPT: &str = "application/openmetrics-text;version=1.0.0,*/*;q=0.1";
+    let accept = Some(ACCEPT);
     let scrape = |accept_encoding| ScrapeRequest {
         accept,
         accept_encoding,
@@ -222,7 +223,7 @@ fn serve(c: &mut Criterion) {
     group.bench_function("service_identity_timeout", |b| {
         b.iter(|| {
             let request = http::Request::get("/metrics")
-                .header("accept", accept.unwrap_or_default())
+                .header("accept", ACCEPT)
                 .header("x-prometheus-scrape-timeout-seconds", "10")
                 .body(())
                 .expect("a request");
