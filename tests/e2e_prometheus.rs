@@ -635,4 +635,10 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
             "Accept: {accept}"
         );
     }
+    // Compression is on by default: every scrape asks for gzip, so the demo's `/metrics` (the
+    // library's handler, scraped by the first test) answers Prometheus with gzip bodies, as
+    // tests/demo_frontend.rs checks for these headers.
+    let encodings = server.accept_encoding_headers();
+    assert_eq!(encodings.len(), accept_headers.len(), "{encodings:?}");
+    assert!(encodings.iter().all(|e| e == "gzip"), "{encodings:?}");
 }

@@ -27,8 +27,15 @@ pub const OPENMETRICS_PATH: &str = "/metrics/openmetrics";
 pub struct ExpositionServer {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
-    accept_headers: Arc<Mutex<Vec<String>>>,
+    seen: Arc<Seen>,
     thread: Option<JoinHandle<()>>,
+}
+
+/// The negotiation headers of every request so far, in order (requests without one left out).
+#[derive(Default)]
+struct Seen {
+    accept: Mutex<Vec<String>>,
+    accept_encoding: Mutex<Vec<String>>,
 }
 
 impl ExpositionServer {
@@ -37,9 +44,9 @@ impl ExpositionServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
         let addr = listener.local_addr().expect("local addr");
         let stop = Arc::new(AtomicBool::new(false));
-        let accept_headers = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::new(Seen::default());
         let thread = {
-            let (stop, accept_headers) = (Arc::clone(&stop), Arc::clone(&accept_headers));
+            let (stop, seen) = (Arc::clone(&stop), Arc::clone(&seen));
             std::thread::spawn(move || {
                 for stream in listener.incoming() {
                     if stop.load(Ordering::SeqCst) {
@@ -48,7 +55,7 @@ impl ExpositionServer {
                     // A connection that fails or sends garbage is the client's problem: the
                     // scraper reports it, and the test reads that report.
                     if let Ok(stream) = stream {
-                        let _ = respond(stream, &registry, &accept_headers);
+                        let _ = respond(stream, &registry, &seen);
                     }
                 }
             })
@@ -56,7 +63,7 @@ impl ExpositionServer {
         ExpositionServer {
             addr,
             stop,
-            accept_headers,
+            seen,
             thread: Some(thread),
         }
     }
@@ -67,7 +74,16 @@ impl ExpositionServer {
 
     /// The `Accept` header of every request so far, in order (requests without one are left out).
     pub fn accept_headers(&self) -> Vec<String> {
-        self.accept_headers.lock().expect("not poisoned").clone()
+        self.seen.accept.lock().expect("not poisoned").clone()
+    }
+
+    /// The `Accept-Encoding` header of every request so far, in order.
+    pub fn accept_encoding_headers(&self) -> Vec<String> {
+        self.seen
+            .accept_encoding
+            .lock()
+            .expect("not poisoned")
+            .clone()
     }
 }
 
@@ -83,11 +99,7 @@ impl Drop for ExpositionServer {
 }
 
 /// Reads one request's head and answers it: the registry in the path's format, or 404.
-fn respond(
-    mut stream: TcpStream,
-    registry: &Registry,
-    accept_headers: &Mutex<Vec<String>>,
-) -> std::io::Result<()> {
+fn respond(mut stream: TcpStream, registry: &Registry, seen: &Seen) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
     stream.set_write_timeout(Some(Duration::from_secs(5)))?;
     let head = read_head(&mut stream)?;
@@ -96,12 +108,15 @@ fn respond(
         .next()
         .and_then(|request_line| request_line.split(' ').nth(1))
         .unwrap_or("");
-    if let Some(accept) = lines
-        .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.trim().eq_ignore_ascii_case("accept"))
-        .map(|(_, value)| value.trim().to_owned())
-    {
-        accept_headers.lock().expect("not poisoned").push(accept);
+    for (name, value) in lines.filter_map(|line| line.split_once(':')) {
+        let list = match name.trim().to_ascii_lowercase().as_str() {
+            "accept" => &seen.accept,
+            "accept-encoding" => &seen.accept_encoding,
+            _ => continue,
+        };
+        list.lock()
+            .expect("not poisoned")
+            .push(value.trim().to_owned());
     }
     let format = match path {
         TEXT_PATH => Some(ExpositionFormat::PrometheusText),
