@@ -194,6 +194,29 @@ fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
     metric.encode(encoder.encode_family(labels)?)
 }
 
+/// The items of a [`FamilyMember`] impl for a member that is one series: its kind, no axis,
+/// built by `$build` from the spec, encoded through [`encode_leaf`]. Every single-series member
+/// (prometheus-client's counter and gauge, this crate's counter and histogram) uses it, so they
+/// all encode by the same code.
+macro_rules! leaf_member_items {
+    ($kind:ident, |$spec:pat_param| $build:expr) => {
+        const KIND: MetricKind = MetricKind::$kind;
+        const AXIS: AxisShape = AxisShape::None;
+
+        fn build($spec: &SeriesSpec) -> Self {
+            $build
+        }
+
+        fn encode_member<L: EncodeLabelSet>(
+            &self,
+            labels: &L,
+            encoder: &mut MetricEncoder<'_>,
+        ) -> Result<(), fmt::Error> {
+            encode_leaf(self, labels, encoder)
+        }
+    };
+}
+
 /// prometheus-client's atomic metrics: one series, built with `Default`, any value type.
 macro_rules! impl_family_member_for_atomic_metric {
     ($($metric:ident => $kind:ident),* $(,)?) => {$(
@@ -201,20 +224,7 @@ macro_rules! impl_family_member_for_atomic_metric {
         where
             $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
         {
-            const KIND: MetricKind = MetricKind::$kind;
-            const AXIS: AxisShape = AxisShape::None;
-
-            fn build(_spec: &SeriesSpec) -> Self {
-                Self::default()
-            }
-
-            fn encode_member<L: EncodeLabelSet>(
-                &self,
-                labels: &L,
-                encoder: &mut MetricEncoder<'_>,
-            ) -> Result<(), fmt::Error> {
-                encode_leaf(self, labels, encoder)
-            }
+            leaf_member_items!($kind, |_spec| Self::default());
         }
     )*};
 }
@@ -293,20 +303,9 @@ impl AxisShape {
 }
 
 impl FamilyMember for Histogram {
-    const KIND: MetricKind = MetricKind::Histogram;
-    const AXIS: AxisShape = AxisShape::None;
-
-    fn build(spec: &SeriesSpec) -> Self {
-        Histogram::new(spec.buckets.iter().copied())
-    }
-
-    fn encode_member<L: EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        encode_leaf(self, labels, encoder)
-    }
+    leaf_member_items!(Histogram, |spec| Histogram::new(
+        spec.buckets.iter().copied()
+    ));
 }
 
 impl<N, A> FamilyMember for crate::Counter<N, A>
@@ -314,18 +313,5 @@ where
     N: CounterValue<A> + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
-    const KIND: MetricKind = MetricKind::Counter;
-    const AXIS: AxisShape = AxisShape::None;
-
-    fn build(_spec: &SeriesSpec) -> Self {
-        Self::default()
-    }
-
-    fn encode_member<L: EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        self.encode(encoder.encode_family(labels)?)
-    }
+    leaf_member_items!(Counter, |_spec| Self::default());
 }
