@@ -4,19 +4,20 @@
 //! tracker adds each output's tokens to the counter as the output arrives, as vLLM's Rust
 //! frontend does (`rust/src/llm/src/request_metrics.rs`), which batches only these samples.
 
-use crate::HistogramBuffer;
+use crate::{HistogramBuffer, DEFAULT_FLUSH_INTERVAL};
 
 use crate::vllm::request::metrics::RequestHandles;
 
 /// Generated tokens between two merges of a request's inter-token-latency samples: vLLM's
 /// Rust frontend's default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS` = 32, vLLM pull request
 /// 57582), and the same rule: the first token counts towards it, and an output that reaches
-/// it merges once and starts the next interval after itself.
+/// it merges once and starts the next interval after itself. It is
+/// [`DEFAULT_FLUSH_INTERVAL`], the interval of every request-local view, counted in tokens.
 ///
 /// A scrape during a request therefore lags it by fewer than 32 samples in
 /// `vllm:inter_token_latency_seconds` (each sample needs an output with at least one token);
 /// `vllm:generation_tokens` does not lag.
-pub const FLUSH_INTERVAL_TOKENS: u64 = 32;
+pub const FLUSH_INTERVAL_TOKENS: u64 = DEFAULT_FLUSH_INTERVAL as u64;
 
 /// The samples of outputs since the last merge, and the tokens that count towards the next:
 /// a plain integer and a fixed buffer, so the per-output path has no locked instruction and
