@@ -50,211 +50,41 @@
 //! assert_eq!(tokens.get(), 3);
 //! ```
 //!
+//! A view owns a clone of the handle it merges into (a reference count, not a borrow), so
+//! it can sit in one struct with the handles, move into a task, or outlive the scope that
+//! created it; the histogram's views live with the histogram (`record/histogram/local.rs`).
+//!
 //! [`Counter`]: crate::Counter
 
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::{Counter, Histogram};
+use crate::record::counter::Counter;
+use crate::record::histogram::Histogram;
 
-/// Records buffered per local view before it merges, unless a shorter interval is asked for.
-/// vLLM's Rust frontend merges a request's inter-token latencies every 32 generated tokens by
-/// default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`, vLLM pull request 57582).
-pub const DEFAULT_FLUSH_INTERVAL: usize = 32;
+pub use crate::record::histogram::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 
 /// Makes a view `!Sync` (it is `&mut`-only anyway) while keeping it `Send`, so a request task
 /// can own it across `.await` points and threads.
 type SingleOwner = PhantomData<Cell<()>>;
 
-/// Observations recorded locally and not yet merged into a [`Histogram`]: the values
-/// themselves, in order, at most [`CAPACITY`](Self::CAPACITY) of them. No allocation: the
-/// buffer is a fixed array that lives wherever its owner does.
-///
-/// This is the building block of [`LocalHistogram`], for owners that cannot borrow the
-/// histogram for their whole life (a struct that holds both the handles and the pending
-/// records): [`push`](Self::push) records, [`Histogram::merge`] merges and clears.
-///
-/// ```
-/// use metric_handles::{Histogram, HistogramBuffer};
-///
-/// let h = Histogram::new([1.0]);
-/// let mut pending = HistogramBuffer::new();
-/// assert!(pending.push(0.5));
-/// h.merge(&mut pending);
-/// assert!(pending.is_empty());
-/// assert_eq!(h.snapshot().count(), 1);
-/// ```
-#[derive(Clone)]
-pub struct HistogramBuffer {
-    values: [f64; HistogramBuffer::CAPACITY],
-    len: usize,
-}
-
-impl HistogramBuffer {
-    /// The most observations a buffer holds.
-    pub const CAPACITY: usize = DEFAULT_FLUSH_INTERVAL;
-
-    /// An empty buffer.
-    pub const fn new() -> Self {
-        HistogramBuffer {
-            values: [0.0; Self::CAPACITY],
-            len: 0,
-        }
-    }
-
-    /// Appends one observation. Returns `false`, recording nothing, when the buffer is full:
-    /// merge it first (a caller that merges whenever [`is_full`](Self::is_full) never sees
-    /// `false`).
-    #[inline]
-    #[must_use = "a full buffer records nothing: merge it and push again"]
-    pub fn push(&mut self, value: f64) -> bool {
-        match self.values.get_mut(self.len) {
-            Some(slot) => {
-                *slot = value;
-                self.len += 1;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The observations not merged yet, in the order they were recorded.
-    pub fn values(&self) -> &[f64] {
-        self.values.get(..self.len).unwrap_or(&[])
-    }
-
-    /// How many observations are pending.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether nothing is pending.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Whether the buffer holds [`CAPACITY`](Self::CAPACITY) observations.
-    pub fn is_full(&self) -> bool {
-        self.len >= Self::CAPACITY
-    }
-
-    /// Forgets the pending observations (after a merge).
-    pub(crate) fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
-impl Default for HistogramBuffer {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl fmt::Debug for HistogramBuffer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HistogramBuffer")
-            .field("pending", &self.values())
-            .finish()
-    }
-}
-
-/// A request-local view of a [`Histogram`]: [`observe`](Self::observe) is a store into the
-/// view's own buffer, merged into the histogram every `interval` observations, on
-/// [`flush`](Self::flush) and on drop. A scrape sees everything merged so far and none of the
-/// view's pending observations (at most `interval - 1`); `_count` = `+Inf` = the sum of the
-/// buckets in every scrape, and one that races a merge may see `_sum` with or without the batch.
-///
-/// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. Obtained with
-/// [`Histogram::local`] (or [`Local::local`]), so every histogram handle the derive generates
-/// has one without any declaration.
-pub struct LocalHistogram<'a> {
-    histogram: &'a Histogram,
-    pending: HistogramBuffer,
-    interval: usize,
-    _single_owner: SingleOwner,
-}
-
-impl<'a> LocalHistogram<'a> {
-    pub(crate) fn new(histogram: &'a Histogram, interval: usize) -> Self {
-        LocalHistogram {
-            histogram,
-            pending: HistogramBuffer::new(),
-            interval: interval.clamp(1, HistogramBuffer::CAPACITY),
-            _single_owner: PhantomData,
-        }
-    }
-
-    /// Records one observation locally; merges when `interval` observations are pending.
-    #[inline]
-    pub fn observe(&mut self, value: f64) {
-        // Never full here: the buffer is merged as soon as it holds `interval` (at most its
-        // capacity) observations. Were it full, the value is merged directly rather than lost.
-        if !self.pending.push(value) {
-            self.flush();
-            let _ = self.pending.push(value);
-        }
-        if self.pending.len() >= self.interval {
-            self.flush();
-        }
-    }
-
-    /// Merges the pending observations into the histogram now. Merging nothing touches
-    /// nothing.
-    #[inline]
-    pub fn flush(&mut self) {
-        if !self.pending.is_empty() {
-            self.histogram.merge(&mut self.pending);
-        }
-    }
-
-    /// Observations recorded but not merged yet.
-    pub fn pending(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// Observations per automatic merge.
-    pub fn interval(&self) -> usize {
-        self.interval
-    }
-
-    /// The shared histogram this view merges into.
-    pub fn histogram(&self) -> &'a Histogram {
-        self.histogram
-    }
-}
-
-impl Drop for LocalHistogram<'_> {
-    fn drop(&mut self) {
-        self.flush();
-    }
-}
-
-impl fmt::Debug for LocalHistogram<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LocalHistogram")
-            .field("pending", &self.pending.values())
-            .field("interval", &self.interval)
-            .finish()
-    }
-}
-
 /// A request-local view of a `u64` [`Counter`]: increments add to a plain integer, merged into
 /// the counter (one [`Counter::inc_by`]: saturating, and a single `fetch_add` for a total up
 /// to 2^24) every `interval` increments, on [`flush`](Self::flush) and on drop.
 ///
-/// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. Obtained with
-/// [`Local::local`] on any counter handle.
-pub struct LocalCounter<'a> {
-    counter: &'a Counter,
+/// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. The view holds a
+/// clone of the counter handle. Obtained with [`Local::local`] on any counter handle.
+pub struct LocalCounter {
+    counter: Counter,
     pending: u64,
     records: usize,
     interval: usize,
     _single_owner: SingleOwner,
 }
 
-impl<'a> LocalCounter<'a> {
-    fn new(counter: &'a Counter, interval: usize) -> Self {
+impl LocalCounter {
+    fn new(counter: Counter, interval: usize) -> Self {
         LocalCounter {
             counter,
             pending: 0,
@@ -300,18 +130,18 @@ impl<'a> LocalCounter<'a> {
     }
 
     /// The shared counter this view merges into.
-    pub fn counter(&self) -> &'a Counter {
-        self.counter
+    pub fn counter(&self) -> &Counter {
+        &self.counter
     }
 }
 
-impl Drop for LocalCounter<'_> {
+impl Drop for LocalCounter {
     fn drop(&mut self) {
         self.flush();
     }
 }
 
-impl fmt::Debug for LocalCounter<'_> {
+impl fmt::Debug for LocalCounter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalCounter")
             .field("pending", &self.pending)
@@ -323,34 +153,32 @@ impl fmt::Debug for LocalCounter<'_> {
 /// Handles that have a request-local view: [`Histogram`] and the `u64` [`Counter`], so
 /// `handles.field.local()` works on every such field of a derive-generated handle struct.
 pub trait Local {
-    /// The view.
-    type View<'a>
-    where
-        Self: 'a;
+    /// The view. It holds a clone of the handle, so it borrows nothing.
+    type View;
 
     /// A local view merging every [`DEFAULT_FLUSH_INTERVAL`] records.
-    fn local(&self) -> Self::View<'_> {
+    fn local(&self) -> Self::View {
         self.local_with_interval(DEFAULT_FLUSH_INTERVAL)
     }
 
     /// A local view merging every `interval` records: clamped to at least 1 (1 merges every
     /// record) and, for a histogram, to at most [`HistogramBuffer::CAPACITY`].
-    fn local_with_interval(&self, interval: usize) -> Self::View<'_>;
+    fn local_with_interval(&self, interval: usize) -> Self::View;
 }
 
 impl Local for Histogram {
-    type View<'a> = LocalHistogram<'a>;
+    type View = LocalHistogram;
 
-    fn local_with_interval(&self, interval: usize) -> LocalHistogram<'_> {
-        LocalHistogram::new(self, interval)
+    fn local_with_interval(&self, interval: usize) -> LocalHistogram {
+        Histogram::local_with_interval(self, interval)
     }
 }
 
 impl Local for Counter {
-    type View<'a> = LocalCounter<'a>;
+    type View = LocalCounter;
 
-    fn local_with_interval(&self, interval: usize) -> LocalCounter<'_> {
-        LocalCounter::new(self, interval)
+    fn local_with_interval(&self, interval: usize) -> LocalCounter {
+        LocalCounter::new(self.clone(), interval)
     }
 }
 
@@ -364,8 +192,8 @@ mod tests {
 
     #[test]
     fn views_are_send() {
-        assert_send::<LocalHistogram<'static>>();
-        assert_send::<LocalCounter<'static>>();
+        assert_send::<LocalHistogram>();
+        assert_send::<LocalCounter>();
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The bucket search of merged batches: a lookup table indexed by a value's top bits.
+//! The bucket search: a lookup table indexed by a value's top bits, and the linear count of bounds below a value that the table falls back on.
 //!
 //! An `f64`'s bit pattern, read as an integer, grows with the value for non-negative values,
 //! so its top bits (the sign, the exponent and two mantissa bits) cut the number line into
@@ -115,6 +115,22 @@ impl BucketLookup {
         let below = self.below[slot_key(value)];
         let candidate = self.padded[usize::from(below)];
         usize::from(below) + usize::from(value > candidate)
+    }
+}
+
+/// Index of the first bucket whose upper bound is `>= value`; NaN and values above every
+/// bound go to the `+Inf` bucket at index `bounds.len()`.
+#[inline]
+pub(super) fn linear_index(bounds: &[f64], value: f64) -> usize {
+    // Bucket lists are short (vLLM's longest has 22 bounds). A branch-free linear count
+    // beats a binary search at these sizes and is exactly the right answer for NaN: every
+    // comparison with NaN is false, so NaN lands in +Inf.
+    if bounds.len() <= 32 {
+        bounds.iter().filter(|&&b| b < value).count() + usize::from(value.is_nan()) * bounds.len()
+    } else if value.is_nan() {
+        bounds.len()
+    } else {
+        bounds.partition_point(|&b| b < value)
     }
 }
 

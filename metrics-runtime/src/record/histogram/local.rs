@@ -1,0 +1,222 @@
+//! Request-local views of a [`Histogram`]: observations kept in the owner's memory, in order,
+//! and merged into the histogram in one step (see [`Histogram::merge`]). How a view fits the
+//! other members' views is told in the crate's `record/local.rs`.
+
+use std::cell::Cell;
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::observe::Histogram;
+
+/// Records buffered per local view before it merges, unless a shorter interval is asked for.
+/// vLLM's Rust frontend merges a request's inter-token latencies every 32 generated tokens by
+/// default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`, vLLM pull request 57582).
+pub const DEFAULT_FLUSH_INTERVAL: usize = 32;
+
+/// Makes a view `!Sync` (it is `&mut`-only anyway) while keeping it `Send`, so a request task
+/// can own it across `.await` points and threads.
+type SingleOwner = PhantomData<Cell<()>>;
+
+/// Observations recorded locally and not yet merged into a [`Histogram`]: the values
+/// themselves, in order, at most [`CAPACITY`](Self::CAPACITY) of them. No allocation: the
+/// buffer is a fixed array that lives wherever its owner does.
+///
+/// This is the building block of [`LocalHistogram`], for owners that keep the histogram
+/// handle elsewhere and merge on a rule of their own: [`push`](Self::push) records,
+/// [`Histogram::merge`] merges and clears.
+///
+/// ```
+/// use metric_handles::{Histogram, HistogramBuffer};
+///
+/// let h = Histogram::new([1.0]);
+/// let mut pending = HistogramBuffer::new();
+/// assert!(pending.push(0.5));
+/// h.merge(&mut pending);
+/// assert!(pending.is_empty());
+/// assert_eq!(h.snapshot().count(), 1);
+/// ```
+#[derive(Clone)]
+pub struct HistogramBuffer {
+    values: [f64; HistogramBuffer::CAPACITY],
+    len: usize,
+}
+
+impl HistogramBuffer {
+    /// The most observations a buffer holds.
+    pub const CAPACITY: usize = DEFAULT_FLUSH_INTERVAL;
+
+    /// An empty buffer.
+    pub const fn new() -> Self {
+        HistogramBuffer {
+            values: [0.0; Self::CAPACITY],
+            len: 0,
+        }
+    }
+
+    /// Appends one observation. Returns `false`, recording nothing, when the buffer is full:
+    /// merge it first (a caller that merges whenever [`is_full`](Self::is_full) never sees
+    /// `false`).
+    #[inline]
+    #[must_use = "a full buffer records nothing: merge it and push again"]
+    pub fn push(&mut self, value: f64) -> bool {
+        match self.values.get_mut(self.len) {
+            Some(slot) => {
+                *slot = value;
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The observations not merged yet, in the order they were recorded.
+    pub fn values(&self) -> &[f64] {
+        self.values.get(..self.len).unwrap_or(&[])
+    }
+
+    /// How many observations are pending.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is pending.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the buffer holds [`CAPACITY`](Self::CAPACITY) observations.
+    pub fn is_full(&self) -> bool {
+        self.len >= Self::CAPACITY
+    }
+
+    /// Forgets the pending observations (after a merge).
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+impl Default for HistogramBuffer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for HistogramBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HistogramBuffer")
+            .field("pending", &self.values())
+            .finish()
+    }
+}
+
+/// A request-local view of a [`Histogram`]: [`observe`](Self::observe) is a store into the
+/// view's own buffer, merged into the histogram every `interval` observations, on
+/// [`flush`](Self::flush) and on drop. A scrape sees everything merged so far and none of the
+/// view's pending observations (at most `interval - 1`); `_count` = `+Inf` = the sum of the
+/// buckets in every scrape, and one that races a merge may see `_sum` with or without the batch.
+///
+/// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. The view holds a
+/// handle to the histogram (a clone: one reference count, no copy of the cells), so it can live
+/// in the same struct as the handles it came from, or be moved into a task, with no lifetime
+/// tying it to them. Obtained with [`Histogram::local`] (or
+/// [`Local::local`](crate::Local::local)), so every histogram handle the derive generates has
+/// one without any declaration.
+pub struct LocalHistogram {
+    histogram: Histogram,
+    pending: HistogramBuffer,
+    interval: usize,
+    _single_owner: SingleOwner,
+}
+
+impl LocalHistogram {
+    pub(crate) fn new(histogram: Histogram, interval: usize) -> Self {
+        LocalHistogram {
+            histogram,
+            pending: HistogramBuffer::new(),
+            interval: interval.clamp(1, HistogramBuffer::CAPACITY),
+            _single_owner: PhantomData,
+        }
+    }
+
+    /// Records one observation locally; merges when `interval` observations are pending.
+    #[inline]
+    pub fn observe(&mut self, value: f64) {
+        // Never full here: the buffer is merged as soon as it holds `interval` (at most its
+        // capacity) observations. Were it full, the value is merged directly rather than lost.
+        if !self.pending.push(value) {
+            self.flush();
+            let _ = self.pending.push(value);
+        }
+        if self.pending.len() >= self.interval {
+            self.flush();
+        }
+    }
+
+    /// Merges the pending observations into the histogram now. Merging nothing touches
+    /// nothing.
+    #[inline]
+    pub fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            self.histogram.merge(&mut self.pending);
+        }
+    }
+
+    /// Observations recorded but not merged yet.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Observations per automatic merge.
+    pub fn interval(&self) -> usize {
+        self.interval
+    }
+
+    /// The shared histogram this view merges into.
+    pub fn histogram(&self) -> &Histogram {
+        &self.histogram
+    }
+}
+
+impl Drop for LocalHistogram {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+impl fmt::Debug for LocalHistogram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalHistogram")
+            .field("pending", &self.pending.values())
+            .field("interval", &self.interval)
+            .finish()
+    }
+}
+
+impl Histogram {
+    /// Merges a batch of locally recorded observations and clears `pending`: the same result
+    /// as observing each value in order, for one locked instruction per batch instead of two
+    /// per value (a compare-and-swap takes the merge flag of this thread's shard, then plain
+    /// stores add the batch; a merge that finds the flag taken falls back to one `fetch_add`
+    /// per bucket it touches and one compare-and-swap for the sum, and never waits). Merging an
+    /// empty buffer touches nothing.
+    ///
+    /// The bucket counts are added first, then the sum: `_count` is derived from the
+    /// buckets, so a scrape racing the merge still sees `_count` = `+Inf`.
+    pub fn merge(&self, pending: &mut HistogramBuffer) {
+        self.core.merge(pending.values());
+        pending.clear();
+    }
+
+    /// A request-local view that records with plain stores and merges into this histogram
+    /// every [`DEFAULT_FLUSH_INTERVAL`] observations, on `flush` and on drop (see
+    /// [`LocalHistogram`]). The view holds a clone of this handle.
+    pub fn local(&self) -> LocalHistogram {
+        LocalHistogram::new(self.clone(), DEFAULT_FLUSH_INTERVAL)
+    }
+
+    /// A request-local view merging every `interval` observations, clamped to
+    /// `1..=`[`HistogramBuffer::CAPACITY`].
+    pub fn local_with_interval(&self, interval: usize) -> LocalHistogram {
+        LocalHistogram::new(self.clone(), interval)
+    }
+}

@@ -1,0 +1,176 @@
+//! Unit tests of the histogram's cells, merge protocol and snapshot.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::shards::{thread_index, CELLS_PER_LINE, MAX_SHARDS};
+use super::{Histogram, HistogramBuffer};
+
+#[test]
+fn values_land_in_the_first_bucket_whose_bound_is_not_below_them() {
+    let h = Histogram::new([1.0, 2.0, 5.0]);
+    for v in [0.5, 1.0, 1.5, 2.0, 4.9, 5.0, 5.1, -3.0] {
+        h.observe(v);
+    }
+    assert_eq!(h.snapshot().bucket_counts(), &[3, 2, 2, 1]);
+    assert_eq!(h.snapshot().count(), 8);
+}
+
+#[test]
+fn non_finite_observations_count_in_inf_and_never_reach_the_sum() {
+    let h = Histogram::new([1.0]);
+    h.observe(f64::NAN);
+    h.observe(f64::INFINITY);
+    h.observe(f64::NEG_INFINITY);
+    h.observe(0.25);
+    let s = h.snapshot();
+    // -Inf is below every bound, so it is counted in the first bucket.
+    assert_eq!(s.bucket_counts(), &[2, 2]);
+    assert_eq!(s.sum(), 0.25);
+}
+
+#[test]
+fn the_sum_saturates_instead_of_overflowing_to_infinity() {
+    let h = Histogram::new([1.0]);
+    h.observe(f64::MAX);
+    h.observe(f64::MAX);
+    assert_eq!(h.snapshot().sum(), f64::MAX);
+    h.observe(-f64::MAX);
+    assert_eq!(h.snapshot().sum(), 0.0);
+    for _ in 0..3 {
+        h.observe(-f64::MAX);
+    }
+    assert_eq!(h.snapshot().sum(), -f64::MAX);
+    assert_eq!(h.snapshot().count(), 6);
+}
+
+#[test]
+fn bounds_are_sanitised_not_rejected() {
+    let h = Histogram::new([5.0, f64::NAN, 1.0, 1.0, f64::INFINITY, 2.0]);
+    assert_eq!(h.bounds(), &[1.0, 2.0, 5.0]);
+}
+
+#[test]
+fn long_bucket_lists_use_the_binary_search_with_the_same_result() {
+    let bounds: Vec<f64> = (1..=100).map(f64::from).collect();
+    let h = Histogram::new(bounds.clone());
+    let short = Histogram::new(bounds[..30].to_vec());
+    for v in [0.0, 1.0, 29.5, 30.0, 31.0, 99.9, 100.0, 1e9, f64::NAN] {
+        let expected = bounds.iter().position(|&b| b >= v).unwrap_or(bounds.len());
+        assert_eq!(h.core.bucket_index(v), expected, "value {v}");
+        let expected_short = bounds[..30].iter().position(|&b| b >= v).unwrap_or(30);
+        assert_eq!(short.core.bucket_index(v), expected_short, "value {v}");
+    }
+}
+
+#[test]
+fn concurrent_observations_are_all_counted_and_summed() {
+    let h = Histogram::new([0.5, 1.5]);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..10_000 {
+                    h.observe(1.0);
+                }
+            });
+        }
+    });
+    let snap = h.snapshot();
+    assert_eq!(snap.count(), 40_000);
+    assert_eq!(snap.bucket_counts(), &[0, 40_000, 0]);
+    assert_eq!(snap.sum(), 40_000.0);
+}
+
+#[test]
+fn shards_never_share_a_cache_line_pair() {
+    let h = Histogram::new(ITL);
+    let core = &*h.core;
+    let line_of = |shard, cell| {
+        core.cell(shard, cell)
+            .map(|c| c as *const AtomicU64 as usize / 128)
+    };
+    // The last cell of a block: the merge area's `+Inf` bucket.
+    let last = core.merged + 1 + ITL.len() + 1;
+    for shard in 0..core.shard_mask {
+        let end = line_of(shard, last).expect("last cell of a shard");
+        let next = line_of(shard + 1, 0).expect("first cell of the next shard");
+        assert!(
+            end < next,
+            "shard {shard} ends on the line where the next one starts"
+        );
+    }
+    // The shard's last cell is inside the block, and the next cell is not.
+    assert!(core.cell(core.shard_mask, last).is_some());
+    assert!(core
+        .cell(core.shard_mask, core.lines_per_shard * CELLS_PER_LINE)
+        .is_none());
+}
+
+#[test]
+fn threads_are_numbered_in_the_order_they_first_record() {
+    let first = std::thread::spawn(thread_index).join().expect("thread");
+    let second = std::thread::spawn(thread_index).join().expect("thread");
+    // Other tests may number threads in between, but a number is never handed out twice.
+    assert!(second > first, "{first} then {second}");
+}
+
+#[test]
+fn the_snapshot_adds_every_shard_up() {
+    let h = Histogram::new([1.0, 2.0]);
+    let values = [0.5, 1.5, 2.5, 0.25];
+    std::thread::scope(|s| {
+        for _ in 0..(2 * MAX_SHARDS) {
+            s.spawn(|| values.iter().for_each(|&v| h.observe(v)));
+        }
+    });
+    let snap = h.snapshot();
+    let n = 2 * MAX_SHARDS as u64;
+    assert_eq!(snap.bucket_counts(), &[2 * n, n, n]);
+    assert_eq!(snap.count(), 4 * n);
+    assert_eq!(snap.sum(), 4.75 * n as f64);
+}
+
+#[test]
+fn the_total_of_saturated_shards_saturates_too() {
+    let h = Histogram::new([1.0]);
+    // Enough threads that at least two shards saturate whatever the shard count.
+    std::thread::scope(|s| {
+        for _ in 0..(2 * MAX_SHARDS) {
+            s.spawn(|| h.observe(f64::MAX));
+        }
+    });
+    assert_eq!(h.snapshot().sum(), f64::MAX);
+}
+
+#[test]
+fn a_merge_that_finds_the_flag_taken_adds_to_the_observe_cells() {
+    let h = Histogram::new([1.0, 2.0]);
+    let core = &*h.core;
+    let shard = thread_index() & core.shard_mask;
+    let flag = core.cell(shard, core.merged).expect("flag cell");
+    let mut pending = HistogramBuffer::new();
+    for v in [0.5, 1.5, 1.5] {
+        assert!(pending.push(v));
+    }
+    // Another merge holds this shard's flag: the batch goes to the observe cells.
+    flag.store(1, Ordering::Relaxed);
+    h.merge(&mut pending);
+    let direct = |cell| core.cell(shard, cell).map(|c| c.load(Ordering::Relaxed));
+    assert_eq!((direct(1), direct(2)), (Some(1), Some(2)));
+    assert_eq!(f64::from_bits(direct(0).unwrap_or(0)), 3.5);
+    // Freed: the next batch goes to the merge area, and both show in the snapshot.
+    flag.store(0, Ordering::Relaxed);
+    for v in [2.5, 0.25] {
+        assert!(pending.push(v));
+    }
+    h.merge(&mut pending);
+    assert_eq!(direct(core.merged + 2 + 2), Some(1));
+    let snapshot = h.snapshot();
+    assert_eq!(snapshot.bucket_counts(), &[2, 2, 1]);
+    assert_eq!(snapshot.sum(), 6.25);
+    assert_eq!(flag.load(Ordering::Relaxed), 0);
+}
+
+const ITL: [f64; 19] = [
+    0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
+    40.0, 80.0,
+];
