@@ -60,6 +60,16 @@ impl Field<'_> {
     pub fn computed(&self) -> Option<Doc<'_>> {
         Doc::read(self.attrs, Some(COMPUTED))
     }
+
+    /// The doc line holding the `# Computed` heading, if the doc comment has one.
+    pub fn computed_heading(&self) -> Option<&Attribute> {
+        doc_lits(self.attrs)
+            .find(|(_, lit)| {
+                lit.lines()
+                    .any(|line| heading_title(line.trim()) == Some(COMPUTED))
+            })
+            .map(|(attr, _)| attr)
+    }
 }
 
 /// The heading of the doc section that says how a metric's value is computed.

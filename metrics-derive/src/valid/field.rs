@@ -32,6 +32,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
     let unit = check_unit(cx, field);
     let name = name.and_then(|name| check_metric_name(cx, name, leaf, &unit));
     let help = check_help(cx, field);
+    let computed = check_computed(cx, field);
     let buckets = check_buckets(cx, field, leaf, &mut missing);
     let axis_keys = check_axis_keys(cx, field, axis, &mut missing);
     missing.report(cx, field);
@@ -48,7 +49,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
         family,
         name: name?,
         help: help?,
-        computed: field.computed().map(|doc| doc.text),
+        computed: computed?,
         unit: unit?,
         buckets: buckets?,
         axis_keys: axis_keys?,
@@ -482,6 +483,24 @@ fn check_help(cx: &Ctxt, field: &Field) -> Checked<String> {
         return Err(Invalid);
     }
     Ok(text)
+}
+
+/// The doc comment's `# Computed` section: absent, or some text under the heading.
+fn check_computed(cx: &Ctxt, field: &Field) -> Checked<Option<String>> {
+    match (field.computed(), field.computed_heading()) {
+        (Some(doc), _) => Ok(Some(doc.text)),
+        (None, None) => Ok(None),
+        (None, Some(heading)) => {
+            cx.error_spanned_by(
+                heading,
+                format!(
+                    "the `# Computed` doc section of `{}` is empty: write how the value is computed under the heading (it goes into the descriptor and the catalogue), or remove the heading",
+                    field.ident
+                ),
+            );
+            Err(Invalid)
+        }
+    }
 }
 
 /// Control characters cannot be in a `# HELP` line; a tab is made a space at registration.
