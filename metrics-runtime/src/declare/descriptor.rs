@@ -22,11 +22,7 @@ pub enum MetricKind {
 impl MetricKind {
     /// The lower-case name Prometheus uses in `# TYPE` lines.
     pub const fn as_str(self) -> &'static str {
-        match self {
-            MetricKind::Counter => "counter",
-            MetricKind::Gauge => "gauge",
-            MetricKind::Histogram => "histogram",
-        }
+        type_name(self.metric_type())
     }
 
     /// prometheus-client's name for the kind.
@@ -36,6 +32,18 @@ impl MetricKind {
             MetricKind::Gauge => MetricType::Gauge,
             MetricKind::Histogram => MetricType::Histogram,
         }
+    }
+}
+
+/// The name a `# TYPE` line writes for a prometheus-client metric type: the crate's one table
+/// of type names ([`MetricKind::as_str`] reads it too).
+pub(crate) const fn type_name(metric_type: MetricType) -> &'static str {
+    match metric_type {
+        MetricType::Counter => "counter",
+        MetricType::Gauge => "gauge",
+        MetricType::Histogram => "histogram",
+        MetricType::Info => "info",
+        MetricType::Unknown => "unknown",
     }
 }
 

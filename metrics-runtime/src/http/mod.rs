@@ -44,8 +44,8 @@ use crate::buckets::Buckets;
 use crate::declare::descriptor::{MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
 use crate::registry::options::RegisterOptions;
 use crate::registry::{check_registration, register_family, RegistrationError, Registry};
-use crate::series::bounded::OVERFLOW_LABEL;
 use crate::series::labels::NoLabels;
+use crate::series::labels::OVERFLOW_LABEL;
 use crate::{Counter, Family, Histogram, LabelEnum, LabelSet};
 
 /// Bounds of `http_request_duration_seconds`, in seconds (vLLM's Rust frontend,

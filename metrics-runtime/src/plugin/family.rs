@@ -1,8 +1,7 @@
 //! [`RuntimeFamily`]: the series of one family registered at run time.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use crate::record::counter::Counter;
 use prometheus_client::encoding::{
@@ -14,8 +13,9 @@ use prometheus_client::registry::Unit;
 use super::error::FamilyError;
 use crate::declare::descriptor::MetricKind;
 use crate::record::histogram::Histogram;
-use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::bounded::{encode_overflow, SeriesMap};
 use crate::series::label_size::{extra_labels_fit, extra_values_may_fit};
+use crate::series::labels::NoLabels;
 use crate::series::labels::{LabelSet, WithLabels};
 use crate::series::member::{FamilyMember, SeriesSpec};
 
@@ -46,20 +46,17 @@ type SeriesKey<L> = (L, Box<[String]>);
 /// at most [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition).
 /// Cloning is cheap; clones share the series.
 pub struct RuntimeFamily<L, M> {
-    inner: Arc<Inner<L, M>>,
+    inner: SeriesMap<SeriesKey<L>, M, Described>,
 }
 
-struct Inner<L, M> {
+/// What a run-time family's spec says besides its series.
+struct Described {
     name: String,
     /// Help text with the final `.` the exposition shows (as `Registry::register` adds it).
     help: String,
     unit: Option<Unit>,
     kind: MetricKind,
     extra_keys: Box<[String]>,
-    spec: SeriesSpec,
-    series: BoundedSeries<SeriesKey<L>, M>,
-    /// Lookups of extra labels over the size limits, routed to the overflow series.
-    oversized_lookups: AtomicU64,
 }
 
 impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
@@ -70,19 +67,17 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         extra_keys: Vec<String>,
         spec: SeriesSpec,
     ) -> Self {
+        let described = Described {
+            // One line without surrounding whitespace, as a derived family's: line breaks
+            // and tabs become spaces.
+            help: format!("{}.", crate::sanitize::help_line(help.trim())),
+            name,
+            unit,
+            kind: M::KIND,
+            extra_keys: extra_keys.into_boxed_slice(),
+        };
         RuntimeFamily {
-            inner: Arc::new(Inner {
-                // One line without surrounding whitespace, as a derived family's: line breaks
-                // and tabs become spaces.
-                help: format!("{}.", crate::sanitize::help_line(help.trim())),
-                name,
-                unit,
-                kind: M::KIND,
-                extra_keys: extra_keys.into_boxed_slice(),
-                series: BoundedSeries::new(spec.max_series),
-                oversized_lookups: AtomicU64::new(0),
-                spec,
-            }),
+            inner: SeriesMap::new(spec.clone(), spec.max_series, described),
         }
     }
 
@@ -94,19 +89,18 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     /// in [`oversized_lookups`](Self::oversized_lookups)). Either way the record is counted.
     /// Fails only when `extra` has the wrong length.
     pub fn get_or_create(&self, common: &L, extra: &[&str]) -> Result<M, FamilyError> {
-        let inner = &*self.inner;
-        if extra.len() != inner.extra_keys.len() {
+        let inner = &self.inner;
+        if extra.len() != inner.about.extra_keys.len() {
             return Err(FamilyError::LabelValueCount {
-                name: inner.name.clone(),
-                expected: inner.extra_keys.len(),
+                name: inner.about.name.clone(),
+                expected: inner.about.extra_keys.len(),
                 got: extra.len(),
             });
         }
-        let build = || M::build(&inner.spec);
         // Values too long to be kept are never in the map: send them to the overflow series
         // before copying them into a key.
         if !extra_values_may_fit(extra) {
-            return Ok(self.oversized(build));
+            return Ok(inner.oversized());
         }
         let key = (
             common.clone(),
@@ -115,22 +109,10 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         if let Some(series) = inner.series.get(&key) {
             return Ok(series);
         }
-        if !extra_labels_fit(&inner.extra_keys, extra) {
-            return Ok(self.oversized(build));
+        if !extra_labels_fit(&inner.about.extra_keys, extra) {
+            return Ok(inner.oversized());
         }
-        Ok(inner.series.resolve(&key, build))
-    }
-
-    /// The overflow series, for extra labels over the size limits. As with a `Dynamic` axis,
-    /// a full map sends every new label set there anyway: the lookup is counted as oversized
-    /// only while the labels could otherwise have had a series of their own.
-    #[cold]
-    fn oversized(&self, build: impl Fn() -> M) -> M {
-        let inner = &*self.inner;
-        if !inner.series.is_full() {
-            inner.oversized_lookups.fetch_add(1, Ordering::Relaxed);
-        }
-        inner.series.overflow_series(build)
+        Ok(inner.resolve(&key))
     }
 
     /// The handle of a family this crate declares, with `extra` known to match its keys.
@@ -143,14 +125,11 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
     /// [`resolve_declared`](Self::resolve_declared), and whether the handle is the overflow
     /// series.
     pub(crate) fn resolve_declared_or_overflow(&self, common: &L, extra: &[&str]) -> (M, bool) {
-        let inner = &*self.inner;
         let key = (
             common.clone(),
             extra.iter().map(|&v| v.to_owned()).collect(),
         );
-        inner
-            .series
-            .resolve_or_overflow(&key, || M::build(&inner.spec))
+        self.inner.resolve_or_overflow(&key)
     }
 
     /// The handle of a family this crate declares without extra label keys.
@@ -186,17 +165,17 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
 
     /// The registered name.
     pub fn name(&self) -> &str {
-        &self.inner.name
+        &self.inner.about.name
     }
 
     /// The extra label keys, in encoding order.
     pub fn extra_label_keys(&self) -> &[String] {
-        &self.inner.extra_keys
+        &self.inner.about.extra_keys
     }
 
     /// How many label sets have their own series (the overflow series not counted).
     pub fn len(&self) -> usize {
-        self.inner.series.len()
+        self.inner.len()
     }
 
     /// Whether no series has been resolved yet.
@@ -206,21 +185,21 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
 
     /// How many `get_or_create` calls were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
-        self.inner.series.overflowed_lookups()
+        self.inner.overflowed_lookups()
     }
 
     /// How many `get_or_create` calls were routed to the overflow series because their extra
     /// labels were over the size limits (also counted in
     /// [`overflowed_lookups`](Self::overflowed_lookups)).
     pub fn oversized_lookups(&self) -> u64 {
-        self.inner.oversized_lookups.load(Ordering::Relaxed)
+        self.inner.oversized_lookups()
     }
 }
 
 impl<L, M> Clone for RuntimeFamily<L, M> {
     fn clone(&self) -> Self {
         RuntimeFamily {
-            inner: Arc::clone(&self.inner),
+            inner: self.inner.clone(),
         }
     }
 }
@@ -228,9 +207,9 @@ impl<L, M> Clone for RuntimeFamily<L, M> {
 impl<L, M> fmt::Debug for RuntimeFamily<L, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RuntimeFamily")
-            .field("name", &self.inner.name)
-            .field("kind", &self.inner.kind)
-            .field("extra_label_keys", &self.inner.extra_keys)
+            .field("name", &self.inner.about.name)
+            .field("kind", &self.inner.about.kind)
+            .field("extra_label_keys", &self.inner.about.extra_keys)
             .finish_non_exhaustive()
     }
 }
@@ -251,15 +230,15 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
     fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
         let inner = &*self.inner;
         let mut metric_encoder = encoder.encode_descriptor(
-            &inner.name,
-            &inner.help,
-            inner.unit.as_ref(),
-            inner.kind.metric_type(),
+            &inner.about.name,
+            &inner.about.help,
+            inner.about.unit.as_ref(),
+            inner.about.kind.metric_type(),
         )?;
         inner.series.for_each(|key, member| match key {
             Some((common, values)) => {
                 let extra = ExtraLabels {
-                    keys: &inner.extra_keys,
+                    keys: &inner.about.extra_keys,
                     values,
                 };
                 let labels = WithLabels {
@@ -268,7 +247,7 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
                 };
                 member.encode_member(&labels, &mut metric_encoder)
             }
-            None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut metric_encoder),
+            None => encode_overflow(member, &NoLabels, &mut metric_encoder),
         })
     }
 
@@ -279,9 +258,9 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
     fn create_zero_series(&self, common: &L) {
         let inner = &*self.inner;
         // Extra label values depend on the data: those series appear on their first record.
-        if inner.extra_keys.is_empty() && !inner.series.is_full() {
+        if inner.about.extra_keys.is_empty() && !inner.series.is_full() {
             let key = (common.clone(), Box::default());
-            let _ = inner.series.resolve(&key, || M::build(&inner.spec));
+            let _ = inner.resolve(&key);
         }
     }
 }

@@ -4,7 +4,7 @@ use super::error::FamilyError;
 use super::spec::FamilySpec;
 use crate::buckets;
 use crate::declare::descriptor::MetricKind;
-use crate::series::bounded::OVERFLOW_LABEL;
+use crate::series::labels::OVERFLOW_LABEL;
 
 /// Label keys that Prometheus or this crate reserve.
 const RESERVED_KEYS: &[&str] = &["le", "quantile", OVERFLOW_LABEL];

@@ -12,8 +12,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use prometheus_client::metrics::MetricType;
-
 use super::error::{RegisteredFamily, RegistrationError};
 use crate::series::labels::{is_label_name, is_reserved_label_key};
 
@@ -123,17 +121,6 @@ pub(crate) fn written_names<'a>(
     suffixes
         .iter()
         .map(move |suffix| format!("{family}{suffix}"))
-}
-
-/// The OpenMetrics name of `metric_type`, as the `# TYPE` line writes it.
-pub(crate) fn type_name(metric_type: MetricType) -> &'static str {
-    match metric_type {
-        MetricType::Counter => "counter",
-        MetricType::Gauge => "gauge",
-        MetricType::Histogram => "histogram",
-        MetricType::Info => "info",
-        MetricType::Unknown => "unknown",
-    }
 }
 
 /// The families an exposition declares (its `# TYPE` lines), as `(name, type)`.

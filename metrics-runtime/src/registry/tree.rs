@@ -9,7 +9,8 @@ use prometheus_client::encoding::{text, DescriptorEncoder};
 use prometheus_client::registry::{Metric, Unit};
 
 use super::error::{RegisteredFamily, RegistrationError};
-use super::ledger::{declared_families, type_name, FamilyClaim, Ledger};
+use super::ledger::{declared_families, FamilyClaim, Ledger};
+use crate::declare::descriptor::type_name;
 use crate::sync::lock;
 
 /// prometheus-client's registry, which stores and encodes each level of the tree.

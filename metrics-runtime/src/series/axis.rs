@@ -10,13 +10,12 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::declare::descriptor::MetricKind;
-use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::bounded::{encode_overflow, BoundedSeries, SeriesMap};
 use crate::series::label_size::label_set_fits;
 use crate::series::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
 use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
@@ -239,20 +238,6 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
     }
 }
 
-/// Encodes a map's overflow series under `labels` plus `otel_metric_overflow="true"`.
-pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
-    overflow: &M,
-    labels: &L,
-    encoder: &mut MetricEncoder<'_>,
-) -> Result<(), fmt::Error> {
-    let labels = WithLabel {
-        base: labels,
-        key: OVERFLOW_LABEL,
-        value: "true",
-    };
-    overflow.encode_member(&labels, encoder)
-}
-
 /// Series keyed by labels only known at record time (`D`, a [`LabelSet`]), kept in a map
 /// bounded by the field's `max_series`: past the limit, records go to one overflow series
 /// labelled `otel_metric_overflow="true"`, so memory stays bounded and no record is lost.
@@ -264,14 +249,7 @@ pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
 /// Each record pays a hash and a read lock, like a prometheus-client `Family`; use an enum or
 /// position axis whenever the values are known in advance.
 pub struct Dynamic<D, M> {
-    inner: Arc<DynamicInner<D, M>>,
-}
-
-struct DynamicInner<D, M> {
-    spec: SeriesSpec,
-    series: BoundedSeries<D, M>,
-    /// Lookups of label sets over the size limits, routed to the overflow series.
-    oversized_lookups: AtomicU64,
+    inner: SeriesMap<D, M>,
 }
 
 impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
@@ -281,24 +259,22 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
     /// [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition). Either
     /// way the record is counted, in the overflow series.
     pub fn get_or_create(&self, labels: &D) -> M {
-        let inner = &*self.inner;
-        let build = || M::build(&inner.spec);
+        let inner = &self.inner;
         if let Some(series) = inner.series.get(labels) {
             return series;
         }
         // A full map sends every new label set to the overflow series anyway: measure only
         // a label set that would get its own series.
         if !inner.series.is_full() && !label_set_fits(labels) {
-            inner.oversized_lookups.fetch_add(1, Ordering::Relaxed);
-            return inner.series.overflow_series(build);
+            return inner.oversized();
         }
-        inner.series.resolve(labels, build)
+        inner.resolve(labels)
     }
 
     /// How many lookups were routed to the overflow series because their label set was over
     /// the size limits (also counted in [`Dynamic::overflowed_lookups`]).
     pub fn oversized_lookups(&self) -> u64 {
-        self.inner.oversized_lookups.load(Ordering::Relaxed)
+        self.inner.oversized_lookups()
     }
 
     /// The series for `labels` if it exists; never creates one.
@@ -313,7 +289,7 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
 
     /// How many distinct label sets have their own series (the overflow series not counted).
     pub fn len(&self) -> usize {
-        self.inner.series.len()
+        self.inner.len()
     }
 
     /// Whether no label set has been recorded yet.
@@ -323,14 +299,14 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
 
     /// How many lookups were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
-        self.inner.series.overflowed_lookups()
+        self.inner.overflowed_lookups()
     }
 }
 
 impl<D, M> Clone for Dynamic<D, M> {
     fn clone(&self) -> Self {
         Dynamic {
-            inner: Arc::clone(&self.inner),
+            inner: self.inner.clone(),
         }
     }
 }
@@ -359,11 +335,7 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
 
     fn build(spec: &SeriesSpec) -> Self {
         Dynamic {
-            inner: Arc::new(DynamicInner {
-                spec: spec.clone(),
-                series: BoundedSeries::new(spec.max_series),
-                oversized_lookups: AtomicU64::new(0),
-            }),
+            inner: SeriesMap::new(spec.clone(), spec.max_series, ()),
         }
     }
 

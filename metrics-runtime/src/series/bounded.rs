@@ -6,15 +6,31 @@
 //! does: memory stays bounded under any label stream, and no record is ever lost.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
+
+use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
+use crate::series::member::{FamilyMember, SeriesSpec};
 use crate::sync::{read, write};
 
-/// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
-/// OpenTelemetry's Prometheus exporter gives its overflow attribute.
-pub(crate) const OVERFLOW_LABEL: &str = "otel_metric_overflow";
+/// Encodes a map's overflow series under `labels` plus `otel_metric_overflow="true"`: the one
+/// place the overflow label is written (a `Family`'s, a run-time family's, an axis's).
+pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
+    overflow: &M,
+    labels: &L,
+    encoder: &mut MetricEncoder<'_>,
+) -> Result<(), fmt::Error> {
+    let labels = WithLabel {
+        base: labels,
+        key: OVERFLOW_LABEL,
+        value: "true",
+    };
+    overflow.encode_member(&labels, encoder)
+}
 
 pub(crate) struct BoundedSeries<K, M> {
     max_series: usize,
@@ -197,6 +213,91 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
         write(&self.table)
+    }
+}
+
+/// The series of one family or axis and what builds them, behind one `Arc`: the state
+/// [`Family`](crate::Family), [`Dynamic`](crate::Dynamic) and
+/// [`RuntimeFamily`](crate::plugin::RuntimeFamily) share (each adds its own lookups and
+/// `about`: what it needs beside the series). Cloning is cheap; clones share the series.
+pub(crate) struct SeriesMap<K, M, X = ()>(Arc<Shared<K, M, X>>);
+
+pub(crate) struct Shared<K, M, X> {
+    /// What builds a member.
+    pub(crate) spec: SeriesSpec,
+    pub(crate) series: BoundedSeries<K, M>,
+    /// Lookups of label sets over the size limits, routed to the overflow series.
+    oversized_lookups: AtomicU64,
+    pub(crate) about: X,
+}
+
+impl<K, M, X> SeriesMap<K, M, X> {
+    /// A map of at most `max_series` series whose members are built from `spec`.
+    pub(crate) fn new(spec: SeriesSpec, max_series: usize, about: X) -> Self
+    where
+        K: Clone + Hash + Eq,
+        M: Clone,
+    {
+        SeriesMap(Arc::new(Shared {
+            spec,
+            series: BoundedSeries::new(max_series),
+            oversized_lookups: AtomicU64::new(0),
+            about,
+        }))
+    }
+}
+
+impl<K, M, X> std::ops::Deref for SeriesMap<K, M, X> {
+    type Target = Shared<K, M, X>;
+
+    fn deref(&self) -> &Shared<K, M, X> {
+        &self.0
+    }
+}
+
+impl<K, M, X> Clone for SeriesMap<K, M, X> {
+    fn clone(&self) -> Self {
+        SeriesMap(Arc::clone(&self.0))
+    }
+}
+
+impl<K: Clone + Hash + Eq, M: FamilyMember, X> Shared<K, M, X> {
+    /// The series for `key`: found, created on first sight, or the overflow series.
+    pub(crate) fn resolve(&self, key: &K) -> M {
+        self.series.resolve(key, || M::build(&self.spec))
+    }
+
+    /// [`resolve`](Self::resolve), and whether the series returned is the overflow series.
+    pub(crate) fn resolve_or_overflow(&self, key: &K) -> (M, bool) {
+        self.series
+            .resolve_or_overflow(key, || M::build(&self.spec))
+    }
+
+    /// The overflow series, for a label set over the size limits. A full map sends every new
+    /// label set there anyway: the lookup counts as oversized only while the labels could
+    /// otherwise have had a series of their own.
+    #[cold]
+    pub(crate) fn oversized(&self) -> M {
+        if !self.series.is_full() {
+            self.oversized_lookups.fetch_add(1, Ordering::Relaxed);
+        }
+        self.series.overflow_series(|| M::build(&self.spec))
+    }
+
+    /// How many label sets have their own series (the overflow series not counted).
+    pub(crate) fn len(&self) -> usize {
+        self.series.len()
+    }
+
+    /// How many lookups were routed to the overflow series.
+    pub(crate) fn overflowed_lookups(&self) -> u64 {
+        self.series.overflowed_lookups()
+    }
+
+    /// How many lookups were routed to the overflow series for a label set over the size
+    /// limits (also counted in [`overflowed_lookups`](Self::overflowed_lookups)).
+    pub(crate) fn oversized_lookups(&self) -> u64 {
+        self.oversized_lookups.load(Ordering::Relaxed)
     }
 }
 

@@ -2,12 +2,12 @@
 
 use std::fmt;
 use std::hash::Hash;
-use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::series::bounded::{BoundedSeries, OVERFLOW_LABEL};
+use crate::series::bounded::{encode_overflow, SeriesMap};
+use crate::series::labels::NoLabels;
 use crate::series::member::{FamilyMember, SeriesSpec};
 
 /// The series of one metric, one member `M` per common label set `L`.
@@ -24,12 +24,7 @@ use crate::series::member::{FamilyMember, SeriesSpec};
 // The parameters' names are what the compiler shows for `Family<Gauge>`: "struct defined
 // here, with 2 generic parameters: `Labels`, `Member`".
 pub struct Family<Labels, Member> {
-    inner: Arc<FamilyInner<Labels, Member>>,
-}
-
-struct FamilyInner<L, M> {
-    spec: SeriesSpec,
-    series: BoundedSeries<L, M>,
+    inner: SeriesMap<Labels, Member>,
 }
 
 // The bounds are what the map and the encoder need, not `LabelSet`: a derived struct checks
@@ -43,17 +38,13 @@ where
     /// An unregistered family whose members are built from `spec`.
     pub(crate) fn new(spec: SeriesSpec) -> Self {
         Family {
-            inner: Arc::new(FamilyInner {
-                series: BoundedSeries::new(spec.max_label_sets),
-                spec,
-            }),
+            inner: SeriesMap::new(spec.clone(), spec.max_label_sets, ()),
         }
     }
 
     /// The member for `labels`: found, created on first sight, or the overflow series.
     pub fn get_or_create(&self, labels: &L) -> M {
-        let inner = &*self.inner;
-        inner.series.resolve(labels, || M::build(&inner.spec))
+        self.inner.resolve(labels)
     }
 
     /// The member for `labels` if it exists; never creates one.
@@ -77,7 +68,7 @@ where
 
     /// How many label sets have their own series (the overflow series not counted).
     pub fn len(&self) -> usize {
-        self.inner.series.len()
+        self.inner.len()
     }
 
     /// Whether no label set has a series yet.
@@ -87,14 +78,14 @@ where
 
     /// How many `get_or_create` calls were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
-        self.inner.series.overflowed_lookups()
+        self.inner.overflowed_lookups()
     }
 }
 
 impl<L, M> Clone for Family<L, M> {
     fn clone(&self) -> Self {
         Family {
-            inner: Arc::clone(&self.inner),
+            inner: self.inner.clone(),
         }
     }
 }
@@ -128,7 +119,7 @@ where
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
         self.inner.series.for_each(|labels, member| match labels {
             Some(labels) => member.encode_member(labels, &mut encoder),
-            None => member.encode_member(&[(OVERFLOW_LABEL, "true")], &mut encoder),
+            None => encode_overflow(member, &NoLabels, &mut encoder),
         })
     }
 

@@ -15,7 +15,8 @@ use prometheus_client::encoding::{
 };
 
 use crate::declare::descriptor::{LabelAxis, MetricKind};
-use crate::series::axis::{encode_overflow, PositionSeries};
+use crate::series::axis::PositionSeries;
+use crate::series::bounded::encode_overflow;
 use crate::series::bounded::BoundedSeries;
 use crate::series::labels::LabelEnum;
 use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};

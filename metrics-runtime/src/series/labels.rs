@@ -86,6 +86,10 @@ pub trait LabelEnum: Copy + EncodeLabelValue + fmt::Debug + Send + Sync + 'stati
     }
 }
 
+/// The label that marks the overflow series: `otel_metric_overflow="true"`, the name
+/// OpenTelemetry's Prometheus exporter gives its overflow attribute.
+pub(crate) const OVERFLOW_LABEL: &str = "otel_metric_overflow";
+
 /// One extra label appended to a label set: `(base, key = value)`. Used when encoding the
 /// children of [`ByLabel`](crate::ByLabel), [`ByPosition`](crate::ByPosition) and
 /// [`Dynamic`](crate::Dynamic) so that every series carries the common labels first.
@@ -132,6 +136,5 @@ pub(crate) fn is_label_name(key: &str) -> bool {
 /// Whether `key` is reserved: by Prometheus (`le` on histogram buckets, `quantile` on
 /// summaries, every key starting with `__`) or by this crate (the overflow series' label).
 pub(crate) fn is_reserved_label_key(key: &str) -> bool {
-    key.starts_with("__")
-        || ["le", "quantile", crate::series::bounded::OVERFLOW_LABEL].contains(&key)
+    key.starts_with("__") || ["le", "quantile", OVERFLOW_LABEL].contains(&key)
 }
