@@ -14,7 +14,7 @@ use prometheus_client::registry::Unit;
 use super::{FamilyClaim, Registry, Scope};
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MAX_PRERESOLVED_POSITIONS};
 use crate::registry::options::RegisterOptions;
-use crate::registry::RegistrationError;
+use crate::registry::{RegisteredFamily, RegistrationError};
 use crate::sanitize::help_line;
 use crate::series::family::Family;
 use crate::series::member::{FamilyMember, SeriesSpec};
@@ -29,6 +29,21 @@ pub fn check_registration(
     descriptors: &[MetricDescriptor],
     options: &RegisterOptions,
 ) -> Result<(), RegistrationError> {
+    if let Some((option, name)) = options.unknown_override(descriptors) {
+        return Err(RegistrationError::UnknownOverride {
+            family: Box::new(RegisteredFamily {
+                name: name.to_owned(),
+                metric_type: "unknown",
+                registered_by: format!("`RegisterOptions::{option}` given to `{owner}`"),
+                const_labels: registry
+                    .const_labels()
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect(),
+            }),
+            option,
+            known: descriptors.iter().map(|d| d.name.to_owned()).collect(),
+        });
+    }
     registry.claim(declared_claims(
         registry.scope(),
         owner,

@@ -87,6 +87,18 @@ pub enum RegistrationError {
         /// The key as given.
         key: String,
     },
+    /// A [`RegisterOptions`](crate::RegisterOptions) override names no metric of the
+    /// registration it was given to (a misspelt name, an alias, or a metric of another
+    /// struct): it would change nothing. `family` is the name as given, of type `unknown`,
+    /// registered by the override (`` `RegisterOptions::buckets` given to `EngineMetrics` ``).
+    UnknownOverride {
+        /// The name the override gave.
+        family: Box<RegisteredFamily>,
+        /// The builder that set it: `buckets`, `positions`, `max_series` or `max_label_sets`.
+        option: &'static str,
+        /// What the registration registers (its metrics' primary names).
+        known: Vec<String>,
+    },
 }
 
 impl RegistrationError {
@@ -95,7 +107,8 @@ impl RegistrationError {
         match self {
             RegistrationError::NameTaken { family, .. }
             | RegistrationError::ConstLabelRepeatsKey { family, .. }
-            | RegistrationError::InvalidConstLabel { family, .. } => family,
+            | RegistrationError::InvalidConstLabel { family, .. }
+            | RegistrationError::UnknownOverride { family, .. } => family,
         }
     }
 
@@ -173,6 +186,20 @@ impl fmt::Display for RegistrationError {
                  label name the exposition can carry: use `[a-zA-Z_][a-zA-Z0-9_]*`, not `le`, \
                  `quantile`, `otel_metric_overflow` or a name starting with `__`",
                 family.registered_by
+            ),
+            RegistrationError::UnknownOverride { family, known, .. } => write!(
+                f,
+                "{} names `{}`, which is none of the metrics registered with it ({}): an \
+                 override of a metric not registered changes nothing; give the primary name of \
+                 one of these, or leave it out (`RegisterOptions::for_descriptors` keeps the \
+                 overrides of one struct's metrics)",
+                family.registered_by,
+                family.name,
+                known
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }

@@ -8,6 +8,13 @@ use crate::declare::descriptor::{Alias, MetricDescriptor};
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///
+/// Each override names a metric by its primary name; a registration refuses options with an
+/// override naming none of its metrics ([`RegistrationError::UnknownOverride`]), since it
+/// would change nothing. Options shared by several structs go through
+/// [`for_descriptors`](Self::for_descriptors) first.
+///
+/// [`RegistrationError::UnknownOverride`]: crate::RegistrationError::UnknownOverride
+///
 /// The builders that cannot fail take and return the options by value, for chaining.
 /// [`buckets`](Self::buckets), the one that can, borrows them: a rejected list leaves the
 /// options as they were, still usable.
@@ -96,6 +103,48 @@ impl RegisterOptions {
     pub fn show_hidden_metrics_for_version(mut self, version: impl Into<String>) -> Self {
         self.show_hidden_for = Some(version.into());
         self
+    }
+
+    /// The overrides that name one of `descriptors`, for options shared by several structs
+    /// (each registration refuses an override that names none of its metrics).
+    pub fn for_descriptors(&self, descriptors: &[MetricDescriptor]) -> RegisterOptions {
+        fn keep<V: Clone>(
+            map: &HashMap<String, V>,
+            descriptors: &[MetricDescriptor],
+        ) -> HashMap<String, V> {
+            map.iter()
+                .filter(|(name, _)| descriptors.iter().any(|d| d.name == name.as_str()))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect()
+        }
+        RegisterOptions {
+            buckets: keep(&self.buckets, descriptors),
+            positions: keep(&self.positions, descriptors),
+            max_series: keep(&self.max_series, descriptors),
+            max_label_sets: keep(&self.max_label_sets, descriptors),
+            show_hidden_for: self.show_hidden_for.clone(),
+        }
+    }
+
+    /// The first override naming none of `descriptors` (by primary name), as the builder that
+    /// set it and the name, in a stable order (builder, then name).
+    pub(crate) fn unknown_override(
+        &self,
+        descriptors: &[MetricDescriptor],
+    ) -> Option<(&'static str, &str)> {
+        let names: [(&'static str, Vec<&String>); 4] = [
+            ("buckets", self.buckets.keys().collect()),
+            ("positions", self.positions.keys().collect()),
+            ("max_series", self.max_series.keys().collect()),
+            ("max_label_sets", self.max_label_sets.keys().collect()),
+        ];
+        names.into_iter().find_map(|(builder, mut names)| {
+            names.sort();
+            names
+                .into_iter()
+                .find(|name| !descriptors.iter().any(|d| d.name == name.as_str()))
+                .map(|name| (builder, name.as_str()))
+        })
     }
 
     /// The bucket bounds for `descriptor`: the override if any, else the declared ones.

@@ -86,11 +86,20 @@ impl VllmMetrics {
             ));
         }
         registry.check(&claims)?;
-        let scheduler = SchedulerMetrics::try_register_with(registry, &options)?;
-        let requests = RequestMetrics::try_register_with(registry, &options)?;
-        let sleep_mode =
-            SleepModeRecorder::new(&SleepModeMetrics::try_register_with(registry, &options)?);
-        let lora = LoraInfoRecorder::new(&LoraInfoMetrics::try_register_with(registry, &options)?);
+        // One set of options for four structs: each gets the overrides of its own metrics.
+        let only = |descriptors| options.for_descriptors(descriptors);
+        let scheduler =
+            SchedulerMetrics::try_register_with(registry, &only(SchedulerMetrics::DESCRIPTORS))?;
+        let requests =
+            RequestMetrics::try_register_with(registry, &only(RequestMetrics::DESCRIPTORS))?;
+        let sleep_mode = SleepModeRecorder::new(&SleepModeMetrics::try_register_with(
+            registry,
+            &only(SleepModeMetrics::DESCRIPTORS),
+        )?);
+        let lora = LoraInfoRecorder::new(&LoraInfoMetrics::try_register_with(
+            registry,
+            &only(LoraInfoMetrics::DESCRIPTORS),
+        )?);
         let plugins = RuntimeFamilies::register_in(registry);
         for descriptors in [
             NIXL_DESCRIPTORS,

@@ -475,3 +475,45 @@ fn http_metrics_take_the_prefix_and_const_labels_of_their_level() {
     let err = HttpMetrics::try_register(again).unwrap_err();
     assert!(err.to_string().contains("`kv_http_requests`"), "{err}");
 }
+
+#[test]
+fn an_override_naming_no_metric_of_the_struct_is_refused_and_nothing_is_registered() {
+    use metric_handles::RegisterOptions;
+
+    let mut registry = Registry::default();
+    // A misspelt name: the buckets would silently stay the declared ones.
+    let mut options = RegisterOptions::new();
+    options
+        .buckets("app:latence", vec![0.5, 5.0])
+        .expect("valid buckets");
+    let err = refused(Served::try_register_with(&mut registry, &options));
+    match &err {
+        RegistrationError::UnknownOverride { option, known, .. } => {
+            assert_eq!(*option, "buckets");
+            assert_eq!(known, &["app:requests", "app:latency"]);
+        }
+        other => panic!("expected UnknownOverride, got {other:?}"),
+    }
+    assert_eq!(err.family().name, "app:latence");
+    assert_eq!(
+        err.to_string(),
+        "`RegisterOptions::buckets` given to `Served` names `app:latence`, which is none of the \
+         metrics registered with it (`app:requests`, `app:latency`): an override of a metric \
+         not registered changes nothing; give the primary name of one of these, or leave it out \
+         (`RegisterOptions::for_descriptors` keeps the overrides of one struct's metrics)"
+    );
+    assert_eq!(encode_openmetrics(&registry), "# EOF\n");
+
+    // A limit for another struct's metric is refused too, and for_descriptors keeps only the
+    // overrides of this struct's metrics.
+    let shared = RegisterOptions::new()
+        .max_series("app:in_flight", 4)
+        .max_label_sets("app:requests", 2);
+    let err = refused(Served::try_register_with(&mut registry, &shared));
+    assert_eq!(err.family().name, "app:in_flight");
+    let served =
+        Served::try_register_with(&mut registry, &shared.for_descriptors(Served::DESCRIPTORS))
+            .expect("the struct's own overrides register");
+    served.resolve(&NoLabels).requests.inc();
+    assert!(encode_openmetrics(&registry).contains("app:requests_total 1\n"));
+}
