@@ -16,16 +16,14 @@
 //! # What a scrape sees
 //!
 //! A scrape sees everything merged so far and nothing of a view's pending records: mid-request
-//! it lags by at most `interval - 1` records per open view. A histogram merge adds the batch's
-//! bucket counts first, then its sum; `_count` is not stored but derived from the buckets when
-//! encoding, so every scrape, even one that runs in the middle of a merge, sees
-//! `_count` = `+Inf` = the sum of the buckets. A scrape racing a merge may see part of the
-//! batch's observations in the buckets, each counted whole, and `_sum` with or without the
-//! batch (exactly as with concurrent [`Histogram::observe`] calls); the next scrape after the
-//! merge sees all of it.
+//! it lags by at most `interval - 1` records per open view. A histogram merge counts its batch
+//! as started, then adds the sum and last the bucket counts, and a scrape reads only records
+//! that have finished (the histogram's hot and cold halves), so every scrape sees a merged
+//! batch whole or not at all, with `_sum`, `_count` and the buckets in agreement.
 //!
-//! A histogram merge costs one locked instruction for the whole batch: a compare-and-swap
-//! takes the merge flag of the thread's shard, after which only this merge writes the shard's
+//! A histogram merge costs two locked instructions for the whole batch: a compare-and-swap
+//! takes the merge flag of the thread's shard and a `fetch_add` counts the batch as started,
+//! after which only this merge writes the shard's
 //! merge cells, so the batch's per-bucket counts and its sum are added with plain loads and
 //! stores (a merge that finds the flag taken adds with `fetch_add`s instead; nobody waits).
 //! The batch's values are added to `_sum` in their original order, so a merged batch is

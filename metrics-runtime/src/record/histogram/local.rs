@@ -112,8 +112,8 @@ impl fmt::Debug for HistogramBuffer {
 /// A request-local view of a [`Histogram`]: [`observe`](Self::observe) is a store into the
 /// view's own buffer, merged into the histogram every `interval` observations, on
 /// [`flush`](Self::flush) and on drop. A scrape sees everything merged so far and none of the
-/// view's pending observations (at most `interval - 1`); `_count` = `+Inf` = the sum of the
-/// buckets in every scrape, and one that races a merge may see `_sum` with or without the batch.
+/// view's pending observations (at most `interval - 1`); a merged batch is in a scrape whole
+/// or not at all, `_sum` included.
 ///
 /// Single-owner: `Send` but not `Sync`, and recording takes `&mut self`. The view holds a
 /// handle to the histogram (a clone: one reference count, no copy of the cells), so it can live
@@ -194,14 +194,14 @@ impl fmt::Debug for LocalHistogram {
 
 impl Histogram {
     /// Merges a batch of locally recorded observations and clears `pending`: the same result
-    /// as observing each value in order, for one locked instruction per batch instead of two
-    /// per value (a compare-and-swap takes the merge flag of this thread's shard, then plain
-    /// stores add the batch; a merge that finds the flag taken falls back to one `fetch_add`
-    /// per bucket it touches and one compare-and-swap for the sum, and never waits). Merging an
-    /// empty buffer touches nothing.
+    /// as observing each value in order, for two locked instructions per batch instead of three
+    /// per value (a compare-and-swap takes the merge flag of this thread's shard, a `fetch_add`
+    /// counts the batch as started, then plain stores add it; a merge that finds the flag
+    /// taken falls back to one `fetch_add` per bucket it touches and one compare-and-swap for
+    /// the sum, and never waits). Merging an empty buffer touches nothing.
     ///
-    /// The bucket counts are added first, then the sum: `_count` is derived from the
-    /// buckets, so a scrape racing the merge still sees `_count` = `+Inf`.
+    /// The sum is added first, the bucket counts last, and a scrape waits for a started batch
+    /// to finish: it sees the whole batch or none of it.
     pub fn merge(&self, pending: &mut HistogramBuffer) {
         self.core.merge(pending.values());
         pending.clear();

@@ -1,10 +1,9 @@
 //! The merge protocol: a batch of locally recorded observations added to the calling
 //! thread's shard in one step (see [`Histogram::merge`](super::Histogram::merge)).
 
-use std::sync::atomic::Ordering;
-
-use super::shards::{thread_index, HistogramCore};
+use super::shards::{thread_index, HistogramCore, MERGE_FLAG, STARTED};
 use super::sum::{add_all_to_f64_bits, add_in_order};
+use super::sync::Ordering;
 
 /// Bucket lists up to this long (vLLM's longest has 23 buckets) are merged with a per-bucket
 /// count on the stack; longer ones with one `fetch_add` per merged value.
@@ -13,35 +12,41 @@ pub(super) const MERGE_BUCKETS: usize = 64;
 impl HistogramCore {
     /// Adds a batch of observations to the calling thread's shard (see [`Histogram::merge`]).
     ///
-    /// The batch goes to the shard's merge area when its flag is free: one compare-and-swap
-    /// takes the flag, then every cell of the area is updated with a plain load and store (no
-    /// locked instruction per bucket: only the flag holder writes there), and a release store
-    /// frees the flag. When another merge holds it (more merging threads than shards), the
-    /// batch goes to the shard's `observe` cells with one `fetch_add` per bucket instead:
-    /// nobody ever waits. Buckets first, then the sum, in both cases.
+    /// The batch goes to the merge area of the hot half when the shard's merge flag is free:
+    /// one compare-and-swap takes the flag, one `fetch_add` counts the batch as started (and
+    /// names the half), then every cell of the area is updated with a plain load and store
+    /// (no locked instruction per bucket: only the flag holder writes there), and a release
+    /// store frees the flag. When another merge holds it (more merging threads than shards),
+    /// the batch goes to the half's observe cells with one `fetch_add` per bucket instead:
+    /// nobody ever waits. The sum first, then the buckets, in both cases.
     pub(super) fn merge(&self, values: &[f64]) {
         if values.is_empty() {
             return;
         }
         let shard = thread_index() & self.shard_mask;
-        let buckets = self.bounds.len() + 1;
-        if buckets > MERGE_BUCKETS {
-            for &value in values {
-                if let Some(cell) = self.cell(shard, 1 + self.bucket_index(value)) {
-                    cell.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            if let Some(sum) = self.cell(shard, 0) {
+        let Some(started) = self.cell(shard, STARTED) else {
+            return;
+        };
+        let batch = values.len() as u64;
+        if self.layout.buckets > MERGE_BUCKETS {
+            let area = self.layout.area(self.start(started, batch), false);
+            if let Some(sum) = self.cell(shard, area) {
                 add_all_to_f64_bits(sum, values);
+            }
+            for &value in values {
+                if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
+                    cell.fetch_add(1, Ordering::Release);
+                }
             }
             return;
         }
-        let flag = self.cell(shard, self.merged);
+        let flag = self.cell(shard, MERGE_FLAG);
         let owned = flag.filter(|flag| {
             flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
         });
-        let area = self.merged + 1;
+        let half = self.start(started, batch);
+        let area = self.layout.area(half, owned.is_some());
         // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
         // is added afterwards with a compare-and-swap.
         let start = match (owned, self.cell(shard, area)) {
@@ -60,27 +65,28 @@ impl HistogramCore {
             ),
             None => count_and_add(values, start, &mut counts, exact, exact),
         };
-        let counts = counts.get(..buckets).unwrap_or(&counts);
+        let counts = counts.get(..self.layout.buckets).unwrap_or(&counts);
         if let Some(flag) = owned {
-            // Every bucket, touched or not: a plain load and store each, no branch.
-            self.add_counts(shard, area + 1, counts, |cell, count| {
-                let total = cell.load(Ordering::Relaxed).wrapping_add(count);
-                cell.store(total, Ordering::Relaxed);
-            });
             if let Some(cell) = self.cell(shard, area) {
                 cell.store(sum.to_bits(), Ordering::Relaxed);
             }
+            // Every bucket, touched or not: a plain load and store each, no branch. Release:
+            // a scrape that sees the counts sees the sum.
+            self.add_counts(shard, area + 1, counts, |cell, count| {
+                let total = cell.load(Ordering::Relaxed).wrapping_add(count);
+                cell.store(total, Ordering::Release);
+            });
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
-            self.add_counts(shard, 1, counts, |cell, count| {
-                if count != 0 {
-                    cell.fetch_add(count, Ordering::Relaxed);
-                }
-            });
-            if let Some(cell) = self.cell(shard, 0) {
+            if let Some(cell) = self.cell(shard, area) {
                 add_all_to_f64_bits(cell, values);
             }
+            self.add_counts(shard, area + 1, counts, |cell, count| {
+                if count != 0 {
+                    cell.fetch_add(count, Ordering::Release);
+                }
+            });
         }
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! prometheus-client's `Histogram` takes a mutex on every `observe`, which serialises every
 //! worker recording into a hot histogram (inter-token latency is observed once per output batch
-//! of every request). This one records with two relaxed atomic operations on the common path:
-//! one `fetch_add` on the bucket the value falls into, and one compare-and-swap loop that adds
-//! the value to the sum (stored as `f64` bits).
+//! of every request). This one records with three atomic read-modify-writes and no lock: a
+//! `fetch_add` on the shard's started count (whose answer names the half of the cells to
+//! write), a compare-and-swap loop that adds the value to the sum (stored as `f64` bits), and a
+//! `fetch_add` on the bucket the value falls into.
 //!
 //! Both land in the calling thread's *shard*: the histogram keeps one block of cells (sum and
 //! bucket counts) per shard, each block on cache lines of its own, and every thread records
@@ -13,8 +14,12 @@
 //! histograms ever share a line. A scrape adds the shards up.
 //!
 //! Rules (what a scraper may rely on, whatever is observed and whenever it scrapes):
+//! * Every scrape sees `_sum`, `_count` and the buckets of one set of whole observations (a
+//!   merged batch all in or all out), and loses none: each shard's cells exist in two halves,
+//!   records write the hot one, and a scrape turns the other hot and reads the now cold one once
+//!   the records started there have finished (see [`Histogram::snapshot`]). Records never wait.
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
-//!   the `+Inf` bucket, even while observations race with a scrape.
+//!   the `+Inf` bucket.
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
 //!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
 //!   single bad sample can never turn the sum into NaN.
@@ -24,7 +29,11 @@
 //!   total.
 //! * Encoded output is byte-identical to prometheus-client's `Histogram` for finite observations
 //!   (whose sum does not overflow): observations from one thread are summed in order in one
-//!   shard, and adding the other shards' `0.0` is exact.
+//!   shard, and adding the other shards' `0.0` is exact. A scrape taken while they are
+//!   recorded splits them between the halves, whose sums are then added: that can differ from
+//!   the sum in order in the last bits.
+//! * The `loom` model (`loom_model.rs`, `RUSTFLAGS="--cfg loom"`) checks these rules under
+//!   every interleaving of observe, merge and snapshot.
 //!
 //! The folder, by job (none of it depends on anything outside it but the standard library,
 //! prometheus-client's encoding traits and the crate's poison-tolerant lock):
@@ -33,7 +42,8 @@
 //! * `merge.rs`: the merge protocol of a batch of locally recorded observations;
 //! * `sum.rs`: the rules of `_sum` (what is added, saturation, order);
 //! * `bucket_lookup.rs`: the bucket search of a value (a table where the bounds suit it);
-//! * `snapshot.rs`: reading the state a scrape encodes;
+//! * `snapshot.rs`: reading the state a scrape encodes (the scrape protocol);
+//! * `sync.rs`: the atomics and lock, the standard library's or loom's;
 //! * `local.rs`: the request-local view and its buffer.
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
@@ -45,10 +55,14 @@ mod observe;
 mod shards;
 mod snapshot;
 mod sum;
+mod sync;
 
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use observe::Histogram;
 pub use snapshot::HistogramSnapshot;
 
+/// The model check of the scrape protocol (`RUSTFLAGS="--cfg loom"`).
+#[cfg(all(test, loom))]
+mod loom_model;
 #[cfg(test)]
 mod tests;

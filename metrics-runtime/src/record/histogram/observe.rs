@@ -1,16 +1,19 @@
 //! The [`Histogram`] handle: construction, `observe`, and how it encodes.
 
 use std::fmt;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use super::bucket_lookup::BucketLookup;
-use super::shards::{shard_count, thread_index, HistogramCore, Line, CELLS_PER_LINE};
+use super::shards::{
+    shard_count, thread_index, HalfTotals, HistogramCore, Layout, Line, ScrapeState,
+    CELLS_PER_LINE, STARTED,
+};
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
+use super::sync::{Mutex, Ordering};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -45,39 +48,59 @@ impl Histogram {
         bounds.sort_by(f64::total_cmp);
         bounds.dedup();
         let shards = shard_count();
-        // The sum, one cell per bound and `+Inf`; then the merge area: its flag, its sum and
-        // again one cell per bucket.
-        let merged = bounds.len() + 2;
-        let lines_per_shard = (2 * merged + 1).div_ceil(CELLS_PER_LINE);
+        let layout = Layout {
+            buckets: bounds.len() + 1,
+        };
+        let lines_per_shard = layout.cells().div_ceil(CELLS_PER_LINE);
         let lines = (0..shards * lines_per_shard)
             .map(|_| Line::zeroed())
             .collect();
+        let scrape = ScrapeState {
+            hot: 0,
+            complete: [
+                HalfTotals::zero(layout.buckets),
+                HalfTotals::zero(layout.buckets),
+            ],
+            counted: vec![[0; 2]; shards].into_boxed_slice(),
+        };
         Histogram {
             core: Arc::new(HistogramCore {
                 lookup: BucketLookup::shared(&bounds),
                 bounds: bounds.into_boxed_slice(),
                 lines,
                 lines_per_shard,
-                merged,
+                layout,
                 shard_mask: shards - 1,
+                scrape: Mutex::new(scrape),
             }),
         }
     }
 
-    /// Records one observation. Lock-free and allocation-free.
+    /// Records one observation. Lock-free and allocation-free: three relaxed-or-release
+    /// read-modify-writes on the calling thread's shard (the started count, which names the
+    /// half to write, the sum and the bucket), and no wait on anything.
     #[inline]
     pub fn observe(&self, value: f64) {
         let core = &*self.core;
         let shard = thread_index() & core.shard_mask;
-        // `bucket_index` returns at most `bounds.len()`, so the cell is within the shard's
-        // block; `cell` returns `None` rather than panicking were it not.
-        if let Some(count) = core.cell(shard, 1 + core.bucket_index(value)) {
-            count.fetch_add(1, Ordering::Relaxed);
-        }
+        // The lookup table where the bounds suit it (two loads and a comparison; NaN is the
+        // one value it gets wrong), the linear count otherwise.
+        let bucket = match &core.lookup {
+            Some(lookup) if !value.is_nan() => lookup.index(value),
+            _ => core.bucket_index(value),
+        };
+        let Some(started) = core.cell(shard, STARTED) else {
+            return;
+        };
+        let area = core.layout.area(core.start(started, 1), false);
         if value.is_finite() && value != 0.0 {
-            if let Some(sum) = core.cell(shard, 0) {
+            if let Some(sum) = core.cell(shard, area) {
                 add_to_f64_bits(sum, value);
             }
+        }
+        // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
+        if let Some(count) = core.cell(shard, area + 1 + bucket) {
+            count.fetch_add(1, Ordering::Release);
         }
     }
 
@@ -86,11 +109,15 @@ impl Histogram {
         &self.core.bounds
     }
 
-    /// Reads the histogram's current state.
+    /// Reads the histogram's current state: `count()`, `sum()` and every bucket from one set
+    /// of observations, whatever records race the read.
     ///
-    /// Buckets are read one by one without stopping writers, so a snapshot taken while
-    /// observations are in flight may include some of them and not others; it is always
-    /// internally consistent in that `count()` equals the `+Inf` bucket.
+    /// Records write to the *hot* one of two halves of cells. A snapshot turns the other half
+    /// hot, waits until the records that started in the now cold half before the turn have
+    /// finished (records take a few nanoseconds; the wait spins, then yields), and reads the
+    /// cold half. Together with what the previous snapshot read of the other half, that is
+    /// every observation started before the turn and none after it. Records never wait for a
+    /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub fn snapshot(&self) -> HistogramSnapshot {
         self.core.snapshot()
     }

@@ -3,29 +3,95 @@
 //! lines, and no two histograms ever share a line.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering as StdOrdering};
 use std::sync::{Arc, OnceLock};
 
 use super::bucket_lookup::{linear_index, BucketLookup};
+use super::sync::{AtomicU64, Mutex, Ordering};
 
 pub(super) struct HistogramCore {
     /// Finite, strictly increasing upper bounds; the `+Inf` bucket is implicit.
     pub(super) bounds: Box<[f64]>,
-    /// The bucket search of merged batches, when the bounds suit it (every vLLM list does).
+    /// The bucket search of observations and merged batches, when the bounds suit it (every
+    /// vLLM list does).
     pub(super) lookup: Option<Arc<BucketLookup>>,
-    /// `shard_count()` blocks of `lines_per_shard` lines. In each block, cell 0 holds the sum of
-    /// the shard's finite observations (as `f64::to_bits`), and cells `1..=bounds.len() + 1`
-    /// its non-cumulative bucket counts, the last one being `+Inf`; `observe` adds to them with
-    /// atomic read-modify-writes. From cell [`merged`](Self::merged) on, the block has a second
-    /// area for merged batches: a flag, a sum and the bucket counts, written only by the
-    /// merge holding the flag (see [`merge`](Self::merge)). The histogram's state is the total
-    /// of both areas of every shard.
+    /// `shard_count()` blocks of `lines_per_shard` lines (see [`Layout`]).
     pub(super) lines: Box<[Line]>,
     pub(super) lines_per_shard: usize,
-    /// The first cell of each block's merge area (its flag).
-    pub(super) merged: usize,
+    pub(super) layout: Layout,
     /// `shard_count() - 1` (a power of two minus one): masks a thread index into a shard.
     pub(super) shard_mask: usize,
+    /// What scrapes know between them; held by one scrape at a time, never by a recorder.
+    pub(super) scrape: Mutex<ScrapeState>,
+}
+
+/// Where the cells of one shard's block are.
+///
+/// * [`STARTED`]: the shard's *hot half* (the top bit) and how many observations were ever
+///   started in the shard (the other 63 bits). Every record adds its observation count here
+///   first, and the value it gets back names the half it then writes to.
+/// * [`MERGE_FLAG`]: taken by the one merge that writes the shard's merge areas.
+/// * Two *halves*, each an observe area and a merge area; each area a sum (cell 0, `f64`
+///   bits) and one non-cumulative count per bucket, the last `+Inf`. `observe` adds to the
+///   observe area with atomic read-modify-writes; the merge area is written with plain loads
+///   and stores by the holder of the merge flag.
+///
+/// A record writes the sum first and the bucket counts last (with release ordering), so once a
+/// scrape sees a half's bucket counts add up to the observations started in it, every one of
+/// them is complete, sum included.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
+    /// Buckets, `+Inf` included.
+    pub(super) buckets: usize,
+}
+
+/// The cell holding a shard's hot half and started count.
+pub(super) const STARTED: usize = 0;
+/// The cell of a shard's merge flag.
+pub(super) const MERGE_FLAG: usize = 1;
+/// The hot-half bit of [`STARTED`]; the bits below it count started observations.
+pub(super) const HOT_BIT: u64 = 1 << 63;
+/// The started count of a [`STARTED`] value.
+pub(super) const COUNT_MASK: u64 = HOT_BIT - 1;
+
+impl Layout {
+    /// The first cell (the sum) of an area: `merged` picks the merge area.
+    pub(super) fn area(self, half: usize, merged: bool) -> usize {
+        let area_len = self.buckets + 1;
+        2 + half * 2 * area_len + usize::from(merged) * area_len
+    }
+
+    /// Cells per shard block.
+    pub(super) fn cells(self) -> usize {
+        self.area(2, false)
+    }
+}
+
+/// What the scrapes of one histogram carry from one to the next (see [`Histogram::snapshot`]).
+pub(super) struct ScrapeState {
+    /// The half records write to now, the same in every shard (a scrape turns them all).
+    pub(super) hot: usize,
+    /// Per half: its bucket counts and sum over all shards as the last scrape that turned it
+    /// cold read them, complete.
+    pub(super) complete: [HalfTotals; 2],
+    /// Per shard and half: the observations the half held when it was last read complete.
+    pub(super) counted: Box<[[u64; 2]]>,
+}
+
+/// A half's totals over all shards.
+#[derive(Clone)]
+pub(super) struct HalfTotals {
+    pub(super) buckets: Box<[u64]>,
+    pub(super) sum: f64,
+}
+
+impl HalfTotals {
+    pub(super) fn zero(buckets: usize) -> Self {
+        HalfTotals {
+            buckets: vec![0; buckets].into_boxed_slice(),
+            sum: 0.0,
+        }
+    }
 }
 
 /// Cells per [`Line`].
@@ -47,8 +113,12 @@ impl Line {
 pub(super) const MAX_SHARDS: usize = 16;
 
 /// Shards per histogram: the machine's parallelism rounded up to a power of two, at most
-/// [`MAX_SHARDS`]. Computed once (it may read cgroup files).
+/// [`MAX_SHARDS`]. Computed once (it may read cgroup files). The `loom` model runs with one
+/// shard, where every record of every thread meets on the same cells.
 pub(super) fn shard_count() -> usize {
+    if cfg!(loom) {
+        return 1;
+    }
     static SHARDS: OnceLock<usize> = OnceLock::new();
     *SHARDS.get_or_init(|| {
         std::thread::available_parallelism()
@@ -76,7 +146,7 @@ pub(super) fn thread_index() -> usize {
                 return current;
             }
             // Never `usize::MAX` in practice: that would take 2^64 threads.
-            let assigned = NEXT.fetch_add(1, Ordering::Relaxed);
+            let assigned = NEXT.fetch_add(1, StdOrdering::Relaxed);
             index.set(assigned);
             assigned
         })
@@ -91,6 +161,13 @@ impl HistogramCore {
             .lines
             .get(shard * self.lines_per_shard + cell / CELLS_PER_LINE)?;
         line.0.get(cell % CELLS_PER_LINE)
+    }
+
+    /// Counts `observations` as started in the shard whose [`STARTED`] cell is `started`, and
+    /// returns the half they are to be written to. Relaxed: the half is all a record reads.
+    #[inline]
+    pub(super) fn start(&self, started: &AtomicU64, observations: u64) -> usize {
+        usize::from(started.fetch_add(observations, Ordering::Relaxed) & HOT_BIT != 0)
     }
 
     /// Applies `add` to each cell of shard `shard`'s block from cell `first` on, paired with

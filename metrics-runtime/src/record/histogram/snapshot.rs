@@ -1,45 +1,100 @@
 //! Reading a histogram: [`HistogramSnapshot`], the state a scrape encodes.
 
-use std::sync::atomic::Ordering;
-
-use super::shards::HistogramCore;
+use super::shards::{HalfTotals, HistogramCore, COUNT_MASK, HOT_BIT, STARTED};
+use super::sync::{lock, spin_wait, Ordering};
 
 impl HistogramCore {
-    /// Reads the histogram's current state.
+    /// Reads the histogram's current state: `count()`, `sum()` and every bucket from one set
+    /// of observations, whatever records race the read.
     ///
-    /// Buckets are read one by one without stopping writers, so a snapshot taken while
-    /// observations are in flight may include some of them and not others; it is always
-    /// internally consistent in that `count()` equals the `+Inf` bucket.
+    /// Records write to the *hot* one of two halves of cells. A snapshot turns the other half
+    /// hot, waits until the records that started in the now cold half before the turn have
+    /// finished (records take a few nanoseconds; the wait spins, then yields), and reads the
+    /// cold half. Together with what the previous snapshot read of the other half, that is
+    /// every observation started before the turn and none after it. Records never wait for a
+    /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub(super) fn snapshot(&self) -> HistogramSnapshot {
         let core = self;
-        let shards = 0..=core.shard_mask;
-        let load = |shard, cell| {
-            core.cell(shard, cell)
-                .map_or(0, |c| c.load(Ordering::Relaxed))
-        };
-        let merged = core.merged;
-        let bucket_counts: Vec<u64> = (1..=core.bounds.len() + 1)
-            .map(|cell| {
-                shards.clone().fold(0u64, |total, shard| {
-                    total
-                        .wrapping_add(load(shard, cell))
-                        .wrapping_add(load(shard, merged + 1 + cell))
-                })
-            })
-            .collect();
-        // Adding a shard's (or area's) 0.0 is exact: a histogram recorded only with `observe`
-        // on one thread, or only with merges, sums exactly as its values were added.
-        let sum = shards.fold(0.0, |total, shard| {
-            [0, merged + 1].iter().fold(total, |total, &cell| {
-                (total + f64::from_bits(load(shard, cell))).clamp(-f64::MAX, f64::MAX)
-            })
-        });
+        let mut state = lock(&core.scrape);
+        let state = &mut *state;
+        let cold = state.hot;
+        let hot = 1 - cold;
+        let mut totals = HalfTotals::zero(core.layout.buckets);
+        for (shard, counted) in state.counted.iter_mut().enumerate() {
+            let Some(started) = core.cell(shard, STARTED) else {
+                continue;
+            };
+            // Every record that added to the count before this turn writes the cold half;
+            // the half holds them and what it held when last read.
+            let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
+            let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
+            core.wait_until_complete(shard, cold, in_cold);
+            core.add_half(shard, cold, &mut totals);
+            counted[cold] = in_cold;
+        }
+        state.hot = hot;
+        state.complete[cold] = totals;
+        let [first, second] = &state.complete;
         HistogramSnapshot {
             bounds: core.bounds.to_vec(),
-            bucket_counts,
-            sum,
+            bucket_counts: first
+                .buckets
+                .iter()
+                .zip(second.buckets.iter())
+                .map(|(a, b)| a.wrapping_add(*b))
+                .collect(),
+            // The half read now first: with no earlier snapshot during the recording, the
+            // other half holds nothing and adding its 0.0 is exact.
+            sum: saturating_sum(state.complete[cold].sum, state.complete[hot].sum),
         }
     }
+
+    /// The bucket counts of `half` of `shard`, both areas, added up.
+    fn half_count(&self, shard: usize, half: usize) -> u64 {
+        let counts = |merged| {
+            let first = self.layout.area(half, merged) + 1;
+            (first..first + self.layout.buckets).fold(0u64, |total, cell| {
+                // Acquire: a record's sum is written before its counts, so it is visible
+                // once its counts are.
+                let count = self
+                    .cell(shard, cell)
+                    .map_or(0, |c| c.load(Ordering::Acquire));
+                total.wrapping_add(count)
+            })
+        };
+        counts(false).wrapping_add(counts(true))
+    }
+
+    /// Waits until `half` of `shard` holds `expected` observations: the records that started
+    /// there before the scrape turned it cold have all finished. Counts only grow, and none is
+    /// started in a cold half, so the total reaches `expected` exactly.
+    fn wait_until_complete(&self, shard: usize, half: usize, expected: u64) {
+        let mut turn = 0u32;
+        while self.half_count(shard, half) & COUNT_MASK != expected {
+            spin_wait(turn);
+            turn = turn.saturating_add(1);
+        }
+    }
+
+    /// Adds `half` of `shard` (complete, see [`Self::wait_until_complete`]) into `totals`.
+    fn add_half(&self, shard: usize, half: usize, totals: &mut HalfTotals) {
+        let load = |cell| {
+            self.cell(shard, cell)
+                .map_or(0, |c| c.load(Ordering::Acquire))
+        };
+        for merged in [false, true] {
+            let area = self.layout.area(half, merged);
+            for (bucket, total) in totals.buckets.iter_mut().enumerate() {
+                *total = total.wrapping_add(load(area + 1 + bucket));
+            }
+            totals.sum = saturating_sum(totals.sum, f64::from_bits(load(area)));
+        }
+    }
+}
+
+/// `a + b`, saturating at `±f64::MAX`.
+fn saturating_sum(a: f64, b: f64) -> f64 {
+    (a + b).clamp(-f64::MAX, f64::MAX)
 }
 
 /// A point-in-time copy of a [`Histogram`]'s state.

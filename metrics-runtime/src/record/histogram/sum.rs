@@ -1,7 +1,7 @@
 //! The rules of `_sum`: non-finite values are not added, and the total saturates at
 //! `±f64::MAX`; values are added in the order they were recorded.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use super::sync::{AtomicU64, Ordering};
 
 /// Adds a finite `delta` to an `f64` stored as bits, with a compare-and-swap loop, saturating
 /// at `±f64::MAX`: the cell starts at 0 and only ever holds finite values, so the sum of two

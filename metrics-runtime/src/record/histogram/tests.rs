@@ -1,8 +1,7 @@
 //! Unit tests of the histogram's cells, merge protocol and snapshot.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use super::shards::{thread_index, CELLS_PER_LINE, MAX_SHARDS};
+use super::shards::{thread_index, CELLS_PER_LINE, COUNT_MASK, MAX_SHARDS, MERGE_FLAG, STARTED};
+use super::sync::{AtomicU64, Ordering};
 use super::{Histogram, HistogramBuffer};
 
 #[test]
@@ -88,8 +87,9 @@ fn shards_never_share_a_cache_line_pair() {
         core.cell(shard, cell)
             .map(|c| c as *const AtomicU64 as usize / 128)
     };
-    // The last cell of a block: the merge area's `+Inf` bucket.
-    let last = core.merged + 1 + ITL.len() + 1;
+    // The last cell of a block: the second half's merge area's `+Inf` bucket.
+    let last = core.layout.cells() - 1;
+    assert_eq!(last, core.layout.area(1, true) + ITL.len() + 1);
     for shard in 0..core.shard_mask {
         let end = line_of(shard, last).expect("last cell of a shard");
         let next = line_of(shard + 1, 0).expect("first cell of the next shard");
@@ -146,28 +146,55 @@ fn a_merge_that_finds_the_flag_taken_adds_to_the_observe_cells() {
     let h = Histogram::new([1.0, 2.0]);
     let core = &*h.core;
     let shard = thread_index() & core.shard_mask;
-    let flag = core.cell(shard, core.merged).expect("flag cell");
+    let flag = core.cell(shard, MERGE_FLAG).expect("flag cell");
     let mut pending = HistogramBuffer::new();
     for v in [0.5, 1.5, 1.5] {
         assert!(pending.push(v));
     }
-    // Another merge holds this shard's flag: the batch goes to the observe cells.
+    // Another merge holds this shard's flag: the batch goes to the hot half's observe
+    // cells.
     flag.store(1, Ordering::Relaxed);
     h.merge(&mut pending);
     let direct = |cell| core.cell(shard, cell).map(|c| c.load(Ordering::Relaxed));
-    assert_eq!((direct(1), direct(2)), (Some(1), Some(2)));
-    assert_eq!(f64::from_bits(direct(0).unwrap_or(0)), 3.5);
+    let observed = core.layout.area(0, false);
+    assert_eq!(
+        (direct(observed + 1), direct(observed + 2)),
+        (Some(1), Some(2))
+    );
+    assert_eq!(f64::from_bits(direct(observed).unwrap_or(0)), 3.5);
     // Freed: the next batch goes to the merge area, and both show in the snapshot.
     flag.store(0, Ordering::Relaxed);
     for v in [2.5, 0.25] {
         assert!(pending.push(v));
     }
     h.merge(&mut pending);
-    assert_eq!(direct(core.merged + 2 + 2), Some(1));
+    assert_eq!(direct(core.layout.area(0, true) + 3), Some(1));
     let snapshot = h.snapshot();
     assert_eq!(snapshot.bucket_counts(), &[2, 2, 1]);
     assert_eq!(snapshot.sum(), 6.25);
     assert_eq!(flag.load(Ordering::Relaxed), 0);
+    // The snapshot turned the other half hot: records go there now, and the next
+    // snapshot has both halves.
+    h.observe(0.75);
+    assert_eq!(direct(core.layout.area(1, false) + 1), Some(1));
+    assert_eq!(h.snapshot().bucket_counts(), &[3, 2, 1]);
+    assert_eq!(direct(STARTED).map(|s| s & COUNT_MASK), Some(6));
+}
+
+#[test]
+fn snapshots_alternate_halves_and_each_sees_every_record_before_it() {
+    let h = Histogram::new([1.0]);
+    let mut pending = HistogramBuffer::new();
+    for round in 1..=5u64 {
+        h.observe(0.5);
+        assert!(pending.push(2.0));
+        h.merge(&mut pending);
+        let s = h.snapshot();
+        assert_eq!(s.bucket_counts(), &[round, round], "round {round}");
+        assert_eq!(s.sum(), 2.5 * round as f64);
+        // Taken again with nothing new, it reads the same.
+        assert_eq!(h.snapshot(), s);
+    }
 }
 
 const ITL: [f64; 19] = [

@@ -1,0 +1,90 @@
+//! A model check of the histogram's scrape protocol: `loom` runs each test under every
+//! interleaving of the histogram's atomic operations (up to its preemption bound) and checks
+//! that every snapshot holds `_sum`, `_count` and the buckets of one set of observations,
+//! that none is lost, and that the merge flag hands a shard's merge area to one merge at a time.
+//!
+//! Built only for the unit tests with `RUSTFLAGS="--cfg loom"` (`.ci/run` runs them so), which
+//! builds the histogram on loom's atomics and lock. Every value is 2.0, alone in the `le="4"` bucket, so a snapshot is consistent exactly
+//! when its sum is twice its count and every observation sits in that bucket.
+use crate::{Histogram, HistogramSnapshot};
+use loom::thread;
+
+/// The bounds of every model: 2.0 falls in the second bucket.
+const BOUNDS: [f64; 2] = [1.0, 4.0];
+
+/// Asserts that `snapshot` is made of whole observations of 2.0, and returns their count.
+fn consistent(snapshot: &HistogramSnapshot) -> u64 {
+    let count = snapshot.count();
+    assert_eq!(snapshot.bucket_counts(), &[0, count, 0], "{snapshot:?}");
+    assert_eq!(snapshot.sum(), 2.0 * count as f64, "{snapshot:?}");
+    count
+}
+
+/// A request-local view merging a batch of `n` observations of 2.0.
+fn merge_batch(histogram: &Histogram, n: usize) {
+    let mut local = histogram.local_with_interval(n);
+    for _ in 0..n {
+        local.observe(2.0);
+    }
+}
+
+#[test]
+fn a_snapshot_racing_an_observe_and_a_merge_sees_whole_records() {
+    loom::model(|| {
+        let histogram = Histogram::new(BOUNDS);
+        let observer = {
+            let h = histogram.clone();
+            thread::spawn(move || h.observe(2.0))
+        };
+        let merger = {
+            let h = histogram.clone();
+            thread::spawn(move || merge_batch(&h, 2))
+        };
+        // Either record, both, or neither; the batch never split.
+        let seen = consistent(&histogram.snapshot());
+        assert!(matches!(seen, 0 | 1 | 2 | 3), "{seen}");
+        observer.join().expect("observer");
+        merger.join().expect("merger");
+        assert_eq!(consistent(&histogram.snapshot()), 3, "nothing lost");
+    });
+}
+
+#[test]
+fn snapshots_in_a_row_never_go_back_and_miss_nothing() {
+    loom::model(|| {
+        let histogram = Histogram::new(BOUNDS);
+        let recorder = {
+            let h = histogram.clone();
+            thread::spawn(move || {
+                h.observe(2.0);
+                merge_batch(&h, 1);
+            })
+        };
+        let first = consistent(&histogram.snapshot());
+        let second = consistent(&histogram.snapshot());
+        assert!(first <= second, "{first} then {second}");
+        recorder.join().expect("recorder");
+        assert_eq!(consistent(&histogram.snapshot()), 2, "nothing lost");
+    });
+}
+
+#[test]
+fn two_merges_on_one_shard_and_a_snapshot_lose_nothing() {
+    // One shard under loom: one merge may find the other holding the flag and fall back to
+    // the observe cells.
+    loom::model(|| {
+        let histogram = Histogram::new(BOUNDS);
+        let mergers: Vec<_> = (0..2)
+            .map(|_| {
+                let h = histogram.clone();
+                thread::spawn(move || merge_batch(&h, 1))
+            })
+            .collect();
+        let seen = consistent(&histogram.snapshot());
+        assert!(seen <= 2, "{seen}");
+        for merger in mergers {
+            merger.join().expect("merger");
+        }
+        assert_eq!(consistent(&histogram.snapshot()), 2, "nothing lost");
+    });
+}
