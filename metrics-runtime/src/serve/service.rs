@@ -13,7 +13,7 @@ use http::{Request, Response};
 use tower_service::Service;
 
 use super::coalesce::Outcome;
-use super::{Body as ScrapeBody, MetricsHandler, ScrapeRequest, ScrapeResponse};
+use super::handler::{Body as ScrapeBody, MetricsHandler, ScrapeRequest, ScrapeResponse};
 
 /// The `/metrics` handler as a tower `Service` ([`MetricsHandler::service`]).
 ///

@@ -2,14 +2,14 @@ use std::fmt;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 
 use super::*;
-use crate::Counter;
+use crate::{Counter, NoLabels, Registry};
 
 /// A collector whose encode can be held at a gate, counting the encodes that passed it.
 #[derive(Debug, Default)]

@@ -97,7 +97,7 @@ fn saturating_sum(a: f64, b: f64) -> f64 {
     (a + b).clamp(-f64::MAX, f64::MAX)
 }
 
-/// A point-in-time copy of a [`Histogram`]'s state.
+/// A point-in-time copy of a [`Histogram`](crate::Histogram)'s state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistogramSnapshot {
     pub(super) bounds: Vec<f64>,
