@@ -146,6 +146,96 @@ pub struct MetricDescriptor {
 }
 
 impl MetricDescriptor {
+    /// A descriptor written by hand (a family the derive cannot declare, such as one registered
+    /// through the plug-in family API): `name`, the `field` that holds it, its `kind`, the Rust
+    /// `value_type` of one series and its `help` text. It starts with no unit, common labels,
+    /// axis, buckets, aliases or `# Computed` text, and the default limits
+    /// ([`DEFAULT_MAX_SERIES`], [`DEFAULT_MAX_LABEL_SETS`]); the methods below set the rest,
+    /// one per `#[metric(...)]` attribute of the derive.
+    ///
+    /// ```
+    /// use metric_handles::{buckets::Buckets, MetricDescriptor, MetricKind};
+    ///
+    /// const LATENCY: MetricDescriptor = MetricDescriptor::new(
+    ///     "request_latency",
+    ///     "latency",
+    ///     MetricKind::Histogram,
+    ///     "Histogram",
+    ///     "Request latency",
+    /// )
+    /// .unit("seconds")
+    /// .common_labels(&["model_name"])
+    /// .buckets(Buckets::Explicit(&[0.1, 1.0]));
+    /// assert_eq!(LATENCY.exposed_name(), "request_latency_seconds");
+    /// ```
+    pub const fn new(
+        name: &'static str,
+        field: &'static str,
+        kind: MetricKind,
+        value_type: &'static str,
+        help: &'static str,
+    ) -> Self {
+        MetricDescriptor {
+            name,
+            field,
+            kind,
+            value_type,
+            help,
+            computed: None,
+            unit: None,
+            common_labels: &[],
+            axis: None,
+            buckets: None,
+            max_series: DEFAULT_MAX_SERIES,
+            max_label_sets: DEFAULT_MAX_LABEL_SETS,
+            aliases: &[],
+        }
+    }
+
+    /// The descriptor with `unit` as its unit suffix (`#[metric(unit = "...")]`).
+    pub const fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = Some(unit);
+        self
+    }
+
+    /// The descriptor with `keys` as the common label keys, in encoding order (what
+    /// `#[metric_handles(labels = ...)]` gives every field of a struct).
+    pub const fn common_labels(mut self, keys: &'static [&'static str]) -> Self {
+        self.common_labels = keys;
+        self
+    }
+
+    /// The descriptor with `axis` as its extra label axis (`#[metric(label = ...)]`).
+    pub const fn axis(mut self, axis: LabelAxis) -> Self {
+        self.axis = Some(axis);
+        self
+    }
+
+    /// The descriptor with `buckets` as its bucket bounds (`#[metric(buckets = ...)]`).
+    pub const fn buckets(mut self, buckets: Buckets) -> Self {
+        self.buckets = Some(buckets);
+        self
+    }
+
+    /// The descriptor with `limit` series per common label set (`#[metric(max_series = N)]`).
+    pub const fn max_series(mut self, limit: usize) -> Self {
+        self.max_series = limit;
+        self
+    }
+
+    /// The descriptor with `limit` common label sets per family
+    /// (`#[metric(max_label_sets = N)]`).
+    pub const fn max_label_sets(mut self, limit: usize) -> Self {
+        self.max_label_sets = limit;
+        self
+    }
+
+    /// The descriptor also exposed under the deprecated `aliases` (`#[metric(alias(...))]`).
+    pub const fn aliases(mut self, aliases: &'static [Alias]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
     /// The descriptor with `text` saying how the value is computed (what a derived field's
     /// `# Computed` doc section gives), for a descriptor written by hand.
     pub const fn with_computed(mut self, text: &'static str) -> Self {
@@ -190,3 +280,78 @@ pub const DEFAULT_MAX_LABEL_SETS: usize = 2048;
 /// bounded lookup (created on first use, up to the field's `max_series`, then the overflow
 /// series). vLLM drafts a handful of tokens per step.
 pub const MAX_PRERESOLVED_POSITIONS: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constructor and its builders give, field by field, the struct literal a descriptor
+    /// written by hand used to be: the defaults it starts from are the derive's defaults.
+    #[test]
+    fn built_descriptor_equals_the_struct_literal_it_replaces() {
+        const AXIS: LabelAxis = LabelAxis::Dynamic {
+            keys: &["operation", "status"],
+        };
+        const BUILT: MetricDescriptor = MetricDescriptor::new(
+            "store_operation_time",
+            "duration",
+            MetricKind::Histogram,
+            "Histogram",
+            "Store operation time",
+        )
+        .unit("seconds")
+        .common_labels(&["model_name", "engine"])
+        .axis(AXIS)
+        .buckets(Buckets::Explicit(&[0.001, 0.1, 1.0]));
+        let literal = MetricDescriptor {
+            name: "store_operation_time",
+            field: "duration",
+            kind: MetricKind::Histogram,
+            value_type: "Histogram",
+            help: "Store operation time",
+            computed: None,
+            unit: Some("seconds"),
+            common_labels: &["model_name", "engine"],
+            axis: Some(AXIS),
+            buckets: Some(Buckets::Explicit(&[0.001, 0.1, 1.0])),
+            max_series: DEFAULT_MAX_SERIES,
+            max_label_sets: DEFAULT_MAX_LABEL_SETS,
+            aliases: &[],
+        };
+        assert_eq!(BUILT.name, literal.name);
+        assert_eq!(BUILT.field, literal.field);
+        assert_eq!(BUILT.kind, literal.kind);
+        assert_eq!(BUILT.value_type, literal.value_type);
+        assert_eq!(BUILT.help, literal.help);
+        assert_eq!(BUILT.computed, literal.computed);
+        assert_eq!(BUILT.unit, literal.unit);
+        assert_eq!(BUILT.common_labels, literal.common_labels);
+        assert_eq!(BUILT.axis, literal.axis);
+        assert_eq!(BUILT.buckets, literal.buckets);
+        assert_eq!(BUILT.max_series, literal.max_series);
+        assert_eq!(BUILT.max_label_sets, literal.max_label_sets);
+        assert_eq!(BUILT.aliases, literal.aliases);
+        assert_eq!(BUILT, literal);
+
+        // The limits, aliases and computed text each set their own field and nothing else.
+        const ALIASES: &[Alias] = &[Alias {
+            name: "store_time",
+            deprecated_in: "0.10",
+        }];
+        let limited = BUILT
+            .max_series(16)
+            .max_label_sets(4)
+            .aliases(ALIASES)
+            .with_computed("Observes each operation's duration.");
+        assert_eq!(
+            limited,
+            MetricDescriptor {
+                max_series: 16,
+                max_label_sets: 4,
+                aliases: ALIASES,
+                computed: Some("Observes each operation's duration."),
+                ..literal
+            }
+        );
+    }
+}

@@ -245,62 +245,47 @@ pub struct HttpMetrics {
 impl HttpMetrics {
     /// `http_requests_total`: help text is vLLM's Rust frontend's, without the final `.` the
     /// exposition adds (as for the two below).
-    pub const REQUESTS: MetricDescriptor = MetricDescriptor {
-        name: "http_requests",
-        field: "requests",
-        kind: MetricKind::Counter,
-        value_type: "Counter",
-        help: "Total number of HTTP requests by method, status, and handler",
-        computed: Some(
-            "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \
-            (`none` when no route matched), recorded by an HTTP layer through \
-            `metric_handles::http::HttpMetrics`; requests to `EXCLUDED_HANDLERS` are not \
-            counted.",
-        ),
-        unit: None,
-        common_labels: <HttpRequestLabels as LabelSet>::KEYS,
-        axis: None,
-        buckets: None,
-        max_series: DEFAULT_MAX_SERIES,
-        max_label_sets: HTTP_MAX_SERIES,
-        aliases: &[],
-    };
+    pub const REQUESTS: MetricDescriptor = MetricDescriptor::new(
+        "http_requests",
+        "requests",
+        MetricKind::Counter,
+        "Counter",
+        "Total number of HTTP requests by method, status, and handler",
+    )
+    .common_labels(<HttpRequestLabels as LabelSet>::KEYS)
+    .max_label_sets(HTTP_MAX_SERIES)
+    .with_computed(
+        "+1 per HTTP request, by method, status class (`2xx`...) and matched route template \
+        (`none` when no route matched), recorded by an HTTP layer through \
+        `metric_handles::http::HttpMetrics`; requests to `EXCLUDED_HANDLERS` are not counted.",
+    );
 
     /// `http_request_duration_seconds`.
-    pub const DURATION: MetricDescriptor = MetricDescriptor {
-        name: "http_request_duration_seconds",
-        field: "duration",
-        kind: MetricKind::Histogram,
-        value_type: "Histogram",
-        help: "Duration of HTTP requests in seconds grouped by method and handler",
-        computed: Some(
-            "Observes each request's duration, by method and route template (same exclusions).",
-        ),
-        unit: None,
-        common_labels: <HttpHandlerLabels as LabelSet>::KEYS,
-        axis: None,
-        buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_BUCKETS)),
-        max_series: DEFAULT_MAX_SERIES,
-        max_label_sets: HTTP_MAX_SERIES,
-        aliases: &[],
-    };
+    pub const DURATION: MetricDescriptor = MetricDescriptor::new(
+        "http_request_duration_seconds",
+        "duration",
+        MetricKind::Histogram,
+        "Histogram",
+        "Duration of HTTP requests in seconds grouped by method and handler",
+    )
+    .common_labels(<HttpHandlerLabels as LabelSet>::KEYS)
+    .buckets(Buckets::Explicit(HTTP_REQUEST_DURATION_BUCKETS))
+    .max_label_sets(HTTP_MAX_SERIES)
+    .with_computed(
+        "Observes each request's duration, by method and route template (same exclusions).",
+    );
 
     /// `http_request_duration_highr_seconds`.
-    pub const DURATION_HIGHR: MetricDescriptor = MetricDescriptor {
-        name: "http_request_duration_highr_seconds",
-        field: "duration_highr",
-        kind: MetricKind::Histogram,
-        value_type: "Histogram",
-        help: "High-resolution duration of HTTP requests in seconds",
-        computed: Some("Observes each request's duration, unlabelled (same exclusions)."),
-        unit: None,
-        common_labels: &[],
-        axis: None,
-        buckets: Some(Buckets::Explicit(HTTP_REQUEST_DURATION_HIGHR_BUCKETS)),
-        max_series: DEFAULT_MAX_SERIES,
-        max_label_sets: 1,
-        aliases: &[],
-    };
+    pub const DURATION_HIGHR: MetricDescriptor = MetricDescriptor::new(
+        "http_request_duration_highr_seconds",
+        "duration_highr",
+        MetricKind::Histogram,
+        "Histogram",
+        "High-resolution duration of HTTP requests in seconds",
+    )
+    .buckets(Buckets::Explicit(HTTP_REQUEST_DURATION_HIGHR_BUCKETS))
+    .max_label_sets(1)
+    .with_computed("Observes each request's duration, unlabelled (same exclusions).");
 
     /// The three families, in registration order: feeds the metric catalogue.
     pub const DESCRIPTORS: &'static [MetricDescriptor] =

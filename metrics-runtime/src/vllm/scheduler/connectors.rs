@@ -26,114 +26,84 @@ use crate::{
     Buckets, Counter, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
 };
 
-/// A per-engine descriptor with `axis_keys` as extra label keys (none when empty).
-pub(crate) const fn descriptor(
-    name: &'static str,
-    field: &'static str,
-    kind: MetricKind,
-    help: &'static str,
-    buckets: Option<&'static [f64]>,
-    axis_keys: &'static [&'static str],
-) -> MetricDescriptor {
-    MetricDescriptor {
-        name,
-        field,
-        kind,
-        value_type: match kind {
-            MetricKind::Histogram => "Histogram",
-            MetricKind::Counter => "Counter",
-            MetricKind::Gauge => "Gauge",
-        },
-        help,
-        computed: None,
-        unit: None,
-        common_labels: <EngineLabels as LabelSet>::KEYS,
-        axis: if axis_keys.is_empty() {
-            None
-        } else {
-            Some(LabelAxis::Dynamic { keys: axis_keys })
-        },
-        buckets: match buckets {
-            Some(bounds) => Some(Buckets::Explicit(bounds)),
-            None => None,
-        },
-        max_series: crate::DEFAULT_MAX_SERIES,
-        max_label_sets: crate::DEFAULT_MAX_LABEL_SETS,
-        aliases: &[],
-    }
-}
+/// The common label keys of every connector family: its series are per engine.
+const PER_ENGINE: &[&str] = <EngineLabels as LabelSet>::KEYS;
 
-const NIXL_XFER_TIME: MetricDescriptor = descriptor(
+const NIXL_XFER_TIME: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_xfer_time_seconds",
     "transfer_duration",
     MetricKind::Histogram,
+    "Histogram",
     "Histogram of transfer duration for NIXL KV Cache transfers",
-    Some(NIXL_XFER_TIME_BUCKETS),
-    &[],
 )
+.common_labels(PER_ENGINE)
+.buckets(Buckets::Explicit(NIXL_XFER_TIME_BUCKETS))
 .with_computed(
     "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` (negative \
     values record 0). Registered through the plug-in family API; exported at 0 from the engine's \
     first sight, as in vLLM.",
 );
-const NIXL_POST_TIME: MetricDescriptor = descriptor(
+const NIXL_POST_TIME: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_post_time_seconds",
     "post_duration",
     MetricKind::Histogram,
+    "Histogram",
     "Histogram of transfer post time for NIXL KV Cache transfers",
-    Some(NIXL_POST_TIME_BUCKETS),
-    &[],
 )
+.common_labels(PER_ENGINE)
+.buckets(Buckets::Explicit(NIXL_POST_TIME_BUCKETS))
 .with_computed("Observes each `post_duration` of each `NixlStats` (negative values record 0).");
-const NIXL_BYTES: MetricDescriptor = descriptor(
+const NIXL_BYTES: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_bytes_transferred",
     "bytes_transferred",
     MetricKind::Histogram,
+    "Histogram",
     "Histogram of bytes transferred per NIXL KV Cache transfers",
-    Some(NIXL_BYTES_BUCKETS),
-    &[],
 )
+.common_labels(PER_ENGINE)
+.buckets(Buckets::Explicit(NIXL_BYTES_BUCKETS))
 .with_computed("Observes each `bytes_transferred` of each `NixlStats`.");
 // vLLM's help text has the double space (two string literals joined in its source).
-const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = descriptor(
+const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_num_descriptors",
     "num_descriptors",
     MetricKind::Histogram,
+    "Histogram",
     "Histogram of number of descriptors per NIXL  KV Cache transfers",
-    Some(NIXL_DESCRIPTORS_BUCKETS),
-    &[],
 )
+.common_labels(PER_ENGINE)
+.buckets(Buckets::Explicit(NIXL_DESCRIPTORS_BUCKETS))
 .with_computed("Observes each `num_descriptors` of each `NixlStats`.");
-const NIXL_FAILED_TRANSFERS: MetricDescriptor = descriptor(
+const NIXL_FAILED_TRANSFERS: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_num_failed_transfers",
     "num_failed_transfers",
     MetricKind::Counter,
+    "Counter",
     "Number of failed NIXL KV Cache transfers",
-    None,
-    &[],
 )
+.common_labels(PER_ENGINE)
 .with_computed(
     "Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating).",
 );
-const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = descriptor(
+const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_num_failed_notifications",
     "num_failed_notifications",
     MetricKind::Counter,
+    "Counter",
     "Number of failed NIXL KV Cache notifications",
-    None,
-    &[],
 )
+.common_labels(PER_ENGINE)
 .with_computed(
     "Increased by every element of `num_failed_notifications` of each `NixlStats` (saturating).",
 );
-const NIXL_KV_EXPIRED_REQS: MetricDescriptor = descriptor(
+const NIXL_KV_EXPIRED_REQS: MetricDescriptor = MetricDescriptor::new(
     "vllm:nixl_num_kv_expired_reqs",
     "num_kv_expired_reqs",
     MetricKind::Counter,
+    "Counter",
     "Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance",
-    None,
-    &[],
 )
+.common_labels(PER_ENGINE)
 .with_computed(
     "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating).",
 );
@@ -152,55 +122,67 @@ pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = &[
 /// The extra label keys of the Mooncake-store families.
 pub const MOONCAKE_LABEL_KEYS: &[&str] = &["operation", "status"];
 
-const MOONCAKE_TIME: MetricDescriptor = descriptor(
+/// The Mooncake-store families' axis: their series are created by record, per
+/// `operation` x `status` pair.
+const MOONCAKE_AXIS: LabelAxis = LabelAxis::Dynamic {
+    keys: MOONCAKE_LABEL_KEYS,
+};
+
+const MOONCAKE_TIME: MetricDescriptor = MetricDescriptor::new(
     "vllm:mooncake_store_operation_time_seconds",
     "duration_seconds",
     MetricKind::Histogram,
+    "Histogram",
     "Histogram of Mooncake store communication time",
-    Some(MOONCAKE_OPERATION_TIME_BUCKETS),
-    MOONCAKE_LABEL_KEYS,
 )
+.common_labels(PER_ENGINE)
+.axis(MOONCAKE_AXIS)
+.buckets(Buckets::Explicit(MOONCAKE_OPERATION_TIME_BUCKETS))
 .with_computed(
     "For each record of each operation in `kv_connector_stats.mooncake`: observes \
     `duration_seconds` (negative values record 0) in the series {operation, record's status}. A \
     pair's five series are resolved through the plug-in family API on its first record, then \
     cached per engine: later records are an array index and atomics.",
 );
-const MOONCAKE_OPERATIONS: MetricDescriptor = descriptor(
+const MOONCAKE_OPERATIONS: MetricDescriptor = MetricDescriptor::new(
     "vllm:mooncake_store_operation",
     "(one per record)",
     MetricKind::Counter,
+    "Counter",
     "Number of Mooncake store communication operations",
-    None,
-    MOONCAKE_LABEL_KEYS,
 )
+.common_labels(PER_ENGINE)
+.axis(MOONCAKE_AXIS)
 .with_computed("+1 per Mooncake record, by operation and status.");
-const MOONCAKE_KEYS: MetricDescriptor = descriptor(
+const MOONCAKE_KEYS: MetricDescriptor = MetricDescriptor::new(
     "vllm:mooncake_store_operation_keys",
     "num_keys",
     MetricKind::Counter,
+    "Counter",
     "Number of Mooncake store keys touched by operations",
-    None,
-    MOONCAKE_LABEL_KEYS,
 )
+.common_labels(PER_ENGINE)
+.axis(MOONCAKE_AXIS)
 .with_computed("Increased by each record's `num_keys`, by operation and status.");
-const MOONCAKE_BYTES: MetricDescriptor = descriptor(
+const MOONCAKE_BYTES: MetricDescriptor = MetricDescriptor::new(
     "vllm:mooncake_store_operation_bytes",
     "num_bytes",
     MetricKind::Counter,
+    "Counter",
     "Number of bytes transferred by Mooncake store operations",
-    None,
-    MOONCAKE_LABEL_KEYS,
 )
+.common_labels(PER_ENGINE)
+.axis(MOONCAKE_AXIS)
 .with_computed("Increased by each record's `num_bytes`, by operation and status.");
-const MOONCAKE_FAILED_KEYS: MetricDescriptor = descriptor(
+const MOONCAKE_FAILED_KEYS: MetricDescriptor = MetricDescriptor::new(
     "vllm:mooncake_store_operation_failed_keys",
     "num_failed_keys",
     MetricKind::Counter,
+    "Counter",
     "Number of Mooncake store keys that failed in operations",
-    None,
-    MOONCAKE_LABEL_KEYS,
 )
+.common_labels(PER_ENGINE)
+.axis(MOONCAKE_AXIS)
 .with_computed("Increased by each record's `num_failed_keys`, by operation and status.");
 
 /// The five Mooncake-store families, by `operation` x `status`: a series appears on the first

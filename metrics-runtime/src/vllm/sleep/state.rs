@@ -14,18 +14,21 @@ use std::sync::{Arc, OnceLock};
 use crate::plugin::{RuntimeFamilies, RuntimeFamily};
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
-use crate::vllm::scheduler::connectors::descriptor;
 use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
-use crate::{Gauge, LabelEnum, MetricDescriptor, MetricKind};
+use crate::{Gauge, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind};
 
-const RESOURCE_STATE: MetricDescriptor = descriptor(
+const RESOURCE_STATE: MetricDescriptor = MetricDescriptor::new(
     "vllm:engine_sleep_resource_state",
     "sleep_state",
     MetricKind::Gauge,
+    "Gauge",
     "Engine sleep state by resource: 1 for the current state of each resource, 0 for its other states",
-    None,
-    &["resource", "state"],
-).with_computed(
+)
+.common_labels(<EngineLabels as LabelSet>::KEYS)
+.axis(LabelAxis::Dynamic {
+    keys: &["resource", "state"],
+})
+.with_computed(
     "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): for each \
     resource, 1 on its current state's series, 0 on the others; the nine valid {resource, state} \
     series (scheduler: running, paused; weights: resident, offloaded, discarded, unknown; \
@@ -33,14 +36,15 @@ const RESOURCE_STATE: MetricDescriptor = descriptor(
     unrecognised state decodes to `unknown`.",
 );
 
-const FULLY_AWAKE: MetricDescriptor = descriptor(
+const FULLY_AWAKE: MetricDescriptor = MetricDescriptor::new(
     "vllm:engine_fully_awake",
     "sleep_state",
     MetricKind::Gauge,
+    "Gauge",
     "1 when scheduling is running and both the weights and the KV cache are confirmed resident, else 0",
-    None,
-    &[],
-).with_computed(
+)
+.common_labels(<EngineLabels as LabelSet>::KEYS)
+.with_computed(
     "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache are \
     `resident`, else 0. Absent until the engine's first snapshot.",
 );
