@@ -319,6 +319,26 @@ impl ExpositionFormat {
         }
         Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
     }
+
+    /// Appends `registry`'s exposition in this format to `out`, the bytes
+    /// [`encode`](Self::encode) returns.
+    ///
+    /// A server that scrapes in a loop keeps one buffer and clears it between scrapes, so the
+    /// body's storage is reused. This is the entry point for every format, binary ones
+    /// included; [`encode`](Self::encode) is the text-only convenience.
+    ///
+    /// ```
+    /// use metric_handles::{ExpositionFormat, Registry};
+    ///
+    /// let registry = Registry::default();
+    /// let mut body = Vec::new();
+    /// ExpositionFormat::OpenMetrics.encode_into(&registry, &mut body).unwrap();
+    /// assert_eq!(body, b"# EOF\n");
+    /// ```
+    pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
+        out.extend_from_slice(self.encode(registry)?.as_bytes());
+        Ok(())
+    }
 }
 
 #[cfg(test)]

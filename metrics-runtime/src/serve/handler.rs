@@ -439,12 +439,13 @@ fn encode_body(
     coding: ContentCoding,
     gzip_level: u32,
 ) -> Result<Vec<u8>, EncodeFailure> {
-    let text = format.encode(registry).map_err(|_| {
+    let mut body = Vec::new();
+    format.encode_into(registry, &mut body).map_err(|_| {
         EncodeFailure::Encoding("a metric or collector returned an error (fmt::Error)".to_owned())
     })?;
     match coding {
-        ContentCoding::Identity => Ok(text.into_bytes()),
-        ContentCoding::Gzip => gzip(text.as_bytes(), gzip_level)
+        ContentCoding::Identity => Ok(body),
+        ContentCoding::Gzip => gzip(&body, gzip_level)
             .map_err(|error| EncodeFailure::Encoding(format!("gzip: {error}"))),
     }
 }
