@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicU64;
 
 mod support;
 
+use metric_handles::testing::{sample_value, Scrape};
 use metric_handles::Registry;
 use metric_handles::{
     ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
@@ -227,16 +228,19 @@ fn aliases_and_paths_record_like_the_spelled_types() {
     h.bytes.inc_by(10);
     h.load.set(0.25);
     h.pc.inc();
-    let text = prometheus_text(&registry);
-    assert!(text.contains("# TYPE gw:bytes_total counter"), "{text}");
-    assert!(
-        text.contains(r#"gw:bytes_total{service="api"} 10"#),
-        "{text}"
+    let scrape = Scrape::of(&registry);
+    assert_eq!(
+        scrape.family("gw:bytes").unwrap().lines[1],
+        "# TYPE gw:bytes counter"
     );
-    assert!(text.contains(r#"gw:load{service="api"} 0.25"#), "{text}");
-    assert!(
-        text.contains(r#"gw:pc_requests_total{service="api"} 1"#),
-        "{text}"
+    assert_eq!(
+        scrape.value("gw:bytes_total", &[("service", "api")]),
+        Some(10.0)
+    );
+    assert_eq!(scrape.value("gw:load", &[("service", "api")]), Some(0.25));
+    assert_eq!(
+        scrape.value("gw:pc_requests_total", &[("service", "api")]),
+        Some(1.0)
     );
 }
 
@@ -315,11 +319,12 @@ fn raising_positions_at_registration_stays_within_max_series() {
     let h = metrics.resolve(&NoLabels);
     assert_eq!(h.retries.positions(), 4, "8 series / 2 operations");
     h.retries.get_or_create((Operation::Get, 50)).inc();
-    let text = prometheus_text(&registry);
-    assert!(
-        text.contains(r#"s:retries_total{operation="get",attempt="50"} 1"#),
-        "{text}"
+    let retries = sample_value(
+        &registry,
+        "s:retries_total",
+        &[("operation", "get"), ("attempt", "50")],
     );
+    assert_eq!(retries, Some(1.0));
 }
 
 #[test]
@@ -350,12 +355,10 @@ fn several_position_axes_are_lowered_together_until_the_grid_fits_max_series() {
     // Positions past the lowered count still record, through the bounded lookup.
     h.four.get_or_create((255, 0, 7, 1)).inc();
     h.mixed.get_or_create((Operation::Put, 9, 0)).inc();
-    let text = prometheus_text(&registry);
-    assert_eq!(samples(&text, "w:four_total{").len(), 1296 + 1);
-    assert!(
-        text.contains(r#"w:four_total{a="255",b="0",c="7",d="1"} 1"#),
-        "{}",
-        &text[..text.len().min(2000)]
-    );
-    assert!(text.contains(r#"w:mixed_total{operation="put",x="9",y="0"} 1"#));
+    let scrape = Scrape::of(&registry);
+    assert_eq!(scrape.family("w:four").unwrap().samples.len(), 1296 + 1);
+    let four = [("a", "255"), ("b", "0"), ("c", "7"), ("d", "1")];
+    assert_eq!(scrape.value("w:four_total", &four), Some(1.0));
+    let mixed = [("operation", "put"), ("x", "9"), ("y", "0")];
+    assert_eq!(scrape.value("w:mixed_total", &mixed), Some(1.0));
 }

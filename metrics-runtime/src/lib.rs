@@ -34,6 +34,7 @@ pub mod plugin;
 pub mod process;
 #[cfg(feature = "serve")]
 pub mod serve;
+pub mod testing;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 
