@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick check of the core comparisons on any machine: short criterion runs of the counter,
-# histogram, per-token ITL record (local view, shared handle, batched baselines),
+# histogram, timer, per-token ITL record (local view, shared handle, batched baselines),
 # request-lifecycle and scheduler-stats benchmarks, then one line per comparison with its
 # ratio, and the targets. The runs take about a minute once
 # the benchmarks are built (the first build takes a few minutes).
@@ -23,7 +23,7 @@ echo "== running (short measurement; log in benches/target/bench-quick.log)" >&2
 start=$(date +%s)
 {
   cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes \
-    --bench plugin --bench local -- "${flags[@]}"
+    --bench plugin --bench local --bench timer -- "${flags[@]}"
   # The vLLM recorders, without the (slower) encoding benchmarks.
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'

@@ -72,6 +72,11 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "Counter increment, 1 thread".into(),
         ),
         group(
+            "timer_1t".into(),
+            "ours",
+            "Timing a span into a histogram (two clock reads and an observe), 1 thread".into(),
+        ),
+        group(
             format!("counter_{threads}t"),
             "cached_handle",
             format!("Counter increment, {threads} threads, same series"),
@@ -211,6 +216,13 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "cached_handle",
             Bound::AtLeast(15.0),
             "cached counter inc >= 15x faster than get_or_create",
+        ),
+        target(
+            "timer_1t".into(),
+            "ours",
+            "clock_and_observe",
+            Bound::AtMost(1.2),
+            "timer observe <= 1.2x a direct observe of a clock difference",
         ),
         target(
             "axes_1t".into(),

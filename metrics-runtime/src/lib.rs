@@ -50,6 +50,7 @@ pub use record::histogram::{Histogram, HistogramSnapshot};
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
+pub use record::timer::{Timer, TimerTarget};
 pub use registry::options::RegisterOptions;
 pub use registry::{RegisteredFamily, RegistrationError, Registry};
 pub use series::axis::{ByLabel, ByPosition, Dynamic, PositionSeries};

@@ -1,6 +1,8 @@
-//! The members that record: the counter, the gauge, the histogram and their request-local views.
+//! The members that record: the counter, the gauge, the histogram, their request-local views,
+//! and timers that observe into a histogram.
 
 pub(crate) mod counter;
 pub(crate) mod gauge;
 pub(crate) mod histogram;
 pub(crate) mod local;
+pub(crate) mod timer;
