@@ -2,7 +2,7 @@
 //! once, when it is dropped or stopped.
 //!
 //! ```
-//! use metric_handles::{Histogram, Local};
+//! use metric_handles::Histogram;
 //!
 //! let step = Histogram::new([0.001, 0.01, 0.1]);
 //! {
@@ -154,7 +154,6 @@ mod tests {
 
     use super::Timer;
     use crate::record::histogram::Histogram;
-    use crate::record::local::Local;
 
     #[test]
     fn a_timer_observes_once_whichever_way_it_ends() {

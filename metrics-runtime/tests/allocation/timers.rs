@@ -2,7 +2,7 @@
 //! shared histogram, an owned clone and a request-local view.
 
 use crate::counting::allocations_during;
-use metric_handles::{Histogram, Local, Timer};
+use metric_handles::{Histogram, Timer};
 
 #[test]
 fn timers_never_allocate() {
