@@ -35,6 +35,8 @@ pub mod process;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod testing;
+#[cfg(feature = "tokio-runtime")]
+pub mod tokio_runtime;
 #[cfg(feature = "vllm")]
 pub mod vllm;
 

@@ -17,3 +17,4 @@ pub mod plugin;
 pub mod process;
 pub mod registration;
 pub mod scrapers;
+pub mod tokio_runtime;

@@ -4,56 +4,15 @@
 //! `fd/`) or `ps` within a tolerance.
 #![cfg(all(feature = "process", target_os = "linux"))]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use metric_handles::process::ProcessCollector;
 use metric_handles::{ExpositionFormat, Registry};
 
-use crate::support::external_tool::{available_or_skip, promtool_check_metrics, runs};
-
-/// Reads an exposition on stdin with prometheus_client's parser for `argv[1]` (`text` or
-/// `openmetrics`) and prints `name value` per sample.
-const PARSE: &str = r#"
-import sys
-from prometheus_client.parser import text_string_to_metric_families as text
-from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
-parse = om if sys.argv[1] == "openmetrics" else text
-for family in parse(sys.stdin.read()):
-    for s in family.samples:
-        print(s.name, repr(float(s.value)))
-"#;
-
-fn python_samples(format: &str, exposition: &str) -> Vec<(String, f64)> {
-    let mut child = Command::new("python3")
-        .args(["-c", PARSE, format])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start python3");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(exposition.as_bytes())
-        .expect("feed python3");
-    let out = child.wait_with_output().expect("python3 output");
-    assert!(
-        out.status.success(),
-        "prometheus_client rejected the {format} exposition:\n{}\n{exposition}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|line| {
-            let (name, value) = line.split_once(' ').expect("name value");
-            (name.to_owned(), value.parse().expect("a float"))
-        })
-        .collect()
-}
+use crate::support::external_tool::{
+    available_or_skip, prometheus_client_samples as python_samples, promtool_check_metrics, runs,
+};
 
 fn value(samples: &[(String, f64)], name: &str) -> f64 {
     let found: Vec<f64> = samples

@@ -76,3 +76,47 @@ pub fn available_or_skip(available: bool, test: &str, tool: &str, install: &str)
     let _ = std::io::stderr().lock().write_all(line.as_bytes());
     false
 }
+
+/// Reads an exposition on stdin with prometheus_client's parser for `argv[1]` (`text` or
+/// `openmetrics`) and prints `name value` per sample.
+const PARSE: &str = r#"
+import sys
+from prometheus_client.parser import text_string_to_metric_families as text
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as om
+parse = om if sys.argv[1] == "openmetrics" else text
+for family in parse(sys.stdin.read()):
+    for s in family.samples:
+        print(s.name, repr(float(s.value)))
+"#;
+
+/// Every sample Python's prometheus_client reads in `exposition`, as `(name, value)`, with the
+/// parser of `format` (`text` or `openmetrics`); panics, with its error, when it rejects it.
+pub fn prometheus_client_samples(format: &str, exposition: &str) -> Vec<(String, f64)> {
+    let mut child = Command::new("python3")
+        .args(["-c", PARSE, format])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start python3");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(exposition.as_bytes())
+        .expect("feed python3");
+    let out = child.wait_with_output().expect("python3 output");
+    assert!(
+        out.status.success(),
+        "prometheus_client rejected the {format} exposition:\n{}\n{exposition}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|line| {
+            let (name, value) = line.split_once(' ').expect("name value");
+            (name.to_owned(), value.parse().expect("a float"))
+        })
+        .collect()
+}
