@@ -46,6 +46,7 @@
 //! assert!(text.contains(r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 3"#));
 //! ```
 
+pub(crate) mod declared;
 mod error;
 mod families;
 mod family;
