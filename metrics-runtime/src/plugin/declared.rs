@@ -13,16 +13,23 @@ use crate::series::labels::LabelSet;
 /// `DESCRIPTORS` table and its `register` function follow. A family cannot be described
 /// in one place and forgotten in another: each is named once.
 ///
-/// Each field reads `name: Member = (metric name, help)` or `(metric name, descriptor field,
-/// help)`, then any of [`MetricDescriptor`]'s builders (`unit`, `axis`, `buckets`,
-/// `max_series`, `with_computed`, ...). The kind and value type come from `Member`, the common
-/// label keys from the struct's label set, and the descriptor's `field` is the field's name
-/// unless given. Extra label keys are an axis `LabelAxis::Dynamic { keys }`.
+/// `struct Name<L>` names the struct and, between the angle brackets, the label set `L` every
+/// family's series carry first (the struct itself is not generic). Each field reads
+/// `name: Member = (metric name, help)` or `(metric name, descriptor field, help)`, then any of
+/// [`MetricDescriptor`]'s builders (`unit`, `axis`, `buckets`, `max_series`, `with_computed`,
+/// ...). The kind and value type come from `Member`, the common label keys from `L`, and the
+/// descriptor's `field` is the field's name unless given. Extra label keys are an axis
+/// `LabelAxis::Dynamic { keys }`.
+///
+/// A family that breaks a rule of [`RuntimeFamilies::register`] (its name, `_total` on a
+/// counter, its help text, unit, buckets or extra label keys) fails compilation, with a
+/// message naming the family and the rule; a member type a plug-in family cannot hold is a
+/// compile error on that type.
 ///
 /// The struct gets `DESCRIPTORS` (every family, in field order, for a catalogue) and
-/// `register(&RuntimeFamilies<L>)`, which validates every family with the rules of
-/// [`RuntimeFamilies::register`], claims all their names, and registers them: all of them, or
-/// none and a [`FamilyError`]. As with `register`, a family without extra label keys gets a
+/// `register(&RuntimeFamilies<L>)`, which claims all the families' names and registers them:
+/// all of them, or none and a [`FamilyError`] (a name already taken, by another registration
+/// or by two of its families). As with `register`, a family without extra label keys gets a
 /// series at zero for each common label set declared present.
 ///
 /// ```
@@ -113,6 +120,11 @@ macro_rules! __runtime_families {
                 )+
             }
 
+            // Each family breaking a rule of `RuntimeFamilies::register` fails compilation.
+            $(
+                const _: () = $crate::__private::assert_valid_plugin_family(&__Declared::$field);
+            )+
+
             impl $name {
                 /// Every family of the struct, in field order: names, kinds, help, labels and
                 /// buckets, for a catalogue and for tests.
@@ -121,15 +133,15 @@ macro_rules! __runtime_families {
             }
 
             $crate::__runtime_families! {
-                @register $register; $vis $name<$labels> { $($field),+ }
+                @register $register; $vis $name<$labels> { $($field: $member),+ }
             }
         };
     };
-    (@register public; $vis:vis $name:ident<$labels:ty> { $($field:ident),+ }) => {
+    (@register public; $vis:vis $name:ident<$labels:ty> { $($field:ident: $member:ty),+ }) => {
         impl $name {
             /// Validates every family, claims all their names in `plugins`' registry and
             /// registers them: all of them, or none and the error of the first family that
-            /// breaks a rule or takes a name already taken.
+            /// takes a name already taken.
             $vis fn register(
                 plugins: &$crate::plugin::RuntimeFamilies<$labels>,
             ) -> ::core::result::Result<Self, $crate::plugin::FamilyError> {
@@ -139,19 +151,19 @@ macro_rules! __runtime_families {
                     Self::DESCRIPTORS,
                 )?;
                 ::core::result::Result::Ok($name {
-                    $($field: declared.register(&__Declared::$field),)+
+                    $($field: declared.register::<$member>(&__Declared::$field),)+
                 })
             }
         }
     };
-    (@register claimed; $vis:vis $name:ident<$labels:ty> { $($field:ident),+ }) => {
+    (@register claimed; $vis:vis $name:ident<$labels:ty> { $($field:ident: $member:ty),+ }) => {
         impl $name {
             /// Registers every family in `plugins`, whose names the caller has claimed
-            /// (`RuntimeFamilies::claim_declared` with [`Self::DESCRIPTORS`]), and which this
-            /// crate's tests hold to the rules.
+            /// (`RuntimeFamilies::claim_declared` with [`Self::DESCRIPTORS`]), without the
+            /// zero series `register` gives families without extra label keys.
             $vis fn register_claimed(plugins: &$crate::plugin::RuntimeFamilies<$labels>) -> Self {
                 $name {
-                    $($field: plugins.register_declared(&__Declared::$field),)+
+                    $($field: plugins.register_declared::<$member>(&__Declared::$field),)+
                 }
             }
         }

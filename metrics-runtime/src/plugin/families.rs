@@ -222,9 +222,10 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         }
     }
 
-    /// Registers a family this crate declares (and tests against the rules), whose names its
-    /// owner claimed with the rest of its registration: its spec is a constant, so only the
-    /// claim could fail, and it already succeeded.
+    /// Registers a family this crate declares with `runtime_families!` (which checks it
+    /// against the rules as the crate compiles), whose names its owner claimed with the rest
+    /// of its registration: its spec is a constant, so only the claim could fail, and it
+    /// already succeeded.
     // Used by the vLLM families only.
     #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn register_declared<M: RuntimeMember>(
