@@ -3,6 +3,8 @@
 
 mod field_ops;
 
+pub use crate::plugin::const_check::assert_valid_plugin_family;
+pub use crate::plugin::declared::DeclaredFamilies;
 pub use crate::record::histogram::bucket_lookup::BucketLookup;
 pub use crate::registry::{check_registration, register_family};
 pub use crate::series::axis::DynamicLabels;
