@@ -665,10 +665,26 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
     assert!(encodings.iter().all(|e| e == "gzip"), "{encodings:?}");
 }
 
+#[cfg(feature = "protobuf")]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Phase {
+    phase: String,
+}
+
+#[cfg(feature = "protobuf")]
+#[derive(MetricHandles)]
+#[metric_handles(labels = Phase)]
+struct PhaseMetrics {
+    /// Time spent in a request phase
+    #[metric(name = "e2e_phase_latency", unit = "seconds", buckets = [0.1, 1.0, 10.0])]
+    latency: Family<Phase, metric_handles::Histogram>,
+}
+
 /// Prometheus 2.42 with `--enable-feature=native-histograms` asks for the protobuf format
 /// first (`scrapeAcceptHeaderWithProtobuf`), and a `protobuf` build answers it: Prometheus must
 /// store the hostile registry's series scraped over protobuf exactly as it stores them scraped
-/// as text (one job each, same registry), so switching formats keeps every series' identity.
+/// as text (one job per format, same registry), so switching formats keeps every series'
+/// identity; a classic histogram's too.
 #[cfg(feature = "protobuf")]
 #[test]
 fn prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_text() {
@@ -679,12 +695,28 @@ fn prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_te
     ) {
         return;
     }
-    let server = ExpositionServer::start(hostile_registry());
+    let mut registry = hostile_registry();
+    let latency = registry.sub_registry_with_label(("zone".into(), "west".into()));
+    let latency = PhaseMetrics::register(latency);
+    for (phase, observations) in [("prefill", &[0.05, 0.5, 5.0][..]), ("decode", &[0.2, 50.0])] {
+        let handles = latency.resolve(&Phase {
+            phase: phase.to_owned(),
+        });
+        for seconds in observations {
+            handles.latency.observe(*seconds);
+        }
+    }
+    let server = ExpositionServer::start(registry);
     let dir = TempDir::new("e2e-prometheus-protobuf");
-    let jobs = [("protobuf", PROTOBUF_PATH), ("text", TEXT_PATH)];
+    // (job, path, the suffix of a counter's name in the metadata)
+    let jobs = [
+        ("protobuf", PROTOBUF_PATH, "_total"),
+        ("text", TEXT_PATH, "_total"),
+        ("openmetrics", OPENMETRICS_PATH, ""),
+    ];
     let scrape_jobs: Vec<ScrapeJob> = jobs
         .iter()
-        .map(|&(name, metrics_path)| ScrapeJob {
+        .map(|&(name, metrics_path, _)| ScrapeJob {
             name,
             target: server.addr(),
             metrics_path,
@@ -696,10 +728,48 @@ fn prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_te
         &["--enable-feature=native-histograms"],
     );
     let log = || std::fs::read_to_string(dir.0.join("prometheus.log")).unwrap_or_default();
-    for (job, _) in jobs {
-        // Both formats name a counter's family with `_total`.
-        assert_job_stored_the_hostile_series(web, job, server.addr(), "_total", &log);
+    for (job, _, metadata_suffix) in jobs {
+        assert_job_stored_the_hostile_series(web, job, server.addr(), metadata_suffix, &log);
     }
+    // A classic histogram (no native buckets) is stored as its `_bucket`, `_count` and `_sum`
+    // series, the same from protobuf as from OpenMetrics (what Prometheus scrapes when native
+    // histograms are off), `le` values included: Prometheus 2 writes a protobuf bucket's bound
+    // as OpenMetrics does (`1.0`), while from text 0.0.4 it keeps `le` as written (`1`), so
+    // only those series differ between the text and protobuf jobs.
+    let histogram_series = |job: &str| {
+        let stored = wait_for(
+            &format!("the histogram series of job {job}"),
+            Duration::from_secs(30),
+            || {
+                query(
+                    web,
+                    &format!("{{__name__=~\"e2e_phase_.*\",job=\"{job}\"}}"),
+                )
+                .filter(|series| !series.is_empty())
+            },
+        );
+        let without_job = stored.iter().map(|(labels, value)| {
+            let mut labels = string_map(labels);
+            labels.remove("job");
+            (labels, *value)
+        });
+        sorted_series(without_job.collect())
+    };
+    let from_protobuf = histogram_series("protobuf");
+    assert_eq!(from_protobuf, histogram_series("openmetrics"));
+    // 2 phases x (4 buckets, `_count`, `_sum`).
+    assert_eq!(from_protobuf.len(), 12, "{from_protobuf:#?}");
+    let prefill_inf = from_protobuf.iter().find(|(labels, _)| {
+        labels["__name__"] == "e2e_phase_latency_seconds_bucket"
+            && labels["phase"] == "prefill"
+            && labels["le"] == "+Inf"
+            && labels["zone"] == "west"
+    });
+    assert_eq!(
+        prefill_inf.map(|(_, value)| *value),
+        Some(3.0),
+        "{from_protobuf:#?}"
+    );
     let accept_headers = server.accept_headers();
     assert!(
         !accept_headers.is_empty(),
