@@ -121,6 +121,19 @@ fn push_char_replacing_controls(out: &mut String, c: char) {
     }
 }
 
+/// `text` with each control character written as [`sanitize`] writes it, or `None` when it has
+/// none: what the binary exposition applies to a label value or help text, so a series has
+/// the same labels whichever format scraped it.
+#[cfg_attr(not(feature = "protobuf"), allow(dead_code))]
+pub(crate) fn replace_controls(text: &str) -> Option<String> {
+    if !has_replaced_control(text.as_bytes()) {
+        return None;
+    }
+    let mut out = String::with_capacity(written_len(text.as_bytes()));
+    push_replacing_controls(&mut out, text);
+    Some(out)
+}
+
 /// The Unicode control picture of a C0 control character or DEL.
 fn control_picture(byte: u8) -> char {
     let code = if byte == 0x7f {

@@ -13,6 +13,8 @@ use std::fmt;
 use prometheus_client::encoding::{prometheus_text, text};
 
 use crate::expose::accept::{parse_accept, MediaRange};
+#[cfg(feature = "protobuf")]
+use crate::expose::protobuf;
 use crate::registry::Registry;
 use crate::sanitize::sanitize;
 
@@ -34,8 +36,13 @@ struct Preference {
     escaping: Option<NameEscaping>,
 }
 
-/// A text exposition format.
+/// An exposition format: three text formats, and with the `protobuf` feature the Prometheus
+/// protobuf format.
+///
+/// The enum is `non_exhaustive` because the `protobuf` feature adds a variant: a `match` written
+/// without that feature keeps compiling when another crate of the build turns it on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExpositionFormat {
     /// OpenMetrics 1.0.0 text: `# UNIT` lines, counters' `# TYPE` under the base name, `# EOF`.
     OpenMetrics,
@@ -47,6 +54,17 @@ pub enum ExpositionFormat {
     /// that of [`PrometheusText`](Self::PrometheusText); its `Content-Type` says so with an
     /// `escaping=` parameter.
     PrometheusTextV1,
+    /// The Prometheus protobuf format (feature `protobuf`): varint-length-delimited
+    /// `io.prometheus.client.MetricFamily` messages (prometheus/client_model `metrics.proto`),
+    /// `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+    /// encoding=delimited`. The only format that carries native histograms and start
+    /// timestamps to Prometheus, which asks for it first when native histograms are enabled
+    /// (`scrape_native_histograms`, or `--enable-feature=native-histograms` before 3.0).
+    ///
+    /// Binary: encode it with [`encode_into`](Self::encode_into).
+    /// [`encode`](Self::encode), which returns text, refuses it.
+    #[cfg(feature = "protobuf")]
+    PrometheusProtobuf,
 }
 
 /// How a 1.0.0 format says metric names were escaped: the `escaping=` parameter of its
@@ -165,6 +183,8 @@ impl Negotiated {
             ExpositionFormat::PrometheusText => prometheus_text::CONTENT_TYPE,
             ExpositionFormat::OpenMetrics => OPENMETRICS_CONTENT_TYPES[scheme],
             ExpositionFormat::PrometheusTextV1 => TEXT_V1_CONTENT_TYPES[scheme],
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => protobuf::CONTENT_TYPE,
         }
     }
 }
@@ -191,11 +211,19 @@ const TEXT_V1_CONTENT_TYPES: [&str; 4] =
 
 impl ExpositionFormat {
     /// Every format, in the order a tie between formats named by their full media type is
-    /// broken in.
+    /// broken in: the text formats before protobuf, which only a scraper that prefers it gets.
+    #[cfg(not(feature = "protobuf"))]
     const ALL: [ExpositionFormat; 3] = [
         ExpositionFormat::OpenMetrics,
         ExpositionFormat::PrometheusText,
         ExpositionFormat::PrometheusTextV1,
+    ];
+    #[cfg(feature = "protobuf")]
+    const ALL: [ExpositionFormat; 4] = [
+        ExpositionFormat::OpenMetrics,
+        ExpositionFormat::PrometheusText,
+        ExpositionFormat::PrometheusTextV1,
+        ExpositionFormat::PrometheusProtobuf,
     ];
 
     /// Picks a format from an HTTP `Accept` header, as RFC 9110 (section 12.5.1) reads it.
@@ -215,6 +243,14 @@ impl ExpositionFormat {
     ///   0.0.4, and text 1.0.0 is answered when a range names its version). A missing header,
     ///   `*/*`, and a header nothing of which we can serve get the Prometheus text format 0.0.4,
     ///   which every consumer reads.
+    /// * With the `protobuf` feature, the Prometheus protobuf format is a candidate like the
+    ///   others, matched only by its full media type with both parameters Prometheus sends:
+    ///   `application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited`
+    ///   (another `proto` or `encoding`, or a missing one, does not match it, as client_golang's
+    ///   `expfmt.Negotiate` reads it). A wildcard (`*/*`, `application/*`) never selects it: a
+    ///   binary body goes only to a scraper that names it. Without the feature such a range
+    ///   matches nothing, and the scraper's next preference (OpenMetrics, for Prometheus) is
+    ///   served.
     ///
     /// [`Negotiated::from_accept`] also says which name escaping scheme to state.
     ///
@@ -244,6 +280,8 @@ impl ExpositionFormat {
             ),
             ExpositionFormat::PrometheusText => ("text", "plain", &[None, Some("0.0.4")]),
             ExpositionFormat::PrometheusTextV1 => ("text", "plain", &[None, Some("1.0.0")]),
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => return protobuf_preference(ranges),
         };
         let mut best: Option<Preference> = None;
         for range in ranges {
@@ -292,12 +330,30 @@ impl ExpositionFormat {
         .content_type()
     }
 
-    /// Encodes `registry` in this format.
+    /// Whether this format is text (UTF-8), which [`encode`](Self::encode) can return as a
+    /// `String`; the protobuf format is binary.
+    pub const fn is_text(self) -> bool {
+        match self {
+            ExpositionFormat::OpenMetrics
+            | ExpositionFormat::PrometheusText
+            | ExpositionFormat::PrometheusTextV1 => true,
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => false,
+        }
+    }
+
+    /// Encodes `registry` in this format, which must be text.
     ///
     /// Every control character but the line feed (a carriage return in a label value, say) is
     /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
     /// OpenMetrics help text has its `\\` and `"` escaped. Encode with this rather than
     /// prometheus-client's encoders directly, which write both raw.
+    ///
+    /// # Errors
+    ///
+    /// `fmt::Error` when a metric or collector fails to encode, and for a binary format
+    /// ([`is_text`](Self::is_text) is `false`), which a `String` cannot hold: encode those with
+    /// [`encode_into`](Self::encode_into).
     ///
     /// ```
     /// use metric_handles::{ExpositionFormat, Registry};
@@ -316,12 +372,14 @@ impl ExpositionFormat {
             ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
                 registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
             }
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => return Err(fmt::Error),
         }
         Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
     }
 
-    /// Appends `registry`'s exposition in this format to `out`, the bytes
-    /// [`encode`](Self::encode) returns.
+    /// Appends `registry`'s exposition in this format to `out`: for a text format the bytes
+    /// [`encode`](Self::encode) returns, for the protobuf format the delimited messages.
     ///
     /// A server that scrapes in a loop keeps one buffer and clears it between scrapes, so the
     /// body's storage is reused. This is the entry point for every format, binary ones
@@ -336,9 +394,29 @@ impl ExpositionFormat {
     /// assert_eq!(body, b"# EOF\n");
     /// ```
     pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
+        #[cfg(feature = "protobuf")]
+        if self == ExpositionFormat::PrometheusProtobuf {
+            return protobuf::encode_into(registry, out);
+        }
         out.extend_from_slice(self.encode(registry)?.as_bytes());
         Ok(())
     }
+}
+
+/// The weight of the first range in `ranges` naming the Prometheus protobuf format with its
+/// `proto` and `encoding` parameters (see [`ExpositionFormat::negotiate`]).
+#[cfg(feature = "protobuf")]
+fn protobuf_preference(ranges: &[MediaRange]) -> Option<Preference> {
+    let range = ranges.iter().find(|range| {
+        range.media_type == protobuf::MEDIA_TYPE
+            && range.param("proto") == Some(protobuf::PROTO)
+            && range.param("encoding") == Some(protobuf::ENCODING)
+    })?;
+    Some(Preference {
+        weight: range.weight,
+        specificity: Specificity::Versioned,
+        escaping: range.param("escaping").and_then(NameEscaping::from_param),
+    })
 }
 
 #[cfg(test)]

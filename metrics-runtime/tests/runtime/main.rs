@@ -15,6 +15,8 @@ pub mod label_size;
 pub mod module_graph;
 pub mod plugin;
 pub mod process;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 pub mod registration;
 pub mod scrapers;
 pub mod tokio_runtime;
