@@ -13,7 +13,8 @@ use std::fmt;
 use prometheus_client::encoding::{prometheus_text, text};
 
 use crate::expose::accept::{parse_accept, MediaRange};
-use crate::registry::Registry;
+use crate::registry::{ExposedPart, Registry};
+use crate::render::TextFormat;
 use crate::sanitize::sanitize;
 
 /// How specifically a media range names a format: the most specific match decides its weight
@@ -292,7 +293,8 @@ impl ExpositionFormat {
         .content_type()
     }
 
-    /// Encodes `registry` in this format.
+    /// Encodes `registry` in this format: [`encode_into`](Self::encode_into) into a new
+    /// buffer.
     ///
     /// Every control character but the line feed (a carriage return in a label value, say) is
     /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
@@ -307,25 +309,21 @@ impl ExpositionFormat {
     /// assert_eq!(text, "# EOF\n");
     /// ```
     pub fn encode(self, registry: &Registry) -> Result<String, fmt::Error> {
-        let mut out = String::new();
-        match self {
-            ExpositionFormat::OpenMetrics => {
-                registry.for_each_part(&mut |part| text::encode_registry(&mut out, part))?;
-                text::encode_eof(&mut out)?;
-            }
-            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
-                registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
-            }
-        }
-        Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
+        let mut out = Vec::new();
+        self.encode_into(registry, &mut out)?;
+        String::from_utf8(out).map_err(|_| fmt::Error)
     }
 
     /// Appends `registry`'s exposition in this format to `out`, the bytes
-    /// [`encode`](Self::encode) returns.
+    /// [`encode`](Self::encode) returns; on error `out` is left as it was.
     ///
-    /// A server that scrapes in a loop keeps one buffer and clears it between scrapes, so the
-    /// body's storage is reused. This is the entry point for every format, binary ones
-    /// included; [`encode`](Self::encode) is the text-only convenience.
+    /// This is the fast path. The families of this crate are written from bytes rendered once
+    /// (each family's header lines at registration, each series' labels when it is created),
+    /// so a scrape is copies and number formatting; a server that scrapes in a loop keeps one
+    /// buffer and clears it between scrapes, and once the buffer has grown to the size of the
+    /// exposition a scrape allocates nothing. Other metrics in the registry (prometheus-client
+    /// metrics, collectors, included registries, run-time plug-in families) are encoded by
+    /// prometheus-client's encoders in their place, as before.
     ///
     /// ```
     /// use metric_handles::{ExpositionFormat, Registry};
@@ -336,7 +334,51 @@ impl ExpositionFormat {
     /// assert_eq!(body, b"# EOF\n");
     /// ```
     pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
-        out.extend_from_slice(self.encode(registry)?.as_bytes());
+        let start = out.len();
+        let result = self.encode_text(registry, out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    /// Writes every part of `registry` in this text format.
+    fn encode_text(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
+        let format = match self {
+            ExpositionFormat::OpenMetrics => TextFormat::OpenMetrics,
+            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
+                TextFormat::Prometheus
+            }
+        };
+        let openmetrics = format == TextFormat::OpenMetrics;
+        registry.for_each_part(&mut |part| match part {
+            ExposedPart::Text {
+                family,
+                const_labels,
+            } => {
+                let headers = match format {
+                    TextFormat::OpenMetrics => &family.headers.openmetrics,
+                    TextFormat::Prometheus => &family.headers.prometheus,
+                };
+                out.extend_from_slice(headers.as_bytes());
+                family
+                    .family
+                    .write_samples(out, format, &family.name, const_labels)
+            }
+            ExposedPart::Foreign(metrics) => {
+                let mut text = String::new();
+                if openmetrics {
+                    text::encode_registry(&mut text, metrics)?;
+                } else {
+                    prometheus_text::encode(&mut text, metrics)?;
+                }
+                out.extend_from_slice(sanitize(text, openmetrics).as_bytes());
+                Ok(())
+            }
+        })?;
+        if openmetrics {
+            out.extend_from_slice(b"# EOF\n");
+        }
         Ok(())
     }
 }
