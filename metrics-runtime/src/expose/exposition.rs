@@ -14,8 +14,14 @@ use prometheus_client::encoding::{prometheus_text, text};
 
 use crate::expose::accept::{parse_accept, MediaRange};
 use crate::registry::{ExposedPart, Registry};
-use crate::render::TextFormat;
+use crate::render::{SeriesWriter, TextFormat};
 use crate::sanitize::sanitize;
+
+thread_local! {
+    /// Where a scrape reads each histogram's bucket counts: kept by the thread, so a steady
+    /// scrape allocates nothing for them.
+    static HISTOGRAM_COUNTS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// How specifically a media range names a format: the most specific match decides its weight
 /// (RFC 9110: a range naming the version overrides one naming the media type alone).
@@ -350,37 +356,47 @@ impl ExpositionFormat {
                 TextFormat::Prometheus
             }
         };
-        let openmetrics = format == TextFormat::OpenMetrics;
-        registry.for_each_part(&mut |part| match part {
-            ExposedPart::Text {
-                family,
-                const_labels,
-            } => {
-                let headers = match format {
-                    TextFormat::OpenMetrics => &family.headers.openmetrics,
-                    TextFormat::Prometheus => &family.headers.prometheus,
-                };
-                out.extend_from_slice(headers.as_bytes());
-                family
-                    .family
-                    .write_samples(out, format, &family.name, const_labels)
-            }
-            ExposedPart::Foreign(metrics) => {
-                let mut text = String::new();
-                if openmetrics {
-                    text::encode_registry(&mut text, metrics)?;
-                } else {
-                    prometheus_text::encode(&mut text, metrics)?;
-                }
-                out.extend_from_slice(sanitize(text, openmetrics).as_bytes());
-                Ok(())
-            }
+        // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
+        // buffer taken and reads into one of its own.
+        HISTOGRAM_COUNTS.with(|counts| match counts.try_borrow_mut() {
+            Ok(mut counts) => write_parts(registry, format, out, &mut counts),
+            Err(_) => write_parts(registry, format, out, &mut Vec::new()),
         })?;
-        if openmetrics {
+        if format == TextFormat::OpenMetrics {
             out.extend_from_slice(b"# EOF\n");
         }
         Ok(())
     }
+}
+
+/// Writes every part of `registry` in `format`: this crate's families with the text writer,
+/// the others with prometheus-client's encoders and the sanitising pass.
+fn write_parts(
+    registry: &Registry,
+    format: TextFormat,
+    out: &mut Vec<u8>,
+    counts: &mut Vec<u64>,
+) -> Result<(), fmt::Error> {
+    registry.for_each_part(&mut |part| match part {
+        ExposedPart::Text(family) => {
+            let (headers, heads) = family.rendered(format);
+            out.extend_from_slice(headers.as_bytes());
+            family
+                .family
+                .write_samples(&mut SeriesWriter::new(out, format, heads, counts))
+        }
+        ExposedPart::Foreign(metrics) => {
+            let openmetrics = format == TextFormat::OpenMetrics;
+            let mut text = String::new();
+            if openmetrics {
+                text::encode_registry(&mut text, metrics)?;
+            } else {
+                prometheus_text::encode(&mut text, metrics)?;
+            }
+            out.extend_from_slice(sanitize(text, openmetrics).as_bytes());
+            Ok(())
+        }
+    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::error::{RegisteredFamily, RegistrationError};
 use super::ledger::{declared_families, FamilyClaim, Ledger};
 use crate::declare::descriptor::type_name;
 use crate::render::once::{self, Headers};
-use crate::render::TextFamily;
+use crate::render::{SampleHeads, TextFamily, TextFormat};
 use crate::sync::lock;
 
 /// prometheus-client's registry, which stores and encodes each level of the tree.
@@ -64,7 +64,8 @@ pub struct Registry {
     /// The collectors registered at this level, encoded after its families (as
     /// prometheus-client orders them).
     collectors: Inner,
-    /// This level's const labels as a sample line carries them (`k="v",...`), rendered once.
+    /// This level's const labels as a sample line carries them (`k="v",...`), rendered once
+    /// for the sample heads of the families registered here.
     const_labels: Box<str>,
     /// Whole prometheus-client registries included with [`Registry::include`].
     included: Vec<Inner>,
@@ -348,11 +349,22 @@ impl Registry {
             metric_type,
         );
         match headers {
-            Ok(headers) => self.parts.push(Part::Text(TextPart {
-                headers,
-                name: self.scope.full_name(name, unit).into(),
-                family: Box::new(family),
-            })),
+            Ok(headers) => {
+                let name = self.scope.full_name(name, unit);
+                let heads = |format| {
+                    let le = family.bucket_labels(format);
+                    SampleHeads::new(format, &name, &self.const_labels, le)
+                };
+                let heads = [
+                    heads(TextFormat::OpenMetrics),
+                    heads(TextFormat::Prometheus),
+                ];
+                self.parts.push(Part::Text(TextPart {
+                    headers,
+                    heads,
+                    family: Box::new(family),
+                }))
+            }
             // Rendering a descriptor cannot fail; should it, prometheus-client encodes it.
             Err(_) => self.register_claimed(name, help, unit.map(unit_from_str), family),
         }
@@ -493,10 +505,7 @@ impl Registry {
     ) -> Result<(), E> {
         for part in &self.parts {
             f(match part {
-                Part::Text(family) => ExposedPart::Text {
-                    family,
-                    const_labels: &self.const_labels,
-                },
+                Part::Text(family) => ExposedPart::Text(family),
                 Part::Foreign(metrics) => ExposedPart::Foreign(metrics),
             })?;
         }
@@ -546,18 +555,26 @@ enum Part {
 pub(crate) struct TextPart {
     /// Its `# HELP`/`# TYPE`/`# UNIT` lines, rendered at registration.
     pub(crate) headers: Headers,
-    /// The sample name before any suffix: prefix, name and unit.
-    pub(crate) name: Box<str>,
+    /// The start of its sample lines (name, const labels), rendered at registration: for
+    /// OpenMetrics, then for the classic text.
+    heads: [SampleHeads; 2],
     pub(crate) family: Box<dyn TextFamily>,
+}
+
+impl TextPart {
+    /// The header lines and sample heads of `format`.
+    pub(crate) fn rendered(&self, format: TextFormat) -> (&str, &SampleHeads) {
+        match format {
+            TextFormat::OpenMetrics => (&self.headers.openmetrics, &self.heads[0]),
+            TextFormat::Prometheus => (&self.headers.prometheus, &self.heads[1]),
+        }
+    }
 }
 
 /// What [`Registry::for_each_part`] hands the encoder.
 pub(crate) enum ExposedPart<'a> {
-    /// A family of this crate, with its level's rendered const labels.
-    Text {
-        family: &'a TextPart,
-        const_labels: &'a str,
-    },
+    /// A family of this crate.
+    Text(&'a TextPart),
     /// A prometheus-client registry, encoded by its encoders.
     Foreign(&'a Inner),
 }

@@ -7,6 +7,8 @@
 //! rendered through prometheus-client's own label encoder and sanitised when a series is
 //! created ([`once`]), and the numbers use the crates it uses (`itoa`, `dtoa`).
 //!
+//! * [`SampleHeads`]: the start of each kind of sample line of a family, up to the series'
+//!   labels, rendered at registration.
 //! * [`SeriesWriter`]: what a family's members write their samples with.
 //! * [`LabelStack`]: the labels of one series, outermost first, as borrowed pieces.
 //! * [`number`]: the value formats of the two text formats.
@@ -16,7 +18,7 @@ pub(crate) mod once;
 
 use std::fmt;
 
-use crate::record::histogram::HistogramSnapshot;
+use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 use number::TextNumber;
 
@@ -79,49 +81,116 @@ impl<'a> LabelStack<'a> {
     }
 }
 
-/// Where a family's members write their samples: the scrape's buffer, the format, and what
-/// the family rendered once (name, const labels, histogram `le` values).
+/// The start of every kind of sample line of one family in one format, rendered when the
+/// family is registered: the name and suffix, then `{` and the const labels if there are any
+/// (and, for an OpenMetrics bucket, its `le` label, which prometheus-client writes before the
+/// series' labels). A line is then this head, the series' labels, the value.
+#[derive(Debug)]
+pub(crate) struct SampleHeads {
+    gauge: Head,
+    counter: Head,
+    sum: Head,
+    count: Head,
+    /// One per bucket in OpenMetrics (each with its `le`); one for every bucket in the classic
+    /// text, whose `le` comes after the series' labels ([`bucket_tails`](Self::bucket_tails)).
+    buckets: Box<[Head]>,
+    /// The `le="..."` label of each bucket in the classic text; empty in OpenMetrics.
+    bucket_tails: Box<[Box<str>]>,
+}
+
+/// The start of a sample line up to the series' own labels.
+#[derive(Debug)]
+struct Head {
+    text: Box<str>,
+    /// Whether `text` opened the label list (`{` and at least one label).
+    open: bool,
+}
+
+impl Head {
+    /// `name` followed by `{` and `labels` when there are any.
+    fn new(name: &str, labels: &[&str]) -> Self {
+        let mut text = name.to_owned();
+        let mut open = false;
+        for label in labels.iter().filter(|label| !label.is_empty()) {
+            text.push(if open { ',' } else { '{' });
+            text.push_str(label);
+            open = true;
+        }
+        Head {
+            text: text.into(),
+            open,
+        }
+    }
+}
+
+impl SampleHeads {
+    /// The heads of a family named `name` (prefix, name and unit) at a level with
+    /// `const_labels`, whose histograms' buckets have the `le` labels `le` (none for counters
+    /// and gauges).
+    pub(crate) fn new(format: TextFormat, name: &str, const_labels: &str, le: &[Box<str>]) -> Self {
+        let head = |suffix: &str| Head::new(&format!("{name}{suffix}"), &[const_labels]);
+        let bucket = format!("{name}_bucket");
+        let (buckets, bucket_tails) = match format {
+            TextFormat::OpenMetrics => (
+                le.iter()
+                    .map(|le| Head::new(&bucket, &[const_labels, le]))
+                    .collect(),
+                Box::default(),
+            ),
+            TextFormat::Prometheus => (
+                le.iter()
+                    .map(|_| Head::new(&bucket, &[const_labels]))
+                    .collect(),
+                le.into(),
+            ),
+        };
+        SampleHeads {
+            gauge: head(""),
+            counter: head("_total"),
+            sum: head("_sum"),
+            count: head("_count"),
+            buckets,
+            bucket_tails,
+        }
+    }
+}
+
+/// Where a family's members write their samples: the scrape's buffer, the format, the heads
+/// the family rendered at registration, and a scratch buffer for histogram reads.
 #[derive(Debug)]
 pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
     format: TextFormat,
-    /// The sample name before any suffix: prefix, name and unit.
-    name: &'a str,
-    /// The const labels of the registry level, rendered (`k="v",...`), possibly empty.
-    const_labels: &'a str,
-    /// The `le="..."` label of each bucket, `+Inf` included, in this format's spelling.
-    le: &'a [Box<str>],
+    heads: &'a SampleHeads,
+    /// A histogram's bucket counts, read into storage that outlives the scrape.
+    counts: &'a mut Vec<u64>,
 }
 
 impl<'a> SeriesWriter<'a> {
     pub(crate) fn new(
         out: &'a mut Vec<u8>,
         format: TextFormat,
-        name: &'a str,
-        const_labels: &'a str,
-        le: &'a [Box<str>],
+        heads: &'a SampleHeads,
+        counts: &'a mut Vec<u64>,
     ) -> Self {
         SeriesWriter {
             out,
             format,
-            name,
-            const_labels,
-            le,
+            heads,
+            counts,
         }
     }
 
     /// Writes one counter sample, `name_total{labels} value`.
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        self.sample_name("_total");
-        self.labels(labels, None);
-        self.value(value);
+        let heads = self.heads;
+        self.line(&heads.counter, labels, "", value);
     }
 
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        self.sample_name("");
-        self.labels(labels, None);
-        self.value(value);
+        let heads = self.heads;
+        self.line(&heads.gauge, labels, "", value);
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
@@ -129,65 +198,52 @@ impl<'a> SeriesWriter<'a> {
     pub(crate) fn histogram(
         &mut self,
         labels: &LabelStack<'_>,
-        snapshot: &HistogramSnapshot,
+        histogram: &Histogram,
     ) -> Result<(), fmt::Error> {
-        let counts = snapshot.bucket_counts();
-        // The `le` values were rendered from the family's bounds, which every member shares.
-        if counts.len() != self.le.len() {
+        let sum = histogram.read_into(self.counts);
+        // The heads were rendered from the family's bounds, which every member shares.
+        if self.counts.len() != self.heads.buckets.len() {
             return Err(fmt::Error);
         }
-        let count = snapshot.count();
+        let count = self.counts.iter().copied().fold(0, u64::wrapping_add);
         match self.format {
             TextFormat::OpenMetrics => {
-                self.histogram_sum_and_count(labels, snapshot.sum(), count);
-                self.buckets(labels, counts);
+                self.sum_and_count(labels, sum, count);
+                self.buckets(labels);
             }
             TextFormat::Prometheus => {
-                self.buckets(labels, counts);
-                self.histogram_sum_and_count(labels, snapshot.sum(), count);
+                self.buckets(labels);
+                self.sum_and_count(labels, sum, count);
             }
         }
         Ok(())
     }
 
-    fn histogram_sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
-        self.sample_name("_sum");
-        self.labels(labels, None);
-        self.value(sum);
-        self.sample_name("_count");
-        self.labels(labels, None);
-        self.value(count);
+    fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
+        let heads = self.heads;
+        self.line(&heads.sum, labels, "", sum);
+        self.line(&heads.count, labels, "", count);
     }
 
-    fn buckets(&mut self, labels: &LabelStack<'_>, counts: &[u64]) {
-        let le = self.le;
+    fn buckets(&mut self, labels: &LabelStack<'_>) {
+        let heads = self.heads;
         let mut cumulative = 0u64;
-        for (count, le) in counts.iter().zip(le.iter()) {
-            cumulative = cumulative.wrapping_add(*count);
-            self.sample_name("_bucket");
-            self.labels(labels, Some(le));
-            self.value(cumulative);
+        for (i, head) in heads.buckets.iter().enumerate() {
+            cumulative = cumulative.wrapping_add(self.counts[i]);
+            let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
+            self.line(head, labels, tail, cumulative);
         }
     }
 
-    fn sample_name(&mut self, suffix: &str) {
-        self.out.extend_from_slice(self.name.as_bytes());
-        self.out.extend_from_slice(suffix.as_bytes());
-    }
-
-    /// `{...}` with the const labels, the series' labels and `le`, where prometheus-client
-    /// puts it: before the series' labels in OpenMetrics, after them in the classic text.
-    /// Nothing when there is no label at all.
-    fn labels(&mut self, labels: &LabelStack<'_>, le: Option<&str>) {
+    /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
+    /// ` value` and the line feed.
+    fn line(&mut self, head: &Head, labels: &LabelStack<'_>, tail: &str, value: impl TextNumber) {
+        let out = &mut *self.out;
+        out.extend_from_slice(head.text.as_bytes());
         let mut list = LabelList {
-            out: self.out,
-            open: false,
+            out,
+            open: head.open,
         };
-        list.rendered(self.const_labels);
-        let om = self.format == TextFormat::OpenMetrics;
-        if om {
-            list.rendered(le.unwrap_or(""));
-        }
         for piece in labels.pieces() {
             match *piece {
                 Label::Rendered(rendered) => list.rendered(rendered),
@@ -204,17 +260,12 @@ impl<'a> SeriesWriter<'a> {
                 }
             }
         }
-        if !om {
-            list.rendered(le.unwrap_or(""));
-        }
+        list.rendered(tail);
         if list.open {
-            list.out.push(b'}');
+            list.out.extend_from_slice(b"} ");
+        } else {
+            list.out.push(b' ');
         }
-    }
-
-    /// ` value\n`.
-    fn value(&mut self, value: impl TextNumber) {
-        self.out.push(b' ');
         match self.format {
             TextFormat::OpenMetrics => value.push_openmetrics(self.out),
             TextFormat::Prometheus => value.push_prometheus(self.out),
@@ -253,13 +304,10 @@ impl LabelList<'_> {
 /// A family of this crate as a registry level holds it for the text encoder: it writes every
 /// sample of its series (the level writes the header lines).
 pub(crate) trait TextFamily: Send + Sync + fmt::Debug + 'static {
-    /// Appends every sample of the family, named `name` (prefix, name and unit), carrying
-    /// `const_labels` first, in `format`.
-    fn write_samples(
-        &self,
-        out: &mut Vec<u8>,
-        format: TextFormat,
-        name: &str,
-        const_labels: &str,
-    ) -> Result<(), fmt::Error>;
+    /// The `le` labels of the family's histogram buckets in `format` (none for counters and
+    /// gauges): what [`SampleHeads`] are rendered with.
+    fn bucket_labels(&self, format: TextFormat) -> &[Box<str>];
+
+    /// Appends every sample of the family in the format of `writer`.
+    fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error>;
 }

@@ -119,28 +119,24 @@ where
     L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
     M: FamilyMember,
 {
-    fn write_samples(
-        &self,
-        out: &mut Vec<u8>,
-        format: TextFormat,
-        name: &str,
-        const_labels: &str,
-    ) -> Result<(), fmt::Error> {
+    fn bucket_labels(&self, format: TextFormat) -> &[Box<str>] {
         let buckets = &self.inner.about;
-        let le = match format {
+        match format {
             TextFormat::OpenMetrics => &buckets.openmetrics,
             TextFormat::Prometheus => &buckets.prometheus,
-        };
-        let mut writer = SeriesWriter::new(out, format, name, const_labels, le);
+        }
+    }
+
+    fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error> {
         self.inner
             .series
             .for_each_rendered(|series, member| match series {
                 Some((_, rendered)) => {
                     // A label set whose encoder failed fails the scrape, as it always did.
                     let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
-                    member.write_text(&LabelStack::new(labels), &mut writer)
+                    member.write_text(&LabelStack::new(labels), writer)
                 }
-                None => member.write_text(&LabelStack::new(OVERFLOW), &mut writer),
+                None => member.write_text(&LabelStack::new(OVERFLOW), writer),
             })
     }
 }

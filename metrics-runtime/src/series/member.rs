@@ -352,7 +352,7 @@ impl FamilyMember for Histogram {
     leaf_member_items!(
         Histogram,
         |spec| Histogram::new(spec.buckets.iter().copied()),
-        |this, labels, writer| writer.histogram(labels, &this.snapshot())
+        |this, labels, writer| writer.histogram(labels, this)
     );
 }
 
