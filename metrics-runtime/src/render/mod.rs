@@ -15,6 +15,8 @@
 
 pub(crate) mod number;
 pub(crate) mod once;
+#[cfg(test)]
+mod parity_tests;
 
 use std::fmt;
 
