@@ -162,7 +162,8 @@ fn populate(both: &mut Both<'_>) {
     let grid: Family<Service, ByLabels<(Operation, Position), Gauge>> = both.family(
         descriptor("cells", MetricKind::Gauge)
             .axis(LabelAxis::Grid { axes: GRID })
-            .max_series(1),
+            // 2 x 2 pre-resolved cells, one position beyond them, then the overflow series.
+            .max_series(5),
     );
     let dynamic: Family<Service, Dynamic<Tenant, Counter>> = both.family(
         descriptor("tenants", MetricKind::Counter)
