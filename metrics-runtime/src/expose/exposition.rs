@@ -8,19 +8,20 @@
 //! vLLM serves OpenMetrics text unconditionally, which breaks consumers that only read the
 //! classic Prometheus text format 0.0.4; negotiating avoids that.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use prometheus_client::encoding::{prometheus_text, text};
 
 use crate::expose::accept::{parse_accept, MediaRange};
 use crate::registry::{ExposedPart, Registry};
-use crate::render::{SeriesWriter, TextFormat};
+use crate::render::{Scratch, SeriesWriter, TextFormat};
 use crate::sanitize::sanitize;
 
 thread_local! {
-    /// Where a scrape reads each histogram's bucket counts: kept by the thread, so a steady
-    /// scrape allocates nothing for them.
-    static HISTOGRAM_COUNTS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// What a scrape reads histograms and sorts positions into: kept by the thread, so a
+    /// steady scrape allocates nothing for them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 /// How specifically a media range names a format: the most specific match decides its weight
@@ -358,9 +359,9 @@ impl ExpositionFormat {
         };
         // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
         // buffer taken and reads into one of its own.
-        HISTOGRAM_COUNTS.with(|counts| match counts.try_borrow_mut() {
-            Ok(mut counts) => write_parts(registry, format, out, &mut counts),
-            Err(_) => write_parts(registry, format, out, &mut Vec::new()),
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut scratch) => write_parts(registry, format, out, &mut scratch),
+            Err(_) => write_parts(registry, format, out, &mut Scratch::default()),
         })?;
         if format == TextFormat::OpenMetrics {
             out.extend_from_slice(b"# EOF\n");
@@ -375,7 +376,7 @@ fn write_parts(
     registry: &Registry,
     format: TextFormat,
     out: &mut Vec<u8>,
-    counts: &mut Vec<u64>,
+    scratch: &mut Scratch,
 ) -> Result<(), fmt::Error> {
     registry.for_each_part(&mut |part| match part {
         ExposedPart::Text(family) => {
@@ -383,7 +384,7 @@ fn write_parts(
             out.extend_from_slice(headers.as_bytes());
             family
                 .family
-                .write_samples(&mut SeriesWriter::new(out, format, heads, counts))
+                .write_samples(&mut SeriesWriter::new(out, format, heads, scratch))
         }
         ExposedPart::Foreign(metrics) => {
             let openmetrics = format == TextFormat::OpenMetrics;

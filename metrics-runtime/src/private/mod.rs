@@ -5,7 +5,7 @@ mod field_ops;
 
 pub use crate::record::histogram::bucket_lookup::BucketLookup;
 pub use crate::registry::{check_registration, register_family};
-pub use crate::render::{Label, LabelStack, SeriesWriter};
+pub use crate::render::{Label, LabelStack, Scratch, SeriesWriter};
 pub use crate::series::axis::DynamicLabels;
 pub use crate::series::member::SeriesSpec;
 pub use field_ops::{

@@ -64,6 +64,8 @@ pub struct Registry {
     /// The collectors registered at this level, encoded after its families (as
     /// prometheus-client orders them).
     collectors: Inner,
+    /// Whether a collector was registered at this level (an empty `collectors` is skipped).
+    has_collectors: bool,
     /// This level's const labels as a sample line carries them (`k="v",...`), rendered once
     /// for the sample heads of the families registered here.
     const_labels: Box<str>,
@@ -205,6 +207,7 @@ impl Registry {
         Registry {
             parts: Vec::new(),
             collectors: scope.inner(),
+            has_collectors: false,
             // The label encoder of strings never fails.
             const_labels: once::const_labels(Inner::with_labels(scope.labels.clone().into_iter()))
                 .unwrap_or_default(),
@@ -392,7 +395,7 @@ impl Registry {
         let mut probe = self.scope.inner();
         probe.register_collector(Box::new(Shared(Arc::clone(&collector))));
         self.claim_exposition(&probe, "a collector")?;
-        self.collectors
+        self.claimed_collectors()
             .register_collector(Box::new(Shared(collector)));
         Ok(())
     }
@@ -493,6 +496,7 @@ impl Registry {
 
     /// Where collectors whose names are already claimed are registered at this level.
     pub(crate) fn claimed_collectors(&mut self) -> &mut Inner {
+        self.has_collectors = true;
         &mut self.collectors
     }
 
@@ -509,7 +513,9 @@ impl Registry {
                 Part::Foreign(metrics) => ExposedPart::Foreign(metrics),
             })?;
         }
-        f(ExposedPart::Foreign(&self.collectors))?;
+        if self.has_collectors {
+            f(ExposedPart::Foreign(&self.collectors))?;
+        }
         for included in &self.included {
             f(ExposedPart::Foreign(included))?;
         }

@@ -164,8 +164,17 @@ pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
     format: TextFormat,
     heads: &'a SampleHeads,
-    /// A histogram's bucket counts, read into storage that outlives the scrape.
-    counts: &'a mut Vec<u64>,
+    /// Storage that outlives the scrape, so a steady scrape allocates nothing.
+    scratch: &'a mut Scratch,
+}
+
+/// What a scrape reads into besides its output, kept by the thread between scrapes.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// A histogram's bucket counts.
+    counts: Vec<u64>,
+    /// The order of a position axis's series beyond the pre-resolved ones.
+    order: Vec<usize>,
 }
 
 impl<'a> SeriesWriter<'a> {
@@ -173,14 +182,25 @@ impl<'a> SeriesWriter<'a> {
         out: &'a mut Vec<u8>,
         format: TextFormat,
         heads: &'a SampleHeads,
-        counts: &'a mut Vec<u64>,
+        scratch: &'a mut Scratch,
     ) -> Self {
         SeriesWriter {
             out,
             format,
             heads,
-            counts,
+            scratch,
         }
+    }
+
+    /// The scratch for sorting a map's series, taken while the series are written (a member
+    /// nested in one takes an empty one); given back with [`put_order`](Self::put_order).
+    pub(crate) fn take_order(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.scratch.order)
+    }
+
+    /// Gives back what [`take_order`](Self::take_order) took.
+    pub(crate) fn put_order(&mut self, order: Vec<usize>) {
+        self.scratch.order = order;
     }
 
     /// Writes one counter sample, `name_total{labels} value`.
@@ -202,12 +222,17 @@ impl<'a> SeriesWriter<'a> {
         labels: &LabelStack<'_>,
         histogram: &Histogram,
     ) -> Result<(), fmt::Error> {
-        let sum = histogram.read_into(self.counts);
+        let sum = histogram.read_into(&mut self.scratch.counts);
         // The heads were rendered from the family's bounds, which every member shares.
-        if self.counts.len() != self.heads.buckets.len() {
+        if self.scratch.counts.len() != self.heads.buckets.len() {
             return Err(fmt::Error);
         }
-        let count = self.counts.iter().copied().fold(0, u64::wrapping_add);
+        let count = self
+            .scratch
+            .counts
+            .iter()
+            .copied()
+            .fold(0, u64::wrapping_add);
         match self.format {
             TextFormat::OpenMetrics => {
                 self.sum_and_count(labels, sum, count);
@@ -231,7 +256,7 @@ impl<'a> SeriesWriter<'a> {
         let heads = self.heads;
         let mut cumulative = 0u64;
         for (i, head) in heads.buckets.iter().enumerate() {
-            cumulative = cumulative.wrapping_add(self.counts[i]);
+            cumulative = cumulative.wrapping_add(self.scratch.counts[i]);
             let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
             self.line(head, labels, tail, cumulative);
         }

@@ -262,14 +262,17 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
         for (position, child) in inner.cached.iter().enumerate() {
             child.write_text(&labels.with(Label::Position(inner.key, position))?, writer)?;
         }
-        let (beyond, overflow) = inner.beyond.sorted();
-        for (position, child) in &beyond {
-            child.write_text(&labels.with(Label::Position(inner.key, *position))?, writer)?;
-        }
-        match overflow {
-            Some(child) => child.write_text(&labels.with(OVERFLOW)?, writer),
-            None => Ok(()),
-        }
+        let mut order = writer.take_order();
+        let written = inner
+            .beyond
+            .for_each_sorted(&mut order, |position, child| match position {
+                Some(&position) => {
+                    child.write_text(&labels.with(Label::Position(inner.key, position))?, writer)
+                }
+                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            });
+        writer.put_order(order);
+        written
     }
 }
 

@@ -237,6 +237,34 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         (entries, overflow)
     }
 
+    /// Calls `f` for every series in key order (positions numerically), then for the
+    /// overflow series if any lookup reached it (`None` as the key), holding the read lock as
+    /// [`for_each`](Self::for_each) does. `order` is scratch for the sort: once it has room
+    /// for the series, nothing is allocated (what a scrape needs).
+    pub(crate) fn for_each_sorted<E>(
+        &self,
+        order: &mut Vec<usize>,
+        mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        K: Ord,
+    {
+        let table = self.read();
+        order.clear();
+        order.extend(0..table.entries.len());
+        order.sort_unstable_by(|&a, &b| table.entries[a].0.cmp(&table.entries[b].0));
+        for &i in order.iter() {
+            let (key, series, _) = &table.entries[i];
+            f(Some(&**key), series)?;
+        }
+        drop(table);
+        let overflow = read(&self.overflow).clone();
+        if let Some(overflow) = overflow {
+            f(None, &overflow)?;
+        }
+        Ok(())
+    }
+
     // A panic while a lock is held is only possible inside a user's `Hash`/`Eq`; the table is
     // still structurally valid after it (see `crate::sync`).
     fn read(&self) -> RwLockReadGuard<'_, Table<K, M>> {

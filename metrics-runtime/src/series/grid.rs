@@ -406,14 +406,16 @@ impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
                 indices[i] = 0;
             }
         }
-        let (beyond, overflow) = self.inner.beyond.sorted();
-        for (key, child) in &beyond {
-            child.write_text(&self.text_labels(labels, key)?, writer)?;
-        }
-        match overflow {
-            Some(child) => child.write_text(&labels.with(OVERFLOW)?, writer),
-            None => Ok(()),
-        }
+        let mut order = writer.take_order();
+        let written = self
+            .inner
+            .beyond
+            .for_each_sorted(&mut order, |key, child| match key {
+                Some(key) => child.write_text(&self.text_labels(labels, key)?, writer),
+                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            });
+        writer.put_order(order);
+        written
     }
 }
 
