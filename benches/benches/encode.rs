@@ -7,9 +7,10 @@
 //!   Each id's throughput is its exposition's size, so the report compares time per byte.
 //! * `scrape_while_recording`: request lifecycles recorded on 2 threads (an engine each) into
 //!   the 64-engine vLLM registry, alone and while a third thread scrapes that registry in a
-//!   loop. The figure is each recording thread's own CPU time per lifecycle (its CPU clock,
-//!   not the wall clock): on a 2-core machine three busy threads share two cores, and the
-//!   wall clock would measure that sharing, not what the scrape does to recording.
+//!   loop. The figure is the recording threads' own CPU time per lifecycle (the slower
+//!   thread's CPU clock, not the wall clock): on a 2-core machine three busy threads share two
+//!   cores, and the wall clock would measure that sharing, not what the scrape does to
+//!   recording (cache lines, locks).
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,12 +65,20 @@ fn encode_same_shape(c: &mut Criterion) {
     }
 }
 
-/// Nanoseconds the calling thread has spent on a CPU (`/proc/thread-self/schedstat`).
+/// Nanoseconds the calling thread has spent on a CPU (its CPU clock, at nanosecond
+/// resolution: `/proc/thread-self/schedstat` advances only at scheduler ticks, too coarse for
+/// criterion's shortest samples).
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|text| text.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux defines.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return 0;
+    }
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
 fn scrape_while_recording(c: &mut Criterion) {
