@@ -13,6 +13,7 @@ mod declare;
 mod expose;
 mod record;
 mod registry;
+mod render;
 mod sanitize;
 mod series;
 mod sync;

@@ -8,6 +8,7 @@
 //! vLLM serves OpenMetrics text unconditionally, which breaks consumers that only read the
 //! classic Prometheus text format 0.0.4; negotiating avoids that.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use prometheus_client::encoding::{prometheus_text, text};
@@ -15,8 +16,15 @@ use prometheus_client::encoding::{prometheus_text, text};
 use crate::expose::accept::{parse_accept, MediaRange};
 #[cfg(feature = "protobuf")]
 use crate::expose::protobuf;
-use crate::registry::Registry;
+use crate::registry::{ExposedPart, Registry};
+use crate::render::{Scratch, SeriesWriter, TextFormat};
 use crate::sanitize::sanitize;
+
+thread_local! {
+    /// What a scrape reads histograms and sorts positions into: kept by the thread, so a
+    /// steady scrape allocates nothing for them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
 
 /// How specifically a media range names a format: the most specific match decides its weight
 /// (RFC 9110: a range naming the version overrides one naming the media type alone).
@@ -342,7 +350,8 @@ impl ExpositionFormat {
         }
     }
 
-    /// Encodes `registry` in this format, which must be text.
+    /// Encodes `registry` in this format, which must be text: [`encode_into`](Self::encode_into)
+    /// into a new buffer.
     ///
     /// Every control character but the line feed (a carriage return in a label value, say) is
     /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
@@ -363,27 +372,25 @@ impl ExpositionFormat {
     /// assert_eq!(text, "# EOF\n");
     /// ```
     pub fn encode(self, registry: &Registry) -> Result<String, fmt::Error> {
-        let mut out = String::new();
-        match self {
-            ExpositionFormat::OpenMetrics => {
-                registry.for_each_part(&mut |part| text::encode_registry(&mut out, part))?;
-                text::encode_eof(&mut out)?;
-            }
-            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
-                registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
-            }
-            #[cfg(feature = "protobuf")]
-            ExpositionFormat::PrometheusProtobuf => return Err(fmt::Error),
+        if !self.is_text() {
+            return Err(fmt::Error);
         }
-        Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
+        let mut out = Vec::new();
+        self.encode_into(registry, &mut out)?;
+        String::from_utf8(out).map_err(|_| fmt::Error)
     }
 
     /// Appends `registry`'s exposition in this format to `out`: for a text format the bytes
-    /// [`encode`](Self::encode) returns, for the protobuf format the delimited messages.
+    /// [`encode`](Self::encode) returns, for the protobuf format the delimited messages; on
+    /// error `out` is left as it was.
     ///
-    /// A server that scrapes in a loop keeps one buffer and clears it between scrapes, so the
-    /// body's storage is reused. This is the entry point for every format, binary ones
-    /// included; [`encode`](Self::encode) is the text-only convenience.
+    /// This is the fast path. The families of this crate are written from bytes rendered once
+    /// (each family's header lines at registration, each series' labels when it is created),
+    /// so a scrape is copies and number formatting; a server that scrapes in a loop keeps one
+    /// buffer and clears it between scrapes, and once the buffer has grown to the size of the
+    /// exposition a scrape allocates nothing. Other metrics in the registry (prometheus-client
+    /// metrics, collectors, included registries, run-time plug-in families) are encoded by
+    /// prometheus-client's encoders in their place, as before.
     ///
     /// ```
     /// use metric_handles::{ExpositionFormat, Registry};
@@ -394,13 +401,49 @@ impl ExpositionFormat {
     /// assert_eq!(body, b"# EOF\n");
     /// ```
     pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
-        #[cfg(feature = "protobuf")]
-        if self == ExpositionFormat::PrometheusProtobuf {
-            return protobuf::encode_into(registry, out);
+        let start = out.len();
+        let result = match self.text_format() {
+            Some(format) => encode_text(format, registry, out),
+            #[cfg(feature = "protobuf")]
+            None => protobuf::encode_into(registry, out),
+            #[cfg(not(feature = "protobuf"))]
+            None => Err(fmt::Error),
+        };
+        if result.is_err() {
+            out.truncate(start);
         }
-        out.extend_from_slice(self.encode(registry)?.as_bytes());
-        Ok(())
+        result
     }
+
+    /// The text writer's format for a text format; `None` for a binary one.
+    const fn text_format(self) -> Option<TextFormat> {
+        match self {
+            ExpositionFormat::OpenMetrics => Some(TextFormat::OpenMetrics),
+            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
+                Some(TextFormat::Prometheus)
+            }
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => None,
+        }
+    }
+}
+
+/// Writes every part of `registry` in the text `format`.
+fn encode_text(
+    format: TextFormat,
+    registry: &Registry,
+    out: &mut Vec<u8>,
+) -> Result<(), fmt::Error> {
+    // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
+    // buffer taken and reads into one of its own.
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => write_parts(registry, format, out, &mut scratch),
+        Err(_) => write_parts(registry, format, out, &mut Scratch::default()),
+    })?;
+    if format == TextFormat::OpenMetrics {
+        out.extend_from_slice(b"# EOF\n");
+    }
+    Ok(())
 }
 
 /// The weight of the first range in `ranges` naming the Prometheus protobuf format with its
@@ -416,6 +459,36 @@ fn protobuf_preference(ranges: &[MediaRange]) -> Option<Preference> {
         weight: range.weight,
         specificity: Specificity::Versioned,
         escaping: range.param("escaping").and_then(NameEscaping::from_param),
+    })
+}
+
+/// Writes every part of `registry` in `format`: this crate's families with the text writer,
+/// the others with prometheus-client's encoders and the sanitising pass.
+fn write_parts(
+    registry: &Registry,
+    format: TextFormat,
+    out: &mut Vec<u8>,
+    scratch: &mut Scratch,
+) -> Result<(), fmt::Error> {
+    registry.for_each_part(&mut |part| match part {
+        ExposedPart::Text(family) => {
+            let (headers, heads) = family.rendered(format);
+            out.extend_from_slice(headers.as_bytes());
+            family
+                .family
+                .write_samples(&mut SeriesWriter::new(out, format, heads, scratch))
+        }
+        ExposedPart::Foreign(metrics) => {
+            let openmetrics = format == TextFormat::OpenMetrics;
+            let mut text = String::new();
+            if openmetrics {
+                text::encode_registry(&mut text, metrics)?;
+            } else {
+                prometheus_text::encode(&mut text, metrics)?;
+            }
+            out.extend_from_slice(sanitize(text, openmetrics).as_bytes());
+            Ok(())
+        }
     })
 }
 

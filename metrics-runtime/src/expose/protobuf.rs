@@ -22,12 +22,13 @@
 //!   protobuf and a `␍` from text as two series. A line feed stays a line feed, which the text
 //!   formats escape and their parsers restore. Help text gets the same treatment.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use prometheus_client::encoding::prometheus_protobuf::{encode, prometheus_data_model};
 use prost::Message;
 
-use crate::registry::Registry;
+use crate::registry::{ExposedPart, Registry};
 use crate::sanitize::replace_controls;
 
 /// The `Content-Type` of the answer, as client_golang's `expfmt` (`FmtProtoDelim`) writes it:
@@ -45,7 +46,11 @@ pub(crate) const ENCODING: &str = "delimited";
 /// Appends `registry`'s families to `out`, each a varint-length-delimited `MetricFamily`.
 pub(crate) fn encode_into(registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
     registry.for_each_part(&mut |part| {
-        for mut family in encode(part)? {
+        let metrics = match part {
+            ExposedPart::Text(family) => &family.metrics,
+            ExposedPart::Foreign(metrics) => metrics,
+        };
+        for mut family in encode(metrics)? {
             replace_family_controls(&mut family);
             // Writing into a `Vec` grows it: prost's only error, too little room, cannot occur.
             family
@@ -68,7 +73,7 @@ fn replace_family_controls(family: &mut prometheus_data_model::MetricFamily) {
 }
 
 fn replace_in_place(text: &mut String) {
-    if let Some(replaced) = replace_controls(text) {
+    if let Cow::Owned(replaced) = replace_controls(text) {
         *text = replaced;
     }
 }

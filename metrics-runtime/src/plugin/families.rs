@@ -80,7 +80,7 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         // The collector writes only the families registered through the set, each of which
         // claims its names as it registers.
         registry
-            .claimed_metrics()
+            .claimed_collectors()
             .register_collector(Box::new(Exported(Arc::clone(&families.shared))));
         families
     }

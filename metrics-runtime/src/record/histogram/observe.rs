@@ -121,6 +121,12 @@ impl Histogram {
     pub fn snapshot(&self) -> HistogramSnapshot {
         self.core.snapshot()
     }
+
+    /// What [`snapshot`](Self::snapshot) reads, without allocating: the non-cumulative bucket
+    /// counts (`+Inf` last) replace the contents of `counts`, and the sum is returned.
+    pub(crate) fn read_into(&self, counts: &mut Vec<u64>) -> f64 {
+        self.core.read_into(counts)
+    }
 }
 
 impl fmt::Debug for Histogram {

@@ -14,12 +14,28 @@ impl HistogramCore {
     /// every observation started before the turn and none after it. Records never wait for a
     /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub(super) fn snapshot(&self) -> HistogramSnapshot {
+        let mut bucket_counts = Vec::new();
+        let sum = self.read_into(&mut bucket_counts);
+        HistogramSnapshot {
+            bounds: self.bounds.to_vec(),
+            bucket_counts,
+            sum,
+        }
+    }
+
+    /// [`snapshot`](Self::snapshot) without allocating: the non-cumulative bucket counts
+    /// (`+Inf` last) replace the contents of `counts`, and the sum is returned. Once `counts`
+    /// has room for the buckets, a read allocates nothing (what a scrape needs).
+    pub(super) fn read_into(&self, counts: &mut Vec<u64>) -> f64 {
         let core = self;
         let mut state = lock(&core.scrape);
         let state = &mut *state;
         let cold = state.hot;
         let hot = 1 - cold;
-        let mut totals = HalfTotals::zero(core.layout.buckets);
+        // The cold half's totals are read again from the cells: reset in place.
+        let totals = &mut state.complete[cold];
+        totals.buckets.fill(0);
+        totals.sum = 0.0;
         for (shard, counted) in state.counted.iter_mut().enumerate() {
             let Some(started) = core.cell(shard, STARTED) else {
                 continue;
@@ -29,24 +45,22 @@ impl HistogramCore {
             let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
             let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
             core.wait_until_complete(shard, cold, in_cold);
-            core.add_half(shard, cold, &mut totals);
+            core.add_half(shard, cold, totals);
             counted[cold] = in_cold;
         }
         state.hot = hot;
-        state.complete[cold] = totals;
         let [first, second] = &state.complete;
-        HistogramSnapshot {
-            bounds: core.bounds.to_vec(),
-            bucket_counts: first
+        counts.clear();
+        counts.extend(
+            first
                 .buckets
                 .iter()
                 .zip(second.buckets.iter())
-                .map(|(a, b)| a.wrapping_add(*b))
-                .collect(),
-            // The half read now first: with no earlier snapshot during the recording, the
-            // other half holds nothing and adding its 0.0 is exact.
-            sum: saturating_sum(state.complete[cold].sum, state.complete[hot].sum),
-        }
+                .map(|(a, b)| a.wrapping_add(*b)),
+        );
+        // The half read now first: with no earlier snapshot during the recording, the
+        // other half holds nothing and adding its 0.0 is exact.
+        saturating_sum(state.complete[cold].sum, state.complete[hot].sum)
     }
 
     /// The bucket counts of `half` of `shard`, both areas, added up.
