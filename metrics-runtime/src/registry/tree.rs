@@ -353,15 +353,6 @@ impl Registry {
         );
         match headers {
             Ok(headers) => {
-                let name = self.scope.full_name(name, unit);
-                let heads = |format| {
-                    let le = family.bucket_labels(format);
-                    SampleHeads::new(format, &name, &self.const_labels, le)
-                };
-                let heads = [
-                    heads(TextFormat::OpenMetrics),
-                    heads(TextFormat::Prometheus),
-                ];
                 // The protobuf encoder reads the family through prometheus-client, as the
                 // text encoders did before the text writer: a registry of its own at this
                 // level's prefix and const labels (a clone of the family shares its series).
@@ -374,6 +365,15 @@ impl Registry {
                     }
                     metrics
                 };
+                let name = self.scope.full_name(name, unit);
+                let heads = |format| {
+                    let le = family.bucket_labels(format);
+                    SampleHeads::new(format, &name, &self.const_labels, le)
+                };
+                let heads = [
+                    heads(TextFormat::OpenMetrics),
+                    heads(TextFormat::Prometheus),
+                ];
                 self.parts.push(Part::Text(TextPart {
                     headers,
                     heads,
