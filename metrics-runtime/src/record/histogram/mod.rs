@@ -51,6 +51,11 @@
 pub(crate) mod bucket_lookup;
 mod local;
 mod merge;
+mod native_config;
+mod native_index;
+mod native_snapshot;
+mod native_table;
+mod native_totals;
 mod observe;
 mod shards;
 mod snapshot;
@@ -58,11 +63,16 @@ mod sum;
 mod sync;
 
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
+pub use native_config::NativeConfig;
+pub use native_snapshot::NativeSnapshot;
+pub use native_totals::NativeSpans;
 pub use observe::Histogram;
 pub use snapshot::HistogramSnapshot;
 
 /// The model check of the scrape protocol (`RUSTFLAGS="--cfg loom"`).
 #[cfg(all(test, loom))]
 mod loom_model;
+#[cfg(test)]
+mod native_tests;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! Reading a histogram: [`HistogramSnapshot`], the state a scrape encodes.
 
-use super::shards::{HalfTotals, HistogramCore, COUNT_MASK, HOT_BIT, STARTED};
+use super::native_snapshot::NativeSnapshot;
+use super::shards::{HalfTotals, HistogramCore, ScrapeState, COUNT_MASK, HOT_BIT, STARTED};
 use super::sync::{lock, spin_wait, Ordering};
 
 impl HistogramCore {
@@ -14,29 +15,17 @@ impl HistogramCore {
     /// every observation started before the turn and none after it. Records never wait for a
     /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub(super) fn snapshot(&self) -> HistogramSnapshot {
-        let core = self;
-        let mut state = lock(&core.scrape);
+        let mut state = lock(&self.scrape);
         let state = &mut *state;
-        let cold = state.hot;
-        let hot = 1 - cold;
-        let mut totals = HalfTotals::zero(core.layout.buckets);
-        for (shard, counted) in state.counted.iter_mut().enumerate() {
-            let Some(started) = core.cell(shard, STARTED) else {
-                continue;
-            };
-            // Every record that added to the count before this turn writes the cold half;
-            // the half holds them and what it held when last read.
-            let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
-            let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
-            core.wait_until_complete(shard, cold, in_cold);
-            core.add_half(shard, cold, &mut totals);
-            counted[cold] = in_cold;
+        if let Some(native) = &self.native {
+            return self.native_snapshot(native, state);
         }
-        state.hot = hot;
+        let (cold, totals) = self.turn(state, false);
+        let hot = 1 - cold;
         state.complete[cold] = totals;
         let [first, second] = &state.complete;
         HistogramSnapshot {
-            bounds: core.bounds.to_vec(),
+            bounds: self.bounds.to_vec(),
             bucket_counts: first
                 .buckets
                 .iter()
@@ -46,7 +35,41 @@ impl HistogramCore {
             // The half read now first: with no earlier snapshot during the recording, the
             // other half holds nothing and adding its 0.0 is exact.
             sum: saturating_sum(state.complete[cold].sum, state.complete[hot].sum),
+            native: None,
         }
+    }
+
+    /// Turns the cold half hot in every shard, waits for the records started in the half
+    /// turned cold, and returns that half and its totals over all shards.
+    ///
+    /// With `drain`, the half's cells are cleared once read (the totals are what was added
+    /// since the half was last drained); without, they keep growing and the totals are
+    /// everything the half ever held. `state.counted` keeps, per shard and half, how many
+    /// observations the half has held in all (read or drained), so that the wait knows what
+    /// to expect either way.
+    pub(super) fn turn(&self, state: &mut ScrapeState, drain: bool) -> (usize, HalfTotals) {
+        let cold = state.hot;
+        let hot = 1 - cold;
+        let mut totals = HalfTotals::zero(self.layout.buckets);
+        for (shard, counted) in state.counted.iter_mut().enumerate() {
+            let Some(started) = self.cell(shard, STARTED) else {
+                continue;
+            };
+            // Every record that added to the count before this turn writes the cold half;
+            // the half holds them and what it held when last read.
+            let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
+            let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
+            let already_drained = if drain { counted[cold] } else { 0 };
+            let in_cells = in_cold.wrapping_sub(already_drained) & COUNT_MASK;
+            self.wait_until_complete(shard, cold, in_cells);
+            self.add_half(shard, cold, &mut totals);
+            if drain {
+                self.clear_half(shard, cold);
+            }
+            counted[cold] = in_cold;
+        }
+        state.hot = hot;
+        (cold, totals)
     }
 
     /// The bucket counts of `half` of `shard`, both areas, added up.
@@ -76,6 +99,19 @@ impl HistogramCore {
         }
     }
 
+    /// Clears `half` of `shard` (complete, read, and written by no record until a scrape turns
+    /// it hot again: that turn releases these stores to every record started after it).
+    fn clear_half(&self, shard: usize, half: usize) {
+        for merged in [false, true] {
+            let area = self.layout.area(half, merged);
+            for cell in area..=area + self.layout.buckets {
+                if let Some(cell) = self.cell(shard, cell) {
+                    cell.store(0, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// Adds `half` of `shard` (complete, see [`Self::wait_until_complete`]) into `totals`.
     fn add_half(&self, shard: usize, half: usize, totals: &mut HalfTotals) {
         let load = |cell| {
@@ -93,7 +129,7 @@ impl HistogramCore {
 }
 
 /// `a + b`, saturating at `±f64::MAX`.
-fn saturating_sum(a: f64, b: f64) -> f64 {
+pub(super) fn saturating_sum(a: f64, b: f64) -> f64 {
     (a + b).clamp(-f64::MAX, f64::MAX)
 }
 
@@ -103,6 +139,7 @@ pub struct HistogramSnapshot {
     pub(super) bounds: Vec<f64>,
     pub(super) bucket_counts: Vec<u64>,
     pub(super) sum: f64,
+    pub(super) native: Option<NativeSnapshot>,
 }
 
 impl HistogramSnapshot {
@@ -127,6 +164,11 @@ impl HistogramSnapshot {
     /// Non-cumulative counts per bucket, the last one being `+Inf`.
     pub fn bucket_counts(&self) -> &[u64] {
         &self.bucket_counts
+    }
+
+    /// The native buckets, for a histogram that has them.
+    pub fn native(&self) -> Option<&NativeSnapshot> {
+        self.native.as_ref()
     }
 
     /// `(upper bound, non-cumulative count)` pairs including `(+Inf, n)`, the shape
