@@ -10,5 +10,6 @@ mod support;
 pub mod cardinality;
 pub mod core_records;
 mod counting;
+pub mod native_histogram;
 #[cfg(feature = "vllm")]
 pub mod vllm_records;

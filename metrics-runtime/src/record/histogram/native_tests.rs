@@ -361,3 +361,105 @@ fn spans_bridge_gaps_of_up_to_two_buckets_with_zero_counts() {
         spans(&[(-1, 4)], &[4, -4, 0, 4])
     );
 }
+
+/// Observation `i` of recorder `t`: multiples of 1/8 in [-5, 20), so every sum of them is exact
+/// in any order, spread over many native buckets, with zeros among them.
+fn stress_value(t: u64, i: u64) -> f64 {
+    ((i * 37 + t * 11) % 200) as f64 / 8.0 - 5.0
+}
+
+/// What any snapshot of the stress test must satisfy, however it races records, merges and
+/// layout changes: the classic `le="1"` bucket, the native buckets and the sum all describe
+/// the same `_count` observations. Returns the count.
+fn assert_consistent(snapshot: &HistogramSnapshot, max_buckets: usize) -> u64 {
+    let count = snapshot.count();
+    let native = snapshot.native().expect("native");
+    // No NaN is observed, so every observation is in one native bucket.
+    assert_eq!(native.count(), count, "{snapshot:?}");
+    // 1 is a bucket boundary at every schema: the classic `le="1"` bucket holds exactly the
+    // zero bucket (threshold at most 1), every negative bucket and the positive ones up to 1.
+    let schema = native.schema();
+    let at_most_one: u64 = native
+        .positive()
+        .iter()
+        .filter(|&&(index, _)| upper_bound(schema, index) <= 1.0)
+        .map(|&(_, n)| n)
+        .chain(native.negative().iter().map(|&(_, n)| n))
+        .sum::<u64>()
+        + native.zero_count();
+    assert_eq!(snapshot.bucket_counts()[0], at_most_one, "{snapshot:?}");
+    // The sum lies within what the buckets allow.
+    let (mut low, mut high) = (0.0, 0.0);
+    for &(index, n) in native.positive() {
+        low += upper_bound(schema, index - 1) * n as f64;
+        high += upper_bound(schema, index) * n as f64;
+    }
+    for &(index, n) in native.negative() {
+        low -= upper_bound(schema, index) * n as f64;
+        high -= upper_bound(schema, index - 1) * n as f64;
+    }
+    let zero = native.zero_threshold() * native.zero_count() as f64;
+    let slack = 1e-9 * (1.0 + high.abs() + low.abs());
+    assert!(
+        low - zero - slack <= snapshot.sum() && snapshot.sum() <= high + zero + slack,
+        "sum {} outside [{low}, {high}] ± {zero}: {snapshot:?}",
+        snapshot.sum()
+    );
+    assert!(
+        native.positive().len() + native.negative().len() <= max_buckets,
+        "{snapshot:?}"
+    );
+    count
+}
+
+#[test]
+fn snapshots_stay_consistent_while_records_merges_and_layout_changes_race_them() {
+    // Few buckets allowed, a zero bucket that may widen: the first scrapes lower the schema
+    // and widen the zero bucket while records bucket with whatever layout they read.
+    const MAX_BUCKETS: u32 = 6;
+    const PER_RECORDER: u64 = 100_000;
+    let config = NativeConfig::with_schema(8)
+        .max_buckets(MAX_BUCKETS)
+        .max_zero_threshold(0.5);
+    let h = Histogram::new_classic_and_native([1.0], config);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let expected_sum: f64 = (0..3)
+        .flat_map(|t| (0..PER_RECORDER).map(move |i| stress_value(t, i)))
+        .sum();
+    std::thread::scope(|s| {
+        for t in 0..2 {
+            let (h, done) = (&h, &done);
+            s.spawn(move || {
+                (0..PER_RECORDER).for_each(|i| h.observe(stress_value(t, i)));
+                done.fetch_add(1, std::sync::atomic::Ordering::Release);
+            });
+        }
+        let (h, done) = (&h, &done);
+        s.spawn(move || {
+            let mut local = h.local_with_interval(7);
+            (0..PER_RECORDER).for_each(|i| local.observe(stress_value(2, i)));
+            drop(local);
+            done.fetch_add(1, std::sync::atomic::Ordering::Release);
+        });
+        let mut last = 0;
+        let mut scrapes = 0u64;
+        while done.load(std::sync::atomic::Ordering::Acquire) < 3 || scrapes == 0 {
+            let count = assert_consistent(&h.snapshot(), MAX_BUCKETS as usize);
+            assert!(count >= last, "{count} after {last}");
+            last = count;
+            scrapes += 1;
+            std::thread::yield_now();
+        }
+    });
+    let last = h.snapshot();
+    assert_eq!(
+        assert_consistent(&last, MAX_BUCKETS as usize),
+        3 * PER_RECORDER
+    );
+    assert_eq!(last.sum(), expected_sum);
+    let native = last.native().expect("native");
+    assert!(
+        native.schema() < 8,
+        "the limit lowered the schema: {native:?}"
+    );
+}
