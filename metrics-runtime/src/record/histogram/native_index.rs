@@ -361,14 +361,15 @@ pub(super) fn upper_bound(schema: i8, index: i32) -> f64 {
     fraction * power_of_two(exponent)
 }
 
-/// `2^exponent`, with `2^1024` standing for `f64::MAX` (the bound of the last finite bucket)
-/// and anything beyond for `+Inf`.
+/// `2^exponent`, exactly (subnormals included, 0 below them), with `2^1024` standing for
+/// `f64::MAX` (the bound of the last finite bucket) and anything beyond for `+Inf`.
 fn power_of_two(exponent: i64) -> f64 {
     match exponent {
         1024 => f64::MAX,
         e if e > 1024 => f64::INFINITY,
-        // `powi` of 2 is exact down to the smallest subnormal, and 0 below it.
-        e => 2f64.powi(e.max(-1100) as i32),
+        e if e >= -1022 => f64::from_bits(((e + 1023) as u64) << 52),
+        e if e >= -1074 => f64::from_bits(1 << (e + 1074)),
+        _ => 0.0,
     }
 }
 

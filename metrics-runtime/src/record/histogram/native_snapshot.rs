@@ -63,7 +63,7 @@ impl NativeCore {
     }
 
     /// Makes `totals`' layout the one records use from now on.
-    fn publish(&self, totals: &NativeTotals) {
+    pub(super) fn publish(&self, totals: &NativeTotals) {
         self.schema
             .store(i64::from(totals.schema) as u64, Ordering::Relaxed);
         self.zero_threshold
@@ -71,12 +71,15 @@ impl NativeCore {
     }
 
     /// Drains `half`'s table (see [`NativeTable::drain`]) into totals at the published layout.
-    fn drain(&self, half: usize) -> NativeTotals {
+    pub(super) fn drain(&self, half: usize) -> NativeTotals {
         let mut totals = NativeTotals::empty(&self.config);
         totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
         if let Some(table) = self.tables.get(half) {
-            totals.zero_count = table.drain(|key, count| totals.add(key, count));
+            // `add` may move a bucket a record put outside an older, narrower zero bucket
+            // into it: the table's zero count comes on top.
+            let zero = table.drain(|key, count| totals.add(key, count));
+            totals.zero_count = totals.zero_count.wrapping_add(zero);
         }
         totals
     }

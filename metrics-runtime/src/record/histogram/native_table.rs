@@ -12,9 +12,9 @@
 //!   schema before a scrape lowered it still writes a key the scrape can place: the drain
 //!   coarsens each key from its own schema to the histogram's.
 //! * The table never fills, by construction. A new key first takes a *reservation* (a
-//!   `fetch_add` on the table's key count); there are `2 * max_buckets` of them per half and
-//!   drain (headroom, so that a scrape can enforce the limit by its strategies rather than
-//!   the table by force). A record past them computes its key at the coarsest schema (-4)
+//!   `fetch_add` on the table's key count); there are at least `2 * max_buckets` of them per
+//!   half and drain (headroom, so that a scrape can enforce the limit by its strategies
+//!   rather than the table by force: every slot the coarsest keys may not need). A record past them computes its key at the coarsest schema (-4)
 //!   instead, which needs no reservation: there are only 2 * 133 such keys. The capacity is
 //!   a power of two above both together, so a probe always ends on the key or a free slot.
 //!   An observation whose bucket the scrape must coarsen is counted, with less resolution:
@@ -80,7 +80,7 @@ pub(super) struct NativeTable {
 
 impl NativeTable {
     pub(super) fn new(config: &NativeConfig) -> Self {
-        let reservations = 2 * u64::from(config.bucket_limit());
+        let limit = config.bucket_limit() as usize;
         // The loom model observes one value: a table of a few slots keeps its executions
         // within loom's bounds.
         let coarsest = if cfg!(loom) {
@@ -88,8 +88,10 @@ impl NativeTable {
         } else {
             2 * COARSEST_BUCKETS_PER_SIDE
         };
-        let keys = reservations as usize + coarsest;
-        let capacity = (keys + 1).next_power_of_two();
+        let capacity = (2 * limit + coarsest + 1).next_power_of_two();
+        // Every slot the coarsest keys may not need (and one, so that a probe always meets a
+        // free slot or its key): at least twice the limit.
+        let reservations = (capacity - coarsest - 1) as u64;
         NativeTable {
             slots: (0..capacity)
                 .map(|_| Slot {
@@ -197,6 +199,12 @@ impl NativeTable {
     #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
         self.slots.len()
+    }
+
+    /// New keys per interval above the coarsest schema (see the module documentation).
+    #[cfg(test)]
+    pub(super) fn reservations(&self) -> u64 {
+        self.reservations
     }
 }
 

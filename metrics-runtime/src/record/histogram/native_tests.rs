@@ -79,7 +79,10 @@ fn a_bucket_holds_its_upper_bound_and_not_the_next_value() {
         let indexes = (-3 * per_power..3 * per_power).chain(far.iter().flat_map(|&i| i - 2..i + 2));
         for index in indexes {
             let bound = upper_bound(schema, index);
-            if bound == 0.0 || !bound.is_finite() || bound == f64::MAX {
+            // Below the normal range a bound between two powers of two is not a float (its
+            // fraction needs more bits than a subnormal has): no value sits on it.
+            let exact = schema <= 0 || bound >= f64::MIN_POSITIVE;
+            if bound == 0.0 || !bound.is_finite() || bound == f64::MAX || !exact {
                 continue;
             }
             assert_eq!(
@@ -311,19 +314,21 @@ fn a_reset_not_yet_due_degrades_and_a_due_one_restores_the_resolution() {
 
 #[test]
 fn between_scrapes_a_table_past_its_reservations_counts_at_the_coarsest_schema() {
-    // One bucket allowed: two reservations per interval, then schema -4.
+    // One bucket allowed: a table of 512 slots, 245 reservations per interval (512 less the
+    // 266 coarsest keys and a free slot), then schema -4.
     let h = Histogram::new_native(NativeConfig::with_schema(8).max_buckets(1));
-    let values: Vec<f64> = (1..=50).map(|i| 1.0 + f64::from(i) / 64.0).collect();
+    // 400 distinct buckets at schema 8.
+    let values: Vec<f64> = (1..=400).map(|i| upper_bound(8, i)).collect();
     values.iter().for_each(|&v| h.observe(v));
     let snapshot = h.snapshot();
     let native = snapshot.native().expect("native");
-    assert_eq!(snapshot.count(), 50);
-    assert_eq!(native.count(), 50, "nothing lost");
+    assert_eq!(snapshot.count(), 400);
+    assert_eq!(native.count(), 400, "nothing lost");
     assert_eq!(native.schema(), -4, "{native:?}");
     assert_eq!(native.positive().len(), 1, "{native:?}");
     // The next interval starts at the schema the limit left.
     h.observe(1.5);
-    assert_eq!(h.snapshot().native().map(|n| n.count()), Some(51));
+    assert_eq!(h.snapshot().native().map(|n| n.count()), Some(401));
 }
 
 #[test]
@@ -347,6 +352,7 @@ fn a_table_has_room_for_every_key_it_can_be_given() {
     let table = NativeTable::new(&NativeConfig::default().max_buckets(160));
     // 2 * 160 reservations + 266 coarsest keys fit in 1024 slots.
     assert_eq!(table.capacity(), 1024);
+    assert_eq!(table.reservations(), 1024 - 266 - 1);
 }
 
 #[test]
@@ -461,5 +467,27 @@ fn snapshots_stay_consistent_while_records_merges_and_layout_changes_race_them()
     assert!(
         native.schema() < 8,
         "the limit lowered the schema: {native:?}"
+    );
+}
+
+#[test]
+fn a_bucket_recorded_with_an_older_zero_threshold_joins_the_wider_zero_bucket_at_the_drain() {
+    use super::native_snapshot::NativeCore;
+    use super::native_totals::NativeTotals;
+    let config = NativeConfig::with_schema(0);
+    let native = NativeCore::new(config);
+    // Records that read the configured threshold: 0.0 in the zero bucket, 0.75 in bucket 0.
+    native.record(0, 0.0, 1);
+    native.record(0, 0.75, 2);
+    native.record(0, 3.0, 1);
+    // Meanwhile a scrape widened the zero bucket to 1 (bucket 0's upper bound).
+    let mut widened = NativeTotals::empty(&config);
+    widened.zero_threshold = 1.0;
+    native.publish(&widened);
+    let drained = native.drain(0);
+    assert_eq!(drained.zero_count, 3, "{drained:?}");
+    assert_eq!(
+        drained.positive.into_iter().collect::<Vec<_>>(),
+        vec![(2, 1)]
     );
 }
