@@ -301,6 +301,8 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
         }
         None => quote!(#option::None),
     };
+    // No attribute declares native buckets yet: a descriptor gets them from `RegisterOptions`.
+    let native = quote!(#option::None);
     let max_series = max_series(plan, krate);
     let max_label_sets = match &plan.max_label_sets {
         Some(max) => max.clone(),
@@ -322,6 +324,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
             common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
             axis: #axis,
             buckets: #buckets,
+            native: #native,
             max_series: #max_series,
             max_label_sets: #max_label_sets,
             aliases: &[#(#aliases),*],
