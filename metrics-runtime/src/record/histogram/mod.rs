@@ -20,6 +20,8 @@
 //!   the records started there have finished (see [`Histogram::snapshot`]). Records never wait.
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket.
+//! * With native buckets, `_count` also equals the zero bucket plus every native bucket plus
+//!   the NaN observations (in no native bucket, as in client_golang), in every snapshot.
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
 //!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
 //!   single bad sample can never turn the sum into NaN.
@@ -44,7 +46,13 @@
 //! * `bucket_lookup.rs`: the bucket search of a value (a table where the bounds suit it);
 //! * `snapshot.rs`: reading the state a scrape encodes (the scrape protocol);
 //! * `sync.rs`: the atomics and lock, the standard library's or loom's;
-//! * `local.rs`: the request-local view and its buffer.
+//! * `local.rs`: the request-local view and its buffer;
+//! * native (sparse exponential) buckets, beside the classic ones or instead of them:
+//!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
+//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
+//!   `native_totals.rs` (the read side: the drained buckets at one schema and the limit
+//!   strategies), `native_snapshot.rs` (native buckets in the scrape protocol: a histogram
+//!   with them drains each half it reads).
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
