@@ -50,9 +50,10 @@
 //! * native (sparse exponential) buckets, beside the classic ones or instead of them:
 //!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
 //!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
-//!   `native_totals.rs` (the read side: the drained buckets at one schema and the limit
-//!   strategies), `native_snapshot.rs` (native buckets in the scrape protocol: a histogram
-//!   with them drains each half it reads).
+//!   `native_totals.rs` (the read side: the drained buckets at one schema, the limit
+//!   strategies, and the public [`NativeSnapshot`]), `native_state.rs` (what records share
+//!   with scrapes, and what scrapes keep), `native_snapshot.rs` (native buckets in the scrape
+//!   protocol: a histogram with them drains each half it reads).
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
@@ -62,6 +63,7 @@ mod merge;
 mod native_config;
 mod native_index;
 mod native_snapshot;
+mod native_state;
 mod native_table;
 mod native_totals;
 mod observe;
@@ -72,8 +74,7 @@ mod sync;
 
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use native_config::NativeConfig;
-pub use native_snapshot::NativeSnapshot;
-pub use native_totals::NativeSpans;
+pub use native_totals::{NativeSnapshot, NativeSpans};
 pub use observe::Histogram;
 pub use snapshot::HistogramSnapshot;
 

@@ -1,5 +1,4 @@
-//! Native buckets in the scrape protocol: what records share with scrapes ([`NativeCore`]),
-//! what scrapes keep between them ([`NativeScrape`]), and a scrape of a histogram with native
+//! Native buckets in the scrape protocol: a scrape of a histogram with native
 //! buckets, whose result is a [`NativeSnapshot`].
 //!
 //! A histogram with native buckets *drains* each half a scrape reads: the half's classic cells
@@ -17,91 +16,10 @@
 //! equals its zero count plus its native buckets plus its NaN observations (counted in
 //! `_count` and the classic `+Inf` bucket but in no native bucket, as in client_golang).
 
-use std::time::Instant;
-
-use super::native_config::NativeConfig;
-use super::native_table::NativeTable;
-use super::native_totals::{NativeSpans, NativeTotals};
+use super::native_state::{NativeCore, NativeScrape};
+use super::native_totals::{NativeSnapshot, NativeTotals};
 use super::shards::{HalfTotals, HistogramCore, ScrapeState};
 use super::snapshot::{saturating_sum, HistogramSnapshot};
-use super::sync::{AtomicU64, Ordering};
-
-/// What records of a histogram with native buckets use: the tables of both halves, and the
-/// schema and zero threshold a scrape last published.
-pub(super) struct NativeCore {
-    pub(super) config: NativeConfig,
-    tables: [NativeTable; 2],
-    /// The schema records bucket at (an `i8`, sign-extended).
-    schema: AtomicU64,
-    /// The zero threshold records use (`f64` bits).
-    zero_threshold: AtomicU64,
-}
-
-impl NativeCore {
-    pub(super) fn new(config: NativeConfig) -> Self {
-        NativeCore {
-            config,
-            tables: [NativeTable::new(&config), NativeTable::new(&config)],
-            schema: AtomicU64::new(i64::from(config.schema()) as u64),
-            zero_threshold: AtomicU64::new(config.threshold().to_bits()),
-        }
-    }
-
-    /// Counts `n` observations of `value` in `half`'s table; NaN counts in no native bucket.
-    /// Called after the record's start (whose acquire makes the published layout visible) and
-    /// before its classic bucket count (whose release publishes this).
-    #[inline]
-    pub(super) fn record(&self, half: usize, value: f64, n: u64) {
-        if value.is_nan() {
-            return;
-        }
-        let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
-        let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.get(half) {
-            table.add(value, schema, zero_threshold, n);
-        }
-    }
-
-    /// Makes `totals`' layout the one records use from now on.
-    pub(super) fn publish(&self, totals: &NativeTotals) {
-        self.schema
-            .store(i64::from(totals.schema) as u64, Ordering::Relaxed);
-        self.zero_threshold
-            .store(totals.zero_threshold.to_bits(), Ordering::Relaxed);
-    }
-
-    /// Drains `half`'s table (see [`NativeTable::drain`]) into totals at the published layout.
-    pub(super) fn drain(&self, half: usize) -> NativeTotals {
-        let mut totals = NativeTotals::empty(&self.config);
-        totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
-        totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.get(half) {
-            // `add` may move a bucket a record put outside an older, narrower zero bucket
-            // into it: the table's zero count comes on top.
-            let zero = table.drain(|key, count| totals.add(key, count));
-            totals.zero_count = totals.zero_count.wrapping_add(zero);
-        }
-        totals
-    }
-}
-
-/// What the scrapes of a histogram with native buckets keep between them: everything drained
-/// since the last reset.
-pub(super) struct NativeScrape {
-    classic: HalfTotals,
-    native: NativeTotals,
-    last_reset: Instant,
-}
-
-impl NativeScrape {
-    pub(super) fn new(config: &NativeConfig, buckets: usize) -> Self {
-        NativeScrape {
-            classic: HalfTotals::zero(buckets),
-            native: NativeTotals::empty(config),
-            last_reset: Instant::now(),
-        }
-    }
-}
 
 impl HistogramCore {
     /// A scrape of a histogram with native buckets (see the module documentation): turn and
@@ -123,7 +41,7 @@ impl HistogramCore {
         let Some(scrape) = state.native.as_mut() else {
             return self.empty_snapshot(None);
         };
-        add_classic(&mut scrape.classic, &classic);
+        add_classic(scrape, &classic);
         scrape.native.add_all(&drained);
         let over = scrape.native.bucket_count() > config.bucket_limit() as usize;
         let reset_due = config
@@ -145,8 +63,8 @@ impl HistogramCore {
         native.publish(&scrape.native);
         HistogramSnapshot {
             bounds: self.bounds.to_vec(),
-            bucket_counts: scrape.classic.buckets.to_vec(),
-            sum: scrape.classic.sum,
+            bucket_counts: scrape.classic_buckets.to_vec(),
+            sum: scrape.classic_sum,
             native: Some(NativeSnapshot::of(&scrape.native)),
         }
     }
@@ -163,100 +81,13 @@ impl HistogramCore {
 }
 
 /// Adds a drained half's classic totals to the running ones.
-fn add_classic(totals: &mut HalfTotals, drained: &HalfTotals) {
-    for (total, &count) in totals.buckets.iter_mut().zip(drained.buckets.iter()) {
+fn add_classic(scrape: &mut NativeScrape, drained: &HalfTotals) {
+    for (total, &count) in scrape
+        .classic_buckets
+        .iter_mut()
+        .zip(drained.buckets.iter())
+    {
         *total = total.wrapping_add(count);
     }
-    totals.sum = saturating_sum(totals.sum, drained.sum);
-}
-
-/// The native buckets of a [`HistogramSnapshot`](crate::HistogramSnapshot).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NativeSnapshot {
-    schema: i8,
-    zero_threshold: f64,
-    zero_count: u64,
-    positive: Vec<(i32, u64)>,
-    negative: Vec<(i32, u64)>,
-}
-
-impl NativeSnapshot {
-    fn of(totals: &NativeTotals) -> Self {
-        let side = |buckets: &std::collections::BTreeMap<i32, u64>| {
-            buckets
-                .iter()
-                .map(|(&index, &count)| (index, count))
-                .collect()
-        };
-        NativeSnapshot {
-            schema: totals.schema,
-            zero_threshold: totals.zero_threshold,
-            zero_count: totals.zero_count,
-            positive: side(&totals.positive),
-            negative: side(&totals.negative),
-        }
-    }
-
-    /// The schema: bucket `k` holds `(2^((k-1) * 2^-schema), 2^(k * 2^-schema)]`.
-    pub fn schema(&self) -> i8 {
-        self.schema
-    }
-
-    /// Values with `|v| <=` this are in the zero bucket.
-    pub fn zero_threshold(&self) -> f64 {
-        self.zero_threshold
-    }
-
-    /// Observations in the zero bucket.
-    pub fn zero_count(&self) -> u64 {
-        self.zero_count
-    }
-
-    /// The non-empty buckets of positive values, `(index, count)` by ascending index.
-    pub fn positive(&self) -> &[(i32, u64)] {
-        &self.positive
-    }
-
-    /// The non-empty buckets of negative values, `(index, count)` by ascending index (of
-    /// the absolute value).
-    pub fn negative(&self) -> &[(i32, u64)] {
-        &self.negative
-    }
-
-    /// Observations in every native bucket, the zero bucket included (`_count` less the NaN
-    /// observations).
-    pub fn count(&self) -> u64 {
-        self.positive
-            .iter()
-            .chain(&self.negative)
-            .fold(self.zero_count, |total, &(_, count)| {
-                total.wrapping_add(count)
-            })
-    }
-
-    /// `(positive, negative)` spans as prometheus-client's encoders take them: a histogram with
-    /// no bucket, no zero count and a zero threshold of 0 gets one empty positive span, which
-    /// tells a protobuf reader it is native rather than classic (prometheus-client and
-    /// client_golang do the same).
-    pub(super) fn encoder_spans(&self) -> (NativeSpans, NativeSpans) {
-        let mut positive = self.positive_spans();
-        if self.zero_threshold == 0.0
-            && self.zero_count == 0
-            && positive.spans.is_empty()
-            && self.negative.is_empty()
-        {
-            positive.spans.push((0, 0));
-        }
-        (positive, self.negative_spans())
-    }
-
-    /// The positive buckets as Prometheus encodes them.
-    pub fn positive_spans(&self) -> NativeSpans {
-        NativeSpans::of(self.positive.iter().copied())
-    }
-
-    /// The negative buckets as Prometheus encodes them.
-    pub fn negative_spans(&self) -> NativeSpans {
-        NativeSpans::of(self.negative.iter().copied())
-    }
+    scrape.classic_sum = saturating_sum(scrape.classic_sum, drained.sum);
 }

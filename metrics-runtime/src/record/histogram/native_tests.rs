@@ -472,7 +472,7 @@ fn snapshots_stay_consistent_while_records_merges_and_layout_changes_race_them()
 
 #[test]
 fn a_bucket_recorded_with_an_older_zero_threshold_joins_the_wider_zero_bucket_at_the_drain() {
-    use super::native_snapshot::NativeCore;
+    use super::native_state::NativeCore;
     use super::native_totals::NativeTotals;
     let config = NativeConfig::with_schema(0);
     let native = NativeCore::new(config);

@@ -186,3 +186,94 @@ impl NativeSpans {
         *previous = count;
     }
 }
+
+/// The native buckets of a [`HistogramSnapshot`](crate::HistogramSnapshot).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NativeSnapshot {
+    schema: i8,
+    zero_threshold: f64,
+    zero_count: u64,
+    positive: Vec<(i32, u64)>,
+    negative: Vec<(i32, u64)>,
+}
+
+impl NativeSnapshot {
+    pub(super) fn of(totals: &NativeTotals) -> Self {
+        let side = |buckets: &BTreeMap<i32, u64>| {
+            buckets
+                .iter()
+                .map(|(&index, &count)| (index, count))
+                .collect()
+        };
+        NativeSnapshot {
+            schema: totals.schema,
+            zero_threshold: totals.zero_threshold,
+            zero_count: totals.zero_count,
+            positive: side(&totals.positive),
+            negative: side(&totals.negative),
+        }
+    }
+
+    /// The schema: bucket `k` holds `(2^((k-1) * 2^-schema), 2^(k * 2^-schema)]`.
+    pub fn schema(&self) -> i8 {
+        self.schema
+    }
+
+    /// Values with `|v| <=` this are in the zero bucket.
+    pub fn zero_threshold(&self) -> f64 {
+        self.zero_threshold
+    }
+
+    /// Observations in the zero bucket.
+    pub fn zero_count(&self) -> u64 {
+        self.zero_count
+    }
+
+    /// The non-empty buckets of positive values, `(index, count)` by ascending index.
+    pub fn positive(&self) -> &[(i32, u64)] {
+        &self.positive
+    }
+
+    /// The non-empty buckets of negative values, `(index, count)` by ascending index (of
+    /// the absolute value).
+    pub fn negative(&self) -> &[(i32, u64)] {
+        &self.negative
+    }
+
+    /// Observations in every native bucket, the zero bucket included (`_count` less the NaN
+    /// observations).
+    pub fn count(&self) -> u64 {
+        self.positive
+            .iter()
+            .chain(&self.negative)
+            .fold(self.zero_count, |total, &(_, count)| {
+                total.wrapping_add(count)
+            })
+    }
+
+    /// `(positive, negative)` spans as prometheus-client's encoders take them: a histogram with
+    /// no bucket, no zero count and a zero threshold of 0 gets one empty positive span, which
+    /// tells a protobuf reader it is native rather than classic (prometheus-client and
+    /// client_golang do the same).
+    pub(super) fn encoder_spans(&self) -> (NativeSpans, NativeSpans) {
+        let mut positive = self.positive_spans();
+        if self.zero_threshold == 0.0
+            && self.zero_count == 0
+            && positive.spans.is_empty()
+            && self.negative.is_empty()
+        {
+            positive.spans.push((0, 0));
+        }
+        (positive, self.negative_spans())
+    }
+
+    /// The positive buckets as Prometheus encodes them.
+    pub fn positive_spans(&self) -> NativeSpans {
+        NativeSpans::of(self.positive.iter().copied())
+    }
+
+    /// The negative buckets as Prometheus encodes them.
+    pub fn negative_spans(&self) -> NativeSpans {
+        NativeSpans::of(self.negative.iter().copied())
+    }
+}

@@ -10,7 +10,7 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use super::bucket_lookup::BucketLookup;
 use super::native_config::NativeConfig;
-use super::native_snapshot::{NativeCore, NativeScrape};
+use super::native_state::{NativeCore, NativeScrape};
 use super::shards::{
     shard_count, thread_index, HalfTotals, HistogramCore, Layout, Line, ScrapeState,
     CELLS_PER_LINE, STARTED,

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as StdOrdering};
 use std::sync::{Arc, OnceLock};
 
 use super::bucket_lookup::{linear_index, BucketLookup};
-use super::native_snapshot::{NativeCore, NativeScrape};
+use super::native_state::{NativeCore, NativeScrape};
 use super::sync::{AtomicU64, Mutex, Ordering};
 
 pub(super) struct HistogramCore {

@@ -1,6 +1,6 @@
 //! Reading a histogram: [`HistogramSnapshot`], the state a scrape encodes.
 
-use super::native_snapshot::NativeSnapshot;
+use super::native_totals::NativeSnapshot;
 use super::shards::{HalfTotals, HistogramCore, ScrapeState, COUNT_MASK, HOT_BIT, STARTED};
 use super::sync::{lock, spin_wait, Ordering};
 
