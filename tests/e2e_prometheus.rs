@@ -437,6 +437,7 @@ fn hostile_registry() -> Registry {
         common_labels: &[],
         axis: None,
         buckets: None,
+        native: None,
         max_series: 1,
         max_label_sets: 1,
         aliases: &[],

@@ -49,7 +49,9 @@ pub use declare::descriptor::{
 pub use expose::exposition::{ExpositionFormat, NameEscaping, Negotiated};
 pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
 pub use record::gauge::Gauge;
-pub use record::histogram::{Histogram, HistogramSnapshot};
+pub use record::histogram::{
+    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
+};
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };

@@ -355,6 +355,7 @@ fn build<L: LabelSet, M: RuntimeMember>(spec: &FamilySpec) -> RuntimeFamily<L, M
         spec.extra_label_keys.clone(),
         SeriesSpec::new()
             .with_buckets(spec.buckets.clone().unwrap_or_default())
+            .with_native(spec.native)
             .with_max_series(spec.max_series.max(1)),
     )
 }

@@ -36,6 +36,8 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
         }
     }
     match (spec.kind, &spec.buckets) {
+        // Native buckets alone are a complete histogram.
+        (MetricKind::Histogram, None) if spec.native.is_some() => {}
         (MetricKind::Histogram, None) => return Err(FamilyError::MissingBuckets { name: name() }),
         (MetricKind::Histogram, Some(bounds)) => {
             buckets::validate(bounds).map_err(|error| FamilyError::InvalidBuckets {
@@ -44,6 +46,9 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
             })?
         }
         (kind, Some(_)) => {
+            return Err(FamilyError::UnexpectedBuckets { name: name(), kind });
+        }
+        (kind, None) if kind != MetricKind::Histogram && spec.native.is_some() => {
             return Err(FamilyError::UnexpectedBuckets { name: name(), kind });
         }
         (_, None) => {}

@@ -131,6 +131,7 @@ where
     };
     let spec = SeriesSpec::new()
         .with_buckets(options.bucket_bounds(descriptor))
+        .with_native(options.native_config(descriptor))
         .with_axis_key(axis_key)
         .with_grid(grid)
         .with_positions(

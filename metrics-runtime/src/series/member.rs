@@ -18,6 +18,7 @@ use crate::render::{LabelStack, SeriesWriter};
 #[derive(Clone, Debug)]
 pub struct SeriesSpec {
     pub(crate) buckets: Arc<[f64]>,
+    pub(crate) native: Option<crate::NativeConfig>,
     pub(crate) axis_key: &'static str,
     pub(crate) grid: &'static [LabelAxis],
     pub(crate) positions: usize,
@@ -30,12 +31,19 @@ impl SeriesSpec {
     pub fn new() -> Self {
         SeriesSpec {
             buckets: Arc::from(Vec::new()),
+            native: None,
             axis_key: "",
             grid: &[],
             positions: 0,
             max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
             max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
         }
+    }
+
+    /// Gives histograms native buckets laid out by `native` (beside the bucket bounds, if any).
+    pub fn with_native(mut self, native: Option<crate::NativeConfig>) -> Self {
+        self.native = native;
+        self
     }
 
     /// Sets the histogram bucket bounds.
@@ -351,7 +359,7 @@ impl AxisShape {
 impl FamilyMember for Histogram {
     leaf_member_items!(
         Histogram,
-        |spec| Histogram::new(spec.buckets.iter().copied()),
+        |spec| Histogram::with_native(spec.buckets.iter().copied(), spec.native),
         |this, labels, writer| writer.histogram(labels, this)
     );
 }

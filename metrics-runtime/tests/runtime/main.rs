@@ -13,6 +13,8 @@ pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod label_size;
 pub mod module_graph;
+pub mod native_declared;
+pub mod native_parity;
 pub mod plugin;
 pub mod process;
 #[cfg(feature = "protobuf")]
