@@ -573,8 +573,11 @@ mod tests {
         );
         let bytes = |group: &str, id: &str, bytes: u64| {
             let json = format!(r#"{{"throughput":{{"Bytes":{bytes}}}}}"#);
-            std::fs::write(dir.join(group).join(id).join("new").join("benchmark.json"), json)
-                .unwrap();
+            std::fs::write(
+                dir.join(group).join(id).join("new").join("benchmark.json"),
+                json,
+            )
+            .unwrap();
         };
         bytes("encode_same_shape_64_text", "ours", 100);
         bytes("encode_same_shape_64_text", PC_ENCODE, 100);
@@ -588,9 +591,15 @@ mod tests {
             ),
             "{lines}"
         );
-        assert!(lines.contains("encode_same_shape_64_text: 4.00x"), "{lines}");
+        assert!(
+            lines.contains("encode_same_shape_64_text: 4.00x"),
+            "{lines}"
+        );
         let targets = target_lines(&dir, 2);
-        assert!(targets.contains("text 0.0.4, >= 3x faster per byte"), "{targets}");
+        assert!(
+            targets.contains("text 0.0.4, >= 3x faster per byte"),
+            "{targets}"
+        );
         assert_eq!(targets.matches("MISSED").count(), 1, "{targets}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -60,7 +60,9 @@ pub fn ours(label_sets: u32) -> Registry {
     for engine in 0..label_sets {
         let labels = EngineLabels::engine(engine);
         for (i, family) in counters.iter().enumerate() {
-            family.get_or_create(&labels).inc_by(counter_value(engine, i));
+            family
+                .get_or_create(&labels)
+                .inc_by(counter_value(engine, i));
         }
         for (i, family) in gauges.iter().enumerate() {
             family.get_or_create(&labels).set(gauge_value(engine, i));
@@ -107,7 +109,9 @@ pub fn prometheus_client(label_sets: u32) -> PcRegistry {
     for engine in 0..label_sets {
         let labels = EngineLabels::engine(engine);
         for (i, family) in counters.iter().enumerate() {
-            family.get_or_create(&labels).inc_by(counter_value(engine, i));
+            family
+                .get_or_create(&labels)
+                .inc_by(counter_value(engine, i));
         }
         for (i, family) in gauges.iter().enumerate() {
             family.get_or_create(&labels).set(gauge_value(engine, i));
