@@ -374,13 +374,13 @@ impl Registry {
                     heads(TextFormat::OpenMetrics),
                     heads(TextFormat::Prometheus),
                 ];
-                self.parts.push(Part::Text(TextPart {
+                self.parts.push(Part::Text(Box::new(TextPart {
                     headers,
                     heads,
                     family: Box::new(family),
                     #[cfg(feature = "protobuf")]
                     metrics,
-                }))
+                })))
             }
             // Rendering a descriptor cannot fail; should it, prometheus-client encodes it.
             Err(_) => self.register_claimed(name, help, unit.map(unit_from_str), family),
@@ -563,8 +563,9 @@ impl fmt::Debug for Registry {
 /// One entry of a level's ordered list of families.
 #[derive(Debug)]
 enum Part {
-    /// A family of this crate, written by the text encoder.
-    Text(TextPart),
+    /// A family of this crate, written by the text encoder (boxed: its rendered headers and
+    /// line starts, and with `protobuf` a registry of its own, dwarf a run of foreign metrics).
+    Text(Box<TextPart>),
     /// Metrics registered one after another from outside this crate's families, encoded by
     /// prometheus-client's encoders.
     Foreign(Inner),
