@@ -16,6 +16,17 @@ pub mod prometheus;
 use metric_handles::ExpositionFormat;
 use metric_handles::Registry;
 
+/// `true` when Python 3 can import the official `openai` client; otherwise skips (or fails
+/// under `METRIC_HANDLES_REQUIRE_TOOLS=1`, as `.ci/run` sets).
+pub fn openai_or_skip(test: &str) -> bool {
+    external_tool::available_or_skip(
+        external_tool::runs("python3", &["-c", "import openai"]),
+        test,
+        "Python's openai package",
+        "pip install openai",
+    )
+}
+
 /// The registry in Prometheus' text format.
 pub fn prometheus_text(registry: &Registry) -> String {
     ExpositionFormat::PrometheusText.encode(registry).unwrap()

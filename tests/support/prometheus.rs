@@ -47,16 +47,25 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<
 /// One instant query; the result vector as `(labels, value)` pairs (`None` on any failure,
 /// so callers can poll).
 pub fn query(prometheus: SocketAddr, promql: &str) -> Option<Vec<(serde_json::Value, f64)>> {
-    let path = format!("/api/v1/query?query={}", url_encode(promql));
-    let response = http_get(prometheus, &path, None).ok()?;
-    if response.status != 200 {
-        return None;
-    }
-    let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
-    if json["status"] != "success" {
-        return None;
-    }
-    json["data"]["result"]
+    instant_query(prometheus, &format!("query={}", url_encode(promql)))
+}
+
+/// [`query`] evaluated at `time` (Unix seconds), so two servers can be asked about the same
+/// instant.
+pub fn query_at(
+    prometheus: SocketAddr,
+    promql: &str,
+    time: f64,
+) -> Option<Vec<(serde_json::Value, f64)>> {
+    instant_query(
+        prometheus,
+        &format!("query={}&time={time:.3}", url_encode(promql)),
+    )
+}
+
+fn instant_query(prometheus: SocketAddr, params: &str) -> Option<Vec<(serde_json::Value, f64)>> {
+    let data = api_data(prometheus, &format!("/api/v1/query?{params}"))?;
+    data["result"]
         .as_array()?
         .iter()
         .map(|r| {
