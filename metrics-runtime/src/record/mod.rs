@@ -6,3 +6,6 @@ pub(crate) mod gauge;
 pub(crate) mod histogram;
 pub(crate) mod local;
 pub(crate) mod timer;
+pub(crate) mod gauge_histogram;
+pub(crate) mod info;
+pub(crate) mod state_set;

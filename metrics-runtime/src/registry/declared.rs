@@ -140,7 +140,8 @@ where
                 .min(MAX_PRERESOLVED_POSITIONS),
         )
         .with_max_series(options.series_limit(descriptor))
-        .with_max_label_sets(options.label_set_limit(descriptor));
+        .with_max_label_sets(options.label_set_limit(descriptor))
+        .with_family_name(&registry.exposed_name(descriptor.name, descriptor.unit));
     let family = Family::new(spec);
     // One line, as `# HELP` is: each line break or tab becomes a space.
     let help = help_line(descriptor.help);
@@ -150,7 +151,7 @@ where
                 name,
                 &help,
                 descriptor.unit,
-                M::KIND.metric_type(),
+                M::KIND,
                 family.clone(),
             );
         } else {
