@@ -274,16 +274,18 @@ impl MetricDescriptor {
         self
     }
 
-    /// The name as it appears on samples in the exposition: counters get `_total`, and a
-    /// declared unit is appended the way prometheus-client does it.
+    /// The name as it appears on samples in the exposition: counters get `_total`, infos
+    /// `_info`, and a declared unit is appended the way prometheus-client does it.
     pub fn exposed_name(&self) -> String {
         let mut name = self.name.to_owned();
         if let Some(unit) = self.unit {
             name.push('_');
             name.push_str(unit);
         }
-        if self.kind == MetricKind::Counter {
-            name.push_str("_total");
+        match self.kind {
+            MetricKind::Counter => name.push_str("_total"),
+            MetricKind::Info => name.push_str("_info"),
+            _ => {}
         }
         name
     }

@@ -174,19 +174,16 @@ impl EncodeMetric for GaugeHistogram {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
         let mut counts = Vec::new();
         let sum = self.read_into(&mut counts);
-        let mut cumulative = 0u64;
+        let count = counts.iter().copied().fold(0, u64::wrapping_add);
+        // prometheus-client's encoders take each bucket's own count and accumulate them.
         let buckets: Vec<(f64, u64)> = self
             .bounds()
             .iter()
             .copied()
             .chain([f64::INFINITY])
-            .zip(&counts)
-            .map(|(bound, count)| {
-                cumulative = cumulative.wrapping_add(*count);
-                (bound, cumulative)
-            })
+            .zip(counts)
             .collect();
-        encoder.encode_histogram::<NoLabelSet>(sum, cumulative, &buckets, None)
+        encoder.encode_histogram::<NoLabelSet>(sum, count, &buckets, None)
     }
 
     fn metric_type(&self) -> MetricType {

@@ -147,13 +147,7 @@ where
     let help = help_line(descriptor.help);
     for name in shown_names(descriptor, Some(options)) {
         if M::WRITES_TEXT {
-            registry.register_claimed_text(
-                name,
-                &help,
-                descriptor.unit,
-                M::KIND,
-                family.clone(),
-            );
+            registry.register_claimed_text(name, &help, descriptor.unit, M::KIND, family.clone());
         } else {
             let unit = descriptor.unit.map(unit_from_str);
             registry.register_claimed(name, help.clone(), unit, family.clone());

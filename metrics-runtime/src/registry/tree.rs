@@ -379,9 +379,8 @@ impl Registry {
                 };
                 let mut classic = heads(TextFormat::Prometheus);
                 if kind == MetricKind::GaugeHistogram {
-                    let [gcount, gsum] = ["_gcount", "_gsum"].map(|suffix| {
-                        self.gauge_part_headers(&unprefixed, suffix, help)
-                    });
+                    let [gcount, gsum] = ["_gcount", "_gsum"]
+                        .map(|suffix| self.gauge_part_headers(&unprefixed, suffix, help));
                     classic = classic.with_gauge_histogram_parts(gcount, gsum);
                 }
                 let heads = [heads(TextFormat::OpenMetrics), classic];

@@ -73,7 +73,10 @@ fn retyped(headers: &str, metric_type: &str) -> Result<Box<str>, fmt::Error> {
     for line in headers.split_inclusive('\n') {
         match line.strip_prefix("# TYPE ") {
             Some(rest) if !retyped => {
-                let (family, _) = rest.trim_end_matches('\n').rsplit_once(' ').ok_or(fmt::Error)?;
+                let (family, _) = rest
+                    .trim_end_matches('\n')
+                    .rsplit_once(' ')
+                    .ok_or(fmt::Error)?;
                 out.push_str("# TYPE ");
                 out.push_str(family);
                 out.push(' ');

@@ -282,11 +282,7 @@ struct OpenMetricsTypes {
 fn register_openmetrics_types(registry: &mut Registry) -> OpenMetricsTypes {
     let options = RegisterOptions::default();
     OpenMetricsTypes {
-        info: register_family(
-            registry,
-            &descriptor("build", MetricKind::Info),
-            &options,
-        ),
+        info: register_family(registry, &descriptor("build", MetricKind::Info), &options),
         state: register_family(
             registry,
             &descriptor("mode", MetricKind::StateSet),
@@ -333,8 +329,7 @@ fn an_info_family_is_written_as_prometheus_client_s_info() {
 }
 
 #[test]
-fn a_state_set_is_a_gauge_family_to_prometheus_client_s_encoders_and_a_stateset_to_openmetrics()
-{
+fn a_state_set_is_a_gauge_family_to_prometheus_client_s_encoders_and_a_stateset_to_openmetrics() {
     let mut ours = Registry::default();
     let mut reference = PcRegistry::default();
     let label = ("zone".into(), "eu".into());
@@ -359,9 +354,8 @@ fn a_state_set_is_a_gauge_family_to_prometheus_client_s_encoders_and_a_stateset_
     let classic = ExpositionFormat::PrometheusText.encode(&ours).unwrap();
     let expected = reference_text(&reference, ExpositionFormat::PrometheusText);
     assert_eq!(mode_lines(&classic), expected);
-    assert!(classic.contains(
-        "sub_mode{zone=\"eu\",service=\"api\",sub_mode=\"wri\\\"te\\\\\u{240d}\"} 1\n"
-    ));
+    assert!(classic
+        .contains("sub_mode{zone=\"eu\",service=\"api\",sub_mode=\"wri\\\"te\\\\\u{240d}\"} 1\n"));
     assert!(classic.contains("sub_mode{zone=\"eu\",service=\"api\",sub_mode=\"read\"} 0\n"));
     // OpenMetrics: the same samples under `# TYPE sub_mode stateset`.
     let openmetrics = ExpositionFormat::OpenMetrics.encode(&ours).unwrap();
@@ -397,10 +391,7 @@ fn a_gauge_histogram_writes_gcount_and_gsum_in_openmetrics_and_python_s_fallback
         "queued_seconds_bucket{le=\"+Inf\",service=\"api\"} 4",
     ]
     .join("\n");
-    assert!(
-        openmetrics.contains(&expected_openmetrics),
-        "{openmetrics}"
-    );
+    assert!(openmetrics.contains(&expected_openmetrics), "{openmetrics}");
     let classic = ExpositionFormat::PrometheusText.encode(&ours).unwrap();
     let awkward_labels = "service=\"a\\\"b\\\\c\\nd\u{240d}e\u{2400}f\u{2421}é\"";
     let expected_classic = [

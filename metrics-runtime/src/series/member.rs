@@ -14,9 +14,9 @@ use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::record::info::Info;
 use crate::record::state_set::StateSet;
-use crate::series::labels::LabelEnum;
 use crate::render::number::TextNumber;
 use crate::render::{LabelStack, SeriesWriter};
+use crate::series::labels::LabelEnum;
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]

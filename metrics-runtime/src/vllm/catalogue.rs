@@ -9,6 +9,7 @@ use super::buckets::{
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 use super::request::metrics::RequestMetrics;
+use super::scheduler::cache_config::CacheConfigMetrics;
 use super::scheduler::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
 use super::scheduler::lora_info::LoraInfoMetrics;
 use super::scheduler::metrics::SchedulerMetrics;
@@ -51,6 +52,14 @@ const VLLM_SOURCES: &[(&str, &str)] = &[
         "rust/src/metrics/src/lib.rs",
         "154aa495a1213d50b56338fcfc408380db8d7569",
     ),
+    (
+        "vllm/v1/metrics/loggers.py",
+        "005a810bc40faa25b8870fbc8559c3462581eee3",
+    ),
+    (
+        "vllm/config/cache.py",
+        "002f10e0cfa1373a19a0d2756598a34b700d20e5",
+    ),
 ];
 
 /// Every family of the catalogue, by section: (title, descriptors).
@@ -83,6 +92,10 @@ fn catalogue_sections() -> Vec<(&'static str, &'static [MetricDescriptor])> {
         (
             "LoRA adapters (`LoraInfoMetrics`, no model_name/engine labels)",
             LoraInfoMetrics::DESCRIPTORS,
+        ),
+        (
+            "KV-cache configuration (`CacheConfigMetrics`, one series per engine, no model_name label)",
+            CacheConfigMetrics::DESCRIPTORS,
         ),
         (
             "HTTP API server (`metric_handles::http::HttpMetrics`, registered by the HTTP layer)",
