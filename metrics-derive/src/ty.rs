@@ -39,6 +39,12 @@ impl Leaf {
         }
     }
 
+    /// The kind with its indefinite article: `a counter`, `an info`.
+    pub fn with_article(self) -> String {
+        let article = if self == Leaf::Info { "an" } else { "a" };
+        format!("{article} {}", self.as_str())
+    }
+
     /// Whether `buckets = ...` applies (and is required).
     pub fn has_buckets(self) -> bool {
         matches!(self, Leaf::Histogram | Leaf::GaugeHistogram)

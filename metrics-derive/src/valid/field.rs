@@ -152,9 +152,9 @@ fn check_unit(cx: &Ctxt, field: &Field, leaf: Option<Leaf>) -> Checked<Option<St
         cx.error_spanned_by(
             &lit,
             format!(
-                "`unit` does not apply to field `{}`: OpenMetrics gives an {} no unit (Python's parser refuses one); remove `unit`, or put the unit in a label",
+                "`unit` does not apply to field `{}`: OpenMetrics gives {} no unit (Python's parser refuses one); remove `unit`, or put the unit in a label",
                 field.ident,
-                leaf.as_str()
+                leaf.with_article()
             ),
         );
         return Err(Invalid);
@@ -219,9 +219,8 @@ fn check_buckets(
             cx.error_spanned_by(
                 &keyed.key,
                 format!(
-                    "`buckets` only applies to histograms and gauge histograms, and field `{ident}` is a{} {}: remove `buckets`",
-                    if other == Leaf::Info { "n" } else { "" },
-                    other.as_str()
+                    "`buckets` only applies to histograms and gauge histograms, and field `{ident}` is {}: remove `buckets`",
+                    other.with_article()
                 ),
             );
             Err(Invalid)
@@ -258,8 +257,8 @@ fn check_native(
             cx.error_spanned_by(
                 &keyed.key,
                 format!(
-                    "`native` (native histogram buckets) only applies to histograms, and field `{ident}` is a {}: remove `native`",
-                    other.as_str()
+                    "`native` (native histogram buckets) only applies to histograms, and field `{ident}` is {}: remove `native`",
+                    other.with_article()
                 ),
             );
             Err(Invalid)
@@ -466,6 +465,16 @@ fn check_name(cx: &Ctxt, lit: &LitStr, leaf: Option<Leaf>, what: &str) -> Checke
     let name = lit.value();
     if let Err(message) = names::check_metric_name(&name) {
         cx.error_spanned_by(lit, format!("invalid {what}: {message}"));
+        return Err(Invalid);
+    }
+    if leaf == Some(Leaf::Info) && name.ends_with("_info") {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "info {what} `{name}` ends with `_info`, which prometheus-client appends to infos: write `\"{}\"`",
+                name.trim_end_matches("_info")
+            ),
+        );
         return Err(Invalid);
     }
     if leaf == Some(Leaf::Counter) && name.ends_with("_total") {
