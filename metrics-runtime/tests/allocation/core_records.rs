@@ -106,7 +106,11 @@ fn state_sets_and_gauge_histograms_record_without_allocating() {
 
     let allocations = allocations_during(|| {
         for i in 0..10_000u64 {
-            state.set(if i % 2 == 0 { Reason::Length } else { Reason::Stop });
+            state.set(if i % 2 == 0 {
+                Reason::Length
+            } else {
+                Reason::Stop
+            });
             let age = i as f64 * 0.001;
             queue.add(age);
             queue.add(f64::NAN);
