@@ -150,11 +150,13 @@ pub fn catalogue() -> Catalogue {
     );
     let mut catalogue = Catalogue::new("vLLM metric catalogue")
         .intro(format!(
-            "The {families} families of vLLM's Rust frontend `/metrics`, with vLLM's names, types, \
-             labels, buckets and help texts: `metric_handles::vllm::VllmMetrics` registers all but \
-             the three HTTP families, which `metric_handles::http::HttpMetrics` declares for an HTTP \
-             layer. Where the Rust frontend's help text differs from vLLM's Python frontend, the \
-             Rust frontend's is used. Per-engine series carry `model_name` and `engine` first. \
+            "The {families} families of vLLM's Rust frontend `/metrics` and its Python server's \
+             `vllm:cache_config_info`, with vLLM's names, types, labels, buckets and help texts: \
+             `metric_handles::vllm::VllmMetrics` registers all but the three HTTP families, which \
+             `metric_handles::http::HttpMetrics` declares for an HTTP layer. Where the Rust \
+             frontend's help text differs from vLLM's Python frontend, the Rust frontend's is used. \
+             Per-engine series carry `model_name` and `engine` first (`vllm:cache_config_info` \
+             only `engine`, as in vLLM). \
              Counters are exposed with the `_total` suffix. The token-count histograms' last bound \
              is `max_model_len` (`VllmMetricsConfig`, default {TOKENS_BUCKETS_DEFAULT_MAX})."
         ))
