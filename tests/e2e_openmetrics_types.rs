@@ -22,36 +22,36 @@ use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
 use support::prometheus::{self, query, target_metadata, tools_or_skip, wait_for, ScrapeJob};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
-struct Build {
-    version: String,
-    commit: String,
+pub struct Build {
+    pub version: String,
+    pub commit: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, LabelEnum)]
 #[label(rename_all = "snake_case")]
-enum Phase {
+pub enum Phase {
     Starting,
     Serving,
     Draining,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = Build)]
-struct BuildMetrics {
+pub struct BuildMetrics {
     /// The build this process runs
     #[metric(name = "e2e_build")]
-    build: Family<Build, Info>,
+    pub build: Family<Build, Info>,
 }
 
-#[derive(MetricHandles)]
+#[derive(Debug, MetricHandles)]
 #[metric_handles(labels = NoLabels)]
-struct ServerMetrics {
+pub struct ServerMetrics {
     /// What the server is doing
     #[metric(name = "e2e_phase")]
-    phase: Family<NoLabels, StateSet<Phase>>,
+    pub phase: Family<NoLabels, StateSet<Phase>>,
     /// Waiting requests by prompt length
     #[metric(name = "e2e_waiting_prompt", unit = "tokens", buckets = [128.0, 1024.0])]
-    waiting: Family<NoLabels, GaugeHistogram>,
+    pub waiting: Family<NoLabels, GaugeHistogram>,
 }
 
 fn registry() -> Registry {

@@ -237,3 +237,65 @@ fn the_protobuf_exposition_carries_them_as_prometheus_data_model_types() {
         .collect();
     assert_eq!(cumulative, [1, 1, 2, 3]);
 }
+
+/// Threads setting states while another scrapes: every scrape shows exactly one state at 1,
+/// and a gauge histogram's buckets stay cumulative with `_gcount` equal to `+Inf`, whatever
+/// the interleaving (no timing in the assertions: each scrape is checked on its own).
+#[test]
+fn every_scrape_shows_exactly_one_state_while_threads_set_them() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let mut registry = Registry::default();
+    let server = ServerMetrics::register(&mut registry).resolve(&NoLabels);
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..3)
+        .map(|thread| {
+            let (server, stop) = (server.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let phases = [Phase::Starting, Phase::Serving, Phase::Draining];
+                let mut i = thread;
+                while !stop.load(Ordering::Relaxed) {
+                    server.phase.set(phases[i % 3]);
+                    let tokens = (i % 10_000) as f64;
+                    server.waiting.add(tokens);
+                    server.waiting.remove(tokens);
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    for _ in 0..200 {
+        let text = encode_openmetrics(&registry);
+        let set: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("om_phase{") && line.ends_with("} 1"))
+            .collect();
+        assert_eq!(set.len(), 1, "{text}");
+        let buckets: Vec<u64> = text
+            .lines()
+            .filter(|line| line.starts_with("om:waiting_prompt_tokens_bucket"))
+            .map(|line| {
+                line.rsplit(' ')
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("a count")
+            })
+            .collect();
+        assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "{text}");
+        let gcount = format!(
+            "om:waiting_prompt_tokens_gcount {}\n",
+            buckets[buckets.len() - 1]
+        );
+        assert!(text.contains(&gcount), "{text}");
+    }
+    stop.store(true, Ordering::Relaxed);
+    for writer in writers {
+        writer.join().expect("writer");
+    }
+    let text = encode_openmetrics(&registry);
+    assert!(
+        text.contains("om:waiting_prompt_tokens_gcount 0\n"),
+        "{text}"
+    );
+}

@@ -80,23 +80,38 @@ impl Default for CacheConfig {
 /// The labels of `vllm:cache_config_info`: [`CacheConfig`]'s fields as Python's `str()`
 /// spells them, then `engine`.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
-#[allow(missing_docs)]
 pub struct CacheConfigLabels {
+    /// [`CacheConfig::block_size`] as Python's `str()` spells it.
     pub block_size: String,
+    /// [`CacheConfig::gpu_memory_utilization`] as Python's `str()` spells it.
     pub gpu_memory_utilization: String,
+    /// [`CacheConfig::cache_dtype`] as Python's `str()` spells it.
     pub cache_dtype: String,
+    /// [`CacheConfig::is_attention_free`] as Python's `str()` spells it.
     pub is_attention_free: String,
+    /// [`CacheConfig::num_gpu_blocks_override`] as Python's `str()` spells it.
     pub num_gpu_blocks_override: String,
+    /// [`CacheConfig::sliding_window`] as Python's `str()` spells it.
     pub sliding_window: String,
+    /// [`CacheConfig::enable_prefix_caching`] as Python's `str()` spells it.
     pub enable_prefix_caching: String,
+    /// [`CacheConfig::prefix_caching_hash_algo`] as Python's `str()` spells it.
     pub prefix_caching_hash_algo: String,
+    /// [`CacheConfig::num_gpu_blocks`] as Python's `str()` spells it.
     pub num_gpu_blocks: String,
+    /// [`CacheConfig::num_cpu_blocks`] as Python's `str()` spells it.
     pub num_cpu_blocks: String,
+    /// [`CacheConfig::kv_cache_size_tokens`] as Python's `str()` spells it.
     pub kv_cache_size_tokens: String,
+    /// [`CacheConfig::kv_cache_max_concurrency`] as Python's `str()` spells it.
     pub kv_cache_max_concurrency: String,
+    /// [`CacheConfig::kv_cache_memory_bytes`] as Python's `str()` spells it.
     pub kv_cache_memory_bytes: String,
+    /// [`CacheConfig::kv_offloading_size`] as Python's `str()` spells it.
     pub kv_offloading_size: String,
+    /// [`CacheConfig::kv_offloading_backend`] as Python's `str()` spells it.
     pub kv_offloading_backend: String,
+    /// The engine's index.
     pub engine: String,
 }
 
