@@ -49,12 +49,15 @@ pub use declare::descriptor::{
 pub use expose::exposition::{ExpositionFormat, NameEscaping, Negotiated};
 pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
 pub use record::gauge::Gauge;
+pub use record::gauge_histogram::GaugeHistogram;
 pub use record::histogram::{
     Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
 };
+pub use record::info::Info;
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
+pub use record::state_set::StateSet;
 pub use record::timer::{Timer, TimerTarget};
 pub use registry::options::RegisterOptions;
 pub use registry::{RegisteredFamily, RegistrationError, Registry};

@@ -135,3 +135,22 @@ pub fn api_data(prometheus: SocketAddr, path: &str) -> Option<serde_json::Value>
     let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
     (response.status == 200 && json["status"] == "success").then(|| json["data"].clone())
 }
+
+/// `(family, type)` of every family the target of `job` last reported.
+pub fn target_metadata(prometheus: SocketAddr, job: &str) -> Option<Vec<(String, String)>> {
+    let selector = url_encode(&format!("{{job=\"{job}\"}}"));
+    let data = api_data(
+        prometheus,
+        &format!("/api/v1/targets/metadata?match_target={selector}"),
+    )?;
+    let mut metadata: Vec<(String, String)> = data
+        .as_array()?
+        .iter()
+        .map(|m| {
+            let field = |key: &str| m[key].as_str().unwrap_or_default().to_owned();
+            (field("metric"), field("type"))
+        })
+        .collect();
+    metadata.sort();
+    Some(metadata)
+}

@@ -147,9 +147,20 @@ pub const fn is_counter(kind: crate::MetricKind) -> bool {
     matches!(kind, crate::MetricKind::Counter)
 }
 
-/// Whether the member is a histogram (for the generated `buckets` checks).
+/// Whether the member is a histogram (for the generated `native` checks).
 pub const fn is_histogram(kind: crate::MetricKind) -> bool {
     matches!(kind, crate::MetricKind::Histogram)
+}
+
+/// Whether the member has buckets (for the generated `buckets` checks).
+pub const fn has_buckets(kind: crate::MetricKind) -> bool {
+    kind.has_buckets()
+}
+
+/// Whether OpenMetrics allows the member a unit: not an info or a state set (for the
+/// generated `unit` check).
+pub const fn allows_unit(kind: crate::MetricKind) -> bool {
+    !matches!(kind, crate::MetricKind::Info | crate::MetricKind::StateSet)
 }
 
 /// Fails compilation when a `Dynamic<D, _>` axis repeats one of the struct's common label

@@ -3,6 +3,9 @@
 
 pub(crate) mod counter;
 pub(crate) mod gauge;
+pub(crate) mod gauge_histogram;
 pub(crate) mod histogram;
+pub(crate) mod info;
 pub(crate) mod local;
+pub(crate) mod state_set;
 pub(crate) mod timer;

@@ -20,6 +20,7 @@ mod parity_tests;
 
 use std::fmt;
 
+use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 use number::TextNumber;
@@ -91,8 +92,16 @@ impl<'a> LabelStack<'a> {
 pub(crate) struct SampleHeads {
     gauge: Head,
     counter: Head,
+    info: Head,
     sum: Head,
     count: Head,
+    gsum: Head,
+    gcount: Head,
+    /// The family's name: the label key of a state set's states.
+    state_key: Box<str>,
+    /// A gauge histogram's `_gcount` and `_gsum` families' header lines in the classic text,
+    /// where they are gauges of their own; empty otherwise.
+    gauge_histogram_parts: [Box<str>; 2],
     /// One per bucket in OpenMetrics (each with its `le`); one for every bucket in the classic
     /// text, whose `le` comes after the series' labels ([`bucket_tails`](Self::bucket_tails)).
     buckets: Box<[Head]>,
@@ -149,12 +158,50 @@ impl SampleHeads {
         SampleHeads {
             gauge: head(""),
             counter: head("_total"),
+            info: head("_info"),
             sum: head("_sum"),
             count: head("_count"),
+            gsum: head("_gsum"),
+            gcount: head("_gcount"),
+            state_key: name.into(),
+            gauge_histogram_parts: Default::default(),
             buckets,
             bucket_tails,
         }
     }
+
+    /// Sets the header lines of a gauge histogram's `_gcount` and `_gsum` gauge families,
+    /// which the classic text writes after the family's buckets.
+    pub(crate) fn with_gauge_histogram_parts(mut self, gcount: Box<str>, gsum: Box<str>) -> Self {
+        self.gauge_histogram_parts = [gcount, gsum];
+        self
+    }
+}
+
+/// Which samples of a gauge histogram a pass over a family's series writes. OpenMetrics
+/// writes every sample of a series together ([`All`](Self::All)); the classic text has no
+/// gauge histogram and writes, as Python's `prometheus_client` does, every series' buckets
+/// as a histogram family, then every `_gcount` as a gauge family, then every `_gsum`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GaugeHistogramPass {
+    /// Every sample (OpenMetrics, and every family that is no gauge histogram).
+    All,
+    /// The `_bucket` samples.
+    Buckets,
+    /// The `_gcount` samples.
+    Count,
+    /// The `_gsum` samples.
+    Sum,
+}
+
+/// What follows a series' own labels on a sample line.
+#[derive(Clone, Copy, Debug)]
+enum Tail<'t> {
+    None,
+    /// Labels rendered once (a classic-text `le`).
+    Rendered(&'t str),
+    /// One `key="value"` whose value is escaped as it is written (a state).
+    Pair(&'t str, &'t str),
 }
 
 /// Where a family's members write their samples: the scrape's buffer, the format, the heads
@@ -164,6 +211,8 @@ pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
     format: TextFormat,
     heads: &'a SampleHeads,
+    /// Which samples a gauge histogram writes in this pass over the family's series.
+    pass: GaugeHistogramPass,
     /// Storage that outlives the scrape, so a steady scrape allocates nothing.
     scratch: &'a mut Scratch,
 }
@@ -188,8 +237,33 @@ impl<'a> SeriesWriter<'a> {
             out,
             format,
             heads,
+            pass: GaugeHistogramPass::All,
             scratch,
         }
+    }
+
+    /// The passes a gauge histogram family's series are written in, in order.
+    pub(crate) fn gauge_histogram_passes(&self) -> &'static [GaugeHistogramPass] {
+        match self.format {
+            TextFormat::OpenMetrics => &[GaugeHistogramPass::All],
+            TextFormat::Prometheus => &[
+                GaugeHistogramPass::Buckets,
+                GaugeHistogramPass::Count,
+                GaugeHistogramPass::Sum,
+            ],
+        }
+    }
+
+    /// Starts `pass` over the series: a classic-text `_gcount` or `_gsum` pass first writes
+    /// the header lines of its gauge family.
+    pub(crate) fn start_pass(&mut self, pass: GaugeHistogramPass) {
+        let header = match pass {
+            GaugeHistogramPass::Count => &self.heads.gauge_histogram_parts[0],
+            GaugeHistogramPass::Sum => &self.heads.gauge_histogram_parts[1],
+            GaugeHistogramPass::All | GaugeHistogramPass::Buckets => "",
+        };
+        self.out.extend_from_slice(header.as_bytes());
+        self.pass = pass;
     }
 
     /// The scratch for sorting a map's series, taken while the series are written (a member
@@ -206,13 +280,66 @@ impl<'a> SeriesWriter<'a> {
     /// Writes one counter sample, `name_total{labels} value`.
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         let heads = self.heads;
-        self.line(&heads.counter, labels, "", value);
+        self.line(&heads.counter, labels, Tail::None, value);
     }
 
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         let heads = self.heads;
-        self.line(&heads.gauge, labels, "", value);
+        self.line(&heads.gauge, labels, Tail::None, value);
+    }
+
+    /// Writes one info sample, `name_info{labels} 1`.
+    pub(crate) fn info(&mut self, labels: &LabelStack<'_>) {
+        let heads = self.heads;
+        self.line(&heads.info, labels, Tail::None, 1u64);
+    }
+
+    /// Writes a state set's samples, `name{labels,name="state"} 1` for the state at `current`
+    /// and `0` for the others, in the order of `states`.
+    pub(crate) fn state_set(
+        &mut self,
+        labels: &LabelStack<'_>,
+        states: &[&'static str],
+        current: usize,
+    ) {
+        let heads = self.heads;
+        for (index, state) in states.iter().enumerate() {
+            let tail = Tail::Pair(&heads.state_key, state);
+            self.line(&heads.gauge, labels, tail, u64::from(index == current));
+        }
+    }
+
+    /// Writes a gauge histogram's samples of this pass: in OpenMetrics `_gsum`, `_gcount`,
+    /// then the buckets (the histogram's order); in the classic text the buckets, the
+    /// `_gcount` or the `_gsum`, as the pass says.
+    pub(crate) fn gauge_histogram(
+        &mut self,
+        labels: &LabelStack<'_>,
+        histogram: &GaugeHistogram,
+    ) -> Result<(), fmt::Error> {
+        let sum = histogram.read_into(&mut self.scratch.counts);
+        if self.scratch.counts.len() != self.heads.buckets.len() {
+            return Err(fmt::Error);
+        }
+        let count = self
+            .scratch
+            .counts
+            .iter()
+            .copied()
+            .fold(0, u64::wrapping_add);
+        let heads = self.heads;
+        let pass = self.pass;
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Sum) {
+            self.line(&heads.gsum, labels, Tail::None, sum);
+        }
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Count) {
+            self.line(&heads.gcount, labels, Tail::None, count);
+        }
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Buckets) {
+            self.buckets(labels);
+        }
+        Ok(())
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
@@ -248,8 +375,8 @@ impl<'a> SeriesWriter<'a> {
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
         let heads = self.heads;
-        self.line(&heads.sum, labels, "", sum);
-        self.line(&heads.count, labels, "", count);
+        self.line(&heads.sum, labels, Tail::None, sum);
+        self.line(&heads.count, labels, Tail::None, count);
     }
 
     fn buckets(&mut self, labels: &LabelStack<'_>) {
@@ -257,14 +384,23 @@ impl<'a> SeriesWriter<'a> {
         let mut cumulative = 0u64;
         for (i, head) in heads.buckets.iter().enumerate() {
             cumulative = cumulative.wrapping_add(self.scratch.counts[i]);
-            let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
+            let tail = heads
+                .bucket_tails
+                .get(i)
+                .map_or(Tail::None, |tail| Tail::Rendered(tail));
             self.line(head, labels, tail, cumulative);
         }
     }
 
-    /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
-    /// ` value` and the line feed.
-    fn line(&mut self, head: &Head, labels: &LabelStack<'_>, tail: &str, value: impl TextNumber) {
+    /// `head`, the series' labels, `tail` (a classic-text `le`, a state), `}` if a label was
+    /// written, ` value` and the line feed.
+    fn line(
+        &mut self,
+        head: &Head,
+        labels: &LabelStack<'_>,
+        tail: Tail<'_>,
+        value: impl TextNumber,
+    ) {
         let out = &mut *self.out;
         out.extend_from_slice(head.text.as_bytes());
         let mut list = LabelList {
@@ -274,11 +410,7 @@ impl<'a> SeriesWriter<'a> {
         for piece in labels.pieces() {
             match *piece {
                 Label::Rendered(rendered) => list.rendered(rendered),
-                Label::Pair(key, value) => {
-                    list.key(key);
-                    push_escaped_label_value(list.out, value);
-                    list.out.push(b'"');
-                }
+                Label::Pair(key, value) => list.pair(key, value),
                 Label::Position(key, position) => {
                     list.key(key);
                     list.out
@@ -287,7 +419,11 @@ impl<'a> SeriesWriter<'a> {
                 }
             }
         }
-        list.rendered(tail);
+        match tail {
+            Tail::None => {}
+            Tail::Rendered(rendered) => list.rendered(rendered),
+            Tail::Pair(key, value) => list.pair(key, value),
+        }
         if list.open {
             list.out.extend_from_slice(b"} ");
         } else {
@@ -318,6 +454,13 @@ impl LabelList<'_> {
             self.separator();
             self.out.extend_from_slice(rendered.as_bytes());
         }
+    }
+
+    /// `key="value"`, the value escaped.
+    fn pair(&mut self, key: &str, value: &str) {
+        self.key(key);
+        push_escaped_label_value(self.out, value);
+        self.out.push(b'"');
     }
 
     /// `key="`; the caller writes the value and the closing quote.

@@ -10,9 +10,13 @@ use prometheus_client::metrics::gauge::Gauge;
 
 use crate::declare::descriptor::{LabelAxis, MetricKind};
 use crate::record::counter::CounterValue;
+use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
+use crate::record::info::Info;
+use crate::record::state_set::StateSet;
 use crate::render::number::TextNumber;
 use crate::render::{LabelStack, SeriesWriter};
+use crate::series::labels::LabelEnum;
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]
@@ -24,6 +28,7 @@ pub struct SeriesSpec {
     pub(crate) positions: usize,
     pub(crate) max_series: usize,
     pub(crate) max_label_sets: usize,
+    pub(crate) family_name: Arc<str>,
 }
 
 impl SeriesSpec {
@@ -37,7 +42,15 @@ impl SeriesSpec {
             positions: 0,
             max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
             max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
+            family_name: Arc::from(""),
         }
+    }
+
+    /// Sets the family's name as exposed (prefix and name): a [`StateSet`]'s states carry it
+    /// as their label key when prometheus-client's encoders write them.
+    pub fn with_family_name(mut self, name: &str) -> Self {
+        self.family_name = Arc::from(name);
+        self
     }
 
     /// Gives histograms native buckets laid out by `native` (beside the bucket bounds, if any).
@@ -116,6 +129,11 @@ impl SeriesSpec {
     pub fn max_label_sets(&self) -> usize {
         self.max_label_sets
     }
+
+    /// The family's name as exposed, empty when the family was not registered by name.
+    pub fn family_name(&self) -> &str {
+        &self.family_name
+    }
 }
 
 impl Default for SeriesSpec {
@@ -127,7 +145,9 @@ impl Default for SeriesSpec {
 /// A value a [`Family`](crate::Family) stores per label set, and the handle `resolve` returns.
 ///
 /// Implemented for prometheus-client's `Counter` and `Gauge` (every value type, under any
-/// path or type alias), this crate's [`Histogram`], and the axis containers
+/// path or type alias), this crate's [`Histogram`], [`Info`](crate::Info),
+/// [`StateSet`](crate::StateSet) and [`GaugeHistogram`](crate::GaugeHistogram), and the axis
+/// containers
 /// [`ByLabel`](crate::ByLabel), [`ByLabels`](crate::ByLabels),
 /// [`ByPosition`](crate::ByPosition) and [`Dynamic`](crate::Dynamic). Cloning must be cheap and
 /// yield a handle to the same series.
@@ -174,7 +194,7 @@ impl Default for SeriesSpec {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a metric family member",
     label = "not a family member",
-    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), or `ByLabel<E, _>`, `ByLabels<(E1, E2), _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them, or implement `FamilyMember` for your own type"
+    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), `Info`, `StateSet<E>`, `GaugeHistogram`, or `ByLabel<E, _>`, `ByLabels<(E1, E2), _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them, or implement `FamilyMember` for your own type"
 )]
 pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
     /// The Prometheus type of every series in the member.
@@ -373,4 +393,48 @@ where
         writer.counter(labels, this.get());
         Ok(())
     });
+}
+
+impl FamilyMember for Info {
+    leaf_member_items!(Info, |_spec| Info, |_this, labels, writer| {
+        writer.info(labels);
+        Ok(())
+    });
+}
+
+impl<E: LabelEnum> FamilyMember for StateSet<E> {
+    const KIND: MetricKind = MetricKind::StateSet;
+    const AXIS: AxisShape = AxisShape::None;
+    const WRITES_TEXT: bool = true;
+
+    fn build(spec: &SeriesSpec) -> Self {
+        StateSet::with_key(Arc::clone(&spec.family_name))
+    }
+
+    /// One gauge sample per state, the state labelled last (prometheus-client's encoders
+    /// take one label set per sample, so the states cannot go through `encode_family`).
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.encode_states(labels, encoder)
+    }
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        writer.state_set(labels, E::VALUES, self.current_index());
+        Ok(())
+    }
+}
+
+impl FamilyMember for GaugeHistogram {
+    leaf_member_items!(
+        GaugeHistogram,
+        |spec| GaugeHistogram::with_bounds(Arc::clone(&spec.buckets)),
+        |this, labels, writer| writer.gauge_histogram(labels, this)
+    );
 }

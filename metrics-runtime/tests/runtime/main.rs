@@ -15,6 +15,7 @@ pub mod label_size;
 pub mod module_graph;
 pub mod native_declared;
 pub mod native_parity;
+pub mod openmetrics_types;
 pub mod plugin;
 pub mod process;
 #[cfg(feature = "protobuf")]

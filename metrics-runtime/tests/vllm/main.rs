@@ -13,6 +13,7 @@ mod support;
 pub mod bad_input;
 pub mod bad_input_full_set;
 pub mod bounds;
+pub mod cache_config;
 pub mod catalogue;
 pub mod churn;
 pub mod concurrency;
