@@ -7,5 +7,4 @@ pub(crate) mod gauge_histogram;
 pub(crate) mod histogram;
 pub(crate) mod info;
 pub(crate) mod local;
-pub(crate) mod state_set;
 pub(crate) mod timer;

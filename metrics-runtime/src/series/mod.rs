@@ -8,3 +8,4 @@ pub(crate) mod grid;
 pub(crate) mod label_size;
 pub(crate) mod labels;
 pub(crate) mod member;
+pub(crate) mod state_set;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::series::labels::{LabelEnum, NoLabels, WithLabels};
+use super::labels::{LabelEnum, NoLabels, WithLabels};
 
 /// Which value of the enum `E` a series is in: the series writes one sample per value,
 /// `name{labels,name="value"}`, 1 for the current value and 0 for the others.
