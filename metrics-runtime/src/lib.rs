@@ -57,7 +57,6 @@ pub use record::info::Info;
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
-pub use record::state_set::StateSet;
 pub use record::timer::{Timer, TimerTarget};
 pub use registry::options::RegisterOptions;
 pub use registry::{RegisteredFamily, RegistrationError, Registry};
@@ -70,6 +69,7 @@ pub use series::grid::{
 pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use series::labels::{LabelEnum, LabelSet, NoLabels};
 pub use series::member::{AxisShape, FamilyMember, SeriesSpec};
+pub use series::state_set::StateSet;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 

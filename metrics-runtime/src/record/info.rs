@@ -5,8 +5,6 @@ use std::fmt;
 use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::series::labels::NoLabels;
-
 /// One info series: `name_info{labels} 1`, as prometheus-client's `Info` writes it.
 ///
 /// There is nothing to record: resolving a label set creates its series, and removing the
@@ -48,7 +46,8 @@ impl TypedMetric for Info {
 /// The family's labels (given through `encode_family`) are the info's labels.
 impl EncodeMetric for Info {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
-        encoder.encode_info(&NoLabels)
+        let no_labels: [(&str, &str); 0] = [];
+        encoder.encode_info(&no_labels)
     }
 
     fn metric_type(&self) -> MetricType {

@@ -1,5 +1,5 @@
 //! The members that record: the counter, the gauge, the histogram, their request-local views,
-//! and timers that observe into a histogram.
+//! timers that observe into a histogram, the gauge histogram and the info.
 
 pub(crate) mod counter;
 pub(crate) mod gauge;
@@ -7,5 +7,4 @@ pub(crate) mod gauge_histogram;
 pub(crate) mod histogram;
 pub(crate) mod info;
 pub(crate) mod local;
-pub(crate) mod state_set;
 pub(crate) mod timer;

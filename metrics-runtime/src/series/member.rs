@@ -13,10 +13,10 @@ use crate::record::counter::CounterValue;
 use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::record::info::Info;
-use crate::record::state_set::StateSet;
 use crate::render::number::TextNumber;
 use crate::render::{LabelStack, SeriesWriter};
 use crate::series::labels::LabelEnum;
+use crate::series::state_set::StateSet;
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]
