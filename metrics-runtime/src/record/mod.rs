@@ -1,5 +1,5 @@
 //! The members that record: the counter, the gauge, the histogram, their request-local views,
-//! and timers that observe into a histogram.
+//! timers that observe into a histogram, the gauge histogram and the info.
 
 pub(crate) mod counter;
 pub(crate) mod gauge;

@@ -1,5 +1,5 @@
 //! Series: label sets and their size limits, label axes and grids, the bounded series map,
-//! families and the members they hold.
+//! families and the members they hold, and the state set (a member keyed by an enum).
 
 pub(crate) mod axis;
 pub(crate) mod bounded;
