@@ -49,7 +49,7 @@ where
             _ => BucketLabels::default(),
         };
         Family {
-            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, buckets),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, None, buckets),
         }
     }
 
