@@ -64,6 +64,10 @@ struct Expiry<M> {
     /// How many series sweeps marked dormant, and how many dormant ones gave their slot up.
     expired: AtomicU64,
     evicted: AtomicU64,
+    /// How many series are dormant now, about (a lookup racing a sweep may leave it one off
+    /// for a sweep): a full map with none answers a new label set under the read lock, as a
+    /// map without expiry does, so an overflow storm never takes the write lock.
+    dormant: AtomicU64,
 }
 
 /// How a map renders a key's labels (`k="v",...`, escaped and sanitised); `None` when the
@@ -132,6 +136,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             sweeping: Mutex::new(()),
             expired: AtomicU64::new(0),
             evicted: AtomicU64::new(0),
+            dormant: AtomicU64::new(0),
         });
         self
     }
@@ -156,18 +161,22 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             return 0;
         };
         let table = self.read();
-        let mut expired = 0;
+        let (mut expired, mut revived) = (0, 0);
         for entry in &table.entries {
             // A member that cannot tell whether it was recorded never expires.
             let Some(activity) = (expiry.activity)(&entry.series) else {
                 continue;
             };
-            if entry.idle.sweep(activity, now_ms, expiry.timeout_ms) == Swept::Expired {
-                expired += 1;
+            match entry.idle.sweep(activity, now_ms, expiry.timeout_ms) {
+                Swept::Expired => expired += 1,
+                Swept::Revived => revived += 1,
+                Swept::Active | Swept::Quiet => {}
             }
         }
-        expiry.expired.fetch_add(expired as u64, Ordering::Relaxed);
-        expired
+        expiry.expired.fetch_add(expired, Ordering::Relaxed);
+        expiry.dormant.fetch_add(expired, Ordering::Relaxed);
+        expiry.less_dormant(revived);
+        expired as usize
     }
 
     /// How many series sweeps marked dormant, and how many dormant series gave their slot up
@@ -184,9 +193,19 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// Notes a lookup of `entry` for the sweeps (and brings it back if it was dormant).
     #[inline]
     fn touch(&self, entry: &Entry<K, M>) {
-        if self.expiry.is_some() {
-            entry.idle.touch();
+        if let Some(expiry) = &self.expiry {
+            if entry.idle.touch() {
+                expiry.less_dormant(1);
+            }
         }
+    }
+
+    /// Whether a full map may have a dormant series to give its slot up (decided under the
+    /// write lock); `false` without expiry.
+    fn may_evict(&self) -> bool {
+        self.expiry
+            .as_ref()
+            .is_some_and(|expiry| expiry.dormant.load(Ordering::Relaxed) > 0)
     }
 
     /// Under the write lock of a full map: drops the dormant series quiet for longest (after
@@ -209,6 +228,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let key = Arc::clone(&table.entries[position].key);
         table.remove_at(&key, position);
         expiry.evicted.fetch_add(1, Ordering::Relaxed);
+        expiry.less_dormant(1);
         true
     }
 
@@ -234,7 +254,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             }
             // A map that expires series may have a dormant one to give its slot up: that is
             // decided under the write lock.
-            if table.entries.len() >= self.max_series && !self.expires() {
+            if table.entries.len() >= self.max_series && !self.may_evict() {
                 drop(table);
                 return (self.overflow_series(&build), true);
             }
@@ -302,15 +322,30 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let Some(&position) = table.index.get(key) else {
             return false;
         };
+        let dormant = table.entries[position].idle.is_dormant();
         table.remove_at(key, position);
+        self.forget_dormant(u64::from(dormant));
         true
+    }
+
+    /// Takes `n` removed dormant series off the count.
+    fn forget_dormant(&self, n: u64) {
+        if let Some(expiry) = &self.expiry {
+            expiry.less_dormant(n);
+        }
     }
 
     /// Removes every series whose key fails `keep`; returns how many were removed.
     pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
         let mut table = self.write();
         let before = table.entries.len();
-        table.entries.retain(|entry| keep(&entry.key));
+        let mut dormant = 0;
+        table.entries.retain(|entry| {
+            let kept = keep(&entry.key);
+            dormant += u64::from(!kept && entry.idle.is_dormant());
+            kept
+        });
+        self.forget_dormant(dormant);
         let removed = before - table.entries.len();
         if removed > 0 {
             let Table { index, entries } = &mut *table;
@@ -427,6 +462,19 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
         write(&self.table)
+    }
+}
+
+impl<M> Expiry<M> {
+    /// `n` fewer dormant series (brought back or dropped), never below zero.
+    fn less_dormant(&self, n: u64) {
+        if n > 0 {
+            let _ = self
+                .dormant
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
+                    Some(d.saturating_sub(n))
+                });
+        }
     }
 }
 
@@ -630,5 +678,22 @@ mod tests {
         }
         assert_eq!(map.get(&1), None);
         assert_eq!(map.resolve(&1, || 7), 7);
+    }
+
+    #[test]
+    fn a_full_expiring_map_without_dormant_series_answers_new_keys_without_the_write_lock() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(1)
+            .expiring(Some(Duration::from_millis(10)), |v| Some(u64::from(*v)));
+        map.resolve(&1, || 1);
+        map.sweep_at(0);
+        // Dormant at 10 ms: now a new key may take its slot (under the write lock).
+        assert_eq!(map.sweep_at(10), 1);
+        assert_eq!(map.resolve(&2, || 2), 2);
+        assert_eq!(map.expiry_counts(), (1, 1));
+        // Full, nothing dormant: a reader holds the lock, and the lookup still answers.
+        let scrape = map.read();
+        assert_eq!(map.resolve(&3, || 9), 9);
+        assert_eq!(map.overflowed_lookups(), 1);
+        drop(scrape);
     }
 }

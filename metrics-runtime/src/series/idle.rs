@@ -63,8 +63,10 @@ pub(crate) struct IdleState {
 /// What a sweep did to one series.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Swept {
-    /// Recorded or looked up since the last sweep (brought back if it was dormant).
+    /// Recorded or looked up since the last sweep.
     Active,
+    /// Dormant, and recorded or looked up since: brought back by this sweep.
+    Revived,
     /// Quiet, but not for the idle timeout yet (or already dormant).
     Quiet,
     /// Quiet for the idle timeout: marked dormant by this sweep.
@@ -86,10 +88,10 @@ impl IdleState {
         self.state.load(Ordering::Acquire) & DORMANT != 0
     }
 
-    /// Records a lookup: the series is active, and exported again if it was dormant. Only a
-    /// load once the series was touched since the last sweep.
+    /// Records a lookup: the series is active, and exported again if it was dormant (then
+    /// returns `true`). Only a load once the series was touched since the last sweep.
     #[inline]
-    pub(crate) fn touch(&self) {
+    pub(crate) fn touch(&self) -> bool {
         let mut state = self.state.load(Ordering::Relaxed);
         while state & (TOUCHED | DORMANT) != TOUCHED {
             let touched = (state | TOUCHED) & !DORMANT;
@@ -99,10 +101,11 @@ impl IdleState {
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return,
+                Ok(_) => return state & DORMANT != 0,
                 Err(current) => state = current,
             }
         }
+        false
     }
 
     /// One sweep of this series at `now` (ms) with the series' current `activity`: active if
@@ -113,8 +116,12 @@ impl IdleState {
             self.fingerprint.store(activity, Ordering::Relaxed);
             // Clears TOUCHED and DORMANT. A touch racing this store is not lost in any way
             // that matters: the series is active as of `now` either way.
-            self.state.store(now << FLAG_BITS, Ordering::Release);
-            return Swept::Active;
+            let before = self.state.swap(now << FLAG_BITS, Ordering::AcqRel);
+            return if before & DORMANT != 0 {
+                Swept::Revived
+            } else {
+                Swept::Active
+            };
         }
         let quiet_since = state >> FLAG_BITS;
         if state & DORMANT != 0 || now.saturating_sub(quiet_since) < timeout {
@@ -205,7 +212,7 @@ mod tests {
         assert!(idle.is_dormant());
         assert_eq!(idle.sweep(5, 500, 50), Swept::Quiet);
         // A record through a kept handle changes the fingerprint: back.
-        assert_eq!(idle.sweep(6, 501, 50), Swept::Active);
+        assert_eq!(idle.sweep(6, 501, 50), Swept::Revived);
         assert!(!idle.is_dormant());
     }
 
