@@ -39,6 +39,13 @@ impl Side {
         let kept = by_tenant.get_or_create(&tenants[0]);
         Side { by_tenant, kept }
     }
+
+    /// A sweep every 4,096 iterations, as a scrape would do (nothing without a timeout).
+    fn sweep_now_and_then(&self, i: usize) {
+        if i.is_multiple_of(4096) {
+            self.by_tenant.expire_idle();
+        }
+    }
 }
 
 struct State {
@@ -62,16 +69,12 @@ impl State {
     }
 
     fn kept(side: &Side, i: usize) {
-        if i % 4096 == 0 {
-            side.by_tenant.expire_idle();
-        }
+        side.sweep_now_and_then(i);
         black_box(&side.kept).inc();
     }
 
     fn lookup(&self, side: &Side, i: usize) {
-        if i % 4096 == 0 {
-            side.by_tenant.expire_idle();
-        }
+        side.sweep_now_and_then(i);
         black_box(&side.by_tenant)
             .get_or_create(black_box(&self.tenants[i & 15]))
             .inc();
