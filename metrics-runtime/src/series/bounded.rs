@@ -150,6 +150,9 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// brings back the dormant ones that were recorded since; returns how many it marked.
     /// Nothing without an idle timeout. Takes the read lock only: lookups go on meanwhile.
     pub(crate) fn sweep(&self) -> usize {
+        if self.expiry.is_none() {
+            return 0;
+        }
         self.sweep_at(idle::now_ms())
     }
 
