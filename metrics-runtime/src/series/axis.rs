@@ -333,8 +333,8 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
             return series;
         }
         // A full map sends every new label set to the overflow series anyway: measure only
-        // a label set that would get its own series.
-        if !inner.series.is_full() && !label_set_fits(labels) {
+        // a label set that would get its own series (in a free slot, or a dormant series').
+        if inner.series.has_room() && !label_set_fits(labels) {
             return inner.oversized();
         }
         inner.resolve(labels)
@@ -346,7 +346,8 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
         self.inner.oversized_lookups()
     }
 
-    /// The series for `labels` if it exists; never creates one.
+    /// The series for `labels` if it exists; never creates one (a dormant one, with an idle
+    /// timeout, is brought back).
     pub fn get(&self, labels: &D) -> Option<M> {
         self.inner.series.get(labels)
     }

@@ -203,6 +203,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         }
     }
 
+    /// Whether a new label set could get a series of its own: the map is not full, or a
+    /// dormant series may give its slot up.
+    pub(crate) fn has_room(&self) -> bool {
+        !self.is_full() || self.may_evict()
+    }
+
     /// Whether a full map may have a dormant series to give its slot up (decided under the
     /// write lock); `false` without expiry.
     fn may_evict(&self) -> bool {
@@ -586,7 +592,7 @@ impl<K: Clone + Hash + Eq, M: FamilyMember, X> Shared<K, M, X> {
     /// otherwise have had a series of their own.
     #[cold]
     pub(crate) fn oversized(&self) -> M {
-        if !self.series.is_full() {
+        if self.series.has_room() {
             self.oversized_lookups.fetch_add(1, Ordering::Relaxed);
         }
         self.series.overflow_series(|| M::build(&self.spec))

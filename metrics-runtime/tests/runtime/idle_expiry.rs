@@ -176,6 +176,23 @@ fn a_dormant_series_recorded_through_a_kept_handle_keeps_its_slot() {
 }
 
 #[test]
+fn an_oversized_label_set_never_takes_a_dormant_series_slot() {
+    let options = expiring().max_series("idle:requests", 1);
+    let (registry, metrics) = register(options);
+    let by_tenant = metrics.resolve(&NoLabels).requests;
+    by_tenant.get_or_create(&tenant("acme")).inc();
+    Scrape::of(&registry);
+    wait_past_timeout();
+    Scrape::of(&registry);
+    assert_eq!(by_tenant.len(), 0, "dormant");
+    let huge = "x".repeat(metric_handles::MAX_LABEL_VALUE_LEN + 1);
+    by_tenant.get_or_create(&tenant(&huge)).inc();
+    assert_eq!(by_tenant.oversized_lookups(), 1);
+    assert_eq!(by_tenant.expired_series(), (1, 0), "nothing dropped for it");
+    assert_eq!(by_tenant.get(&tenant("acme")).map(|c| c.get()), Some(1));
+}
+
+#[test]
 fn a_gauge_goes_dormant_while_its_value_holds_and_returns_when_it_changes() {
     let (registry, metrics) = register(expiring());
     let queued = metrics.resolve(&NoLabels).queued;
