@@ -37,6 +37,7 @@ pub const LABEL: Symbol = Symbol("label");
 pub const POSITIONS: Symbol = Symbol("positions");
 pub const MAX_SERIES: Symbol = Symbol("max_series");
 pub const MAX_LABEL_SETS: Symbol = Symbol("max_label_sets");
+pub const IDLE_TIMEOUT: Symbol = Symbol("idle_timeout");
 pub const ALIAS: Symbol = Symbol("alias");
 pub const SKIP: Symbol = Symbol("skip");
 

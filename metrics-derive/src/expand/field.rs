@@ -174,9 +174,23 @@ impl FieldItems {
             },
             check_consts: quote!(#(#check_consts)*),
             descriptors: quote!(#cfgs Self::#const_ident,),
-            registers: quote! {
-                #cfgs
-                #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
+            registers: match plan.idle_timeout {
+                None => quote! {
+                    #cfgs
+                    #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
+                },
+                Some(millis) => quote! {
+                    #cfgs
+                    #field: (Self::#ops.register)(
+                        registry,
+                        &Self::#const_ident,
+                        &#krate::__private::with_declared_idle_timeout(
+                            options,
+                            Self::#const_ident.name,
+                            #millis,
+                        ),
+                    ),
+                },
             },
             resolves: quote! {
                 #cfgs
@@ -448,6 +462,16 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
             );
             checks.push(at_member(quote!(
                 if ::core::matches!(#shape, #krate::AxisShape::None) {
+                    ::core::panic!(#message)
+                }
+            )));
+        }
+        if plan.idle_timeout.is_some() {
+            let message = format!(
+                "field `{field}`: `idle_timeout` expires the idle series of a `Dynamic<Labels, _>` axis, and `{shown}` has none: remove `idle_timeout`"
+            );
+            checks.push(at_member(quote!(
+                if !::core::matches!(#shape, #krate::AxisShape::Dynamic(_)) {
                     ::core::panic!(#message)
                 }
             )));

@@ -40,6 +40,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
     let positions = check_positions(cx, field, axis);
     let max_series = check_max_series(cx, field, axis);
     let max_label_sets = value_of(&attrs.max_label_sets);
+    let idle_timeout = check_idle_timeout(cx, field, axis);
     let aliases = check_aliases(cx, field, leaf);
 
     let family = family
@@ -58,6 +59,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
         positions: positions?,
         max_series: max_series?,
         max_label_sets: max_label_sets?,
+        idle_timeout: idle_timeout?,
         aliases: aliases?,
     })
 }
@@ -283,6 +285,15 @@ fn check_max_series(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Checked<Op
     let applies = !(parsed && matches!(axis, Some(Axis::None)));
     value_where(cx, max_series, applies, || {
         format!("`max_series` limits the series an axis creates per label set, and field `{}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`", field.ident)
+    })
+}
+
+/// `idle_timeout = "..."`: only on a member with a `Dynamic` axis, whose series come and go
+/// with the data (a fixed axis's series are all resolved up front, and stay).
+fn check_idle_timeout(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Checked<Option<u64>> {
+    let applies = axis.is_none_or(|axis| matches!(axis, Axis::Dynamic(_)));
+    value_where(cx, &field.metric.idle_timeout, applies, || {
+        format!("`idle_timeout` expires the idle series of a `Dynamic<Labels, _>` axis, and field `{}` has none: its series are resolved with the common labels and stay until `remove`; remove `idle_timeout`, or make the field `Family<_, Dynamic<Labels, _>>`", field.ident)
     })
 }
 

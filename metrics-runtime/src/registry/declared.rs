@@ -41,7 +41,11 @@ pub fn check_registration(
                     .collect(),
             }),
             option,
-            known: descriptors.iter().map(|d| d.name.to_owned()).collect(),
+            known: descriptors
+                .iter()
+                .filter(|d| RegisterOptions::applies(option, d))
+                .map(|d| d.name.to_owned())
+                .collect(),
         });
     }
     registry.claim(declared_claims(
@@ -141,7 +145,8 @@ where
         )
         .with_max_series(options.series_limit(descriptor))
         .with_max_label_sets(options.label_set_limit(descriptor))
-        .with_family_name(&registry.exposed_name(descriptor.name, descriptor.unit));
+        .with_family_name(&registry.exposed_name(descriptor.name, descriptor.unit))
+        .with_idle_timeout(options.idle_timeout_for(descriptor));
     let family = Family::new(spec);
     // One line, as `# HELP` is: each line break or tab becomes a space.
     let help = help_line(descriptor.help);

@@ -50,7 +50,7 @@ where
             BucketLabels::default()
         };
         Family {
-            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, buckets),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, None, buckets),
         }
     }
 

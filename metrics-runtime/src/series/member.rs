@@ -15,6 +15,7 @@ use crate::record::histogram::Histogram;
 use crate::record::info::Info;
 use crate::render::number::TextNumber;
 use crate::render::{LabelStack, SeriesWriter};
+use crate::series::idle::ActivityValue;
 use crate::series::labels::LabelEnum;
 use crate::series::state_set::StateSet;
 
@@ -29,6 +30,7 @@ pub struct SeriesSpec {
     pub(crate) max_series: usize,
     pub(crate) max_label_sets: usize,
     pub(crate) family_name: Arc<str>,
+    pub(crate) idle_timeout: Option<std::time::Duration>,
 }
 
 impl SeriesSpec {
@@ -43,6 +45,7 @@ impl SeriesSpec {
             max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
             max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
             family_name: Arc::from(""),
+            idle_timeout: None,
         }
     }
 
@@ -51,6 +54,19 @@ impl SeriesSpec {
     pub fn with_family_name(mut self, name: &str) -> Self {
         self.family_name = Arc::from(name);
         self
+    }
+
+    /// Sets how long a series of a [`Dynamic`](crate::Dynamic) axis may go without a record
+    /// before it leaves the exposition (`None`, the default: never). See
+    /// [`Dynamic`](crate::Dynamic#idle-series-expiry).
+    pub fn with_idle_timeout(mut self, idle_timeout: Option<std::time::Duration>) -> Self {
+        self.idle_timeout = idle_timeout;
+        self
+    }
+
+    /// The idle timeout of a [`Dynamic`](crate::Dynamic) axis's series, if they expire.
+    pub fn idle_timeout(&self) -> Option<std::time::Duration> {
+        self.idle_timeout
     }
 
     /// Gives histograms native buckets laid out by `native` (beside the bucket bounds, if any).
@@ -214,6 +230,15 @@ pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
         encoder: &mut MetricEncoder<'_>,
     ) -> Result<(), fmt::Error>;
 
+    /// A fingerprint of the member's values that changes whenever anything is recorded into
+    /// it (a counter's value, a histogram's count), read at scrape time by the families that
+    /// expire idle series; `None`, the default, when the member cannot tell, and then it never
+    /// expires. A gauge set to the value it already holds does not change it.
+    #[doc(hidden)]
+    fn activity(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether the member writes its samples with [`write_text`](Self::write_text), this
     /// crate's text encoder; a family of members that do not is encoded by prometheus-client's
     /// encoders through [`encode_member`](Self::encode_member), as before.
@@ -249,11 +274,17 @@ macro_rules! leaf_member_items {
     (
         $kind:ident,
         |$spec:pat_param| $build:expr,
-        |$this:ident, $labels:ident, $writer:ident| $write:expr
+        |$this:ident, $labels:ident, $writer:ident| $write:expr,
+        |$that:ident| $activity:expr
     ) => {
         const KIND: MetricKind = MetricKind::$kind;
         const AXIS: AxisShape = AxisShape::None;
         const WRITES_TEXT: bool = true;
+
+        fn activity(&self) -> Option<u64> {
+            let $that = self;
+            $activity
+        }
 
         fn write_text(
             &self,
@@ -285,7 +316,7 @@ macro_rules! impl_family_member_for_atomic_metric {
         impl<N, A> FamilyMember for $metric<N, A>
         where
             $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
-            N: TextNumber,
+            N: TextNumber + ActivityValue,
             A: $atomic,
         {
             leaf_member_items!(
@@ -294,7 +325,8 @@ macro_rules! impl_family_member_for_atomic_metric {
                 |this, labels, writer| {
                     writer.$write(labels, this.get());
                     Ok(())
-                }
+                },
+                |this| Some(this.get().activity_bits())
             );
         }
     )*};
@@ -380,26 +412,51 @@ impl FamilyMember for Histogram {
     leaf_member_items!(
         Histogram,
         |spec| Histogram::with_native(spec.buckets.iter().copied(), spec.native),
-        |this, labels, writer| writer.histogram(labels, this)
+        |this, labels, writer| writer.histogram(labels, this),
+        // Every observation adds one to a bucket: the count changes with each. Read as a
+        // scrape reads it (records never wait for it).
+        |this| {
+            let mut counts = Vec::new();
+            this.read_into(&mut counts);
+            Some(counts.iter().fold(0u64, |count, &n| count.wrapping_add(n)))
+        }
     );
 }
 
 impl<N, A> FamilyMember for crate::Counter<N, A>
 where
-    N: CounterValue<A> + EncodeCounterValue + TextNumber + fmt::Debug + Send + Sync + 'static,
+    N: CounterValue<A>
+        + EncodeCounterValue
+        + TextNumber
+        + ActivityValue
+        + fmt::Debug
+        + Send
+        + Sync
+        + 'static,
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
-    leaf_member_items!(Counter, |_spec| Self::default(), |this, labels, writer| {
-        writer.counter(labels, this.get());
-        Ok(())
-    });
+    leaf_member_items!(
+        Counter,
+        |_spec| Self::default(),
+        |this, labels, writer| {
+            writer.counter(labels, this.get());
+            Ok(())
+        },
+        |this| Some(this.get().activity_bits())
+    );
 }
 
 impl FamilyMember for Info {
-    leaf_member_items!(Info, |_spec| Info, |_this, labels, writer| {
-        writer.info(labels);
-        Ok(())
-    });
+    leaf_member_items!(
+        Info,
+        |_spec| Info,
+        |_this, labels, writer| {
+            writer.info(labels);
+            Ok(())
+        },
+        // A constant: nothing to tell a record by, so an info never expires.
+        |_this| None
+    );
 }
 
 impl<E: LabelEnum> FamilyMember for StateSet<E> {
@@ -435,6 +492,9 @@ impl FamilyMember for GaugeHistogram {
     leaf_member_items!(
         GaugeHistogram,
         |spec| GaugeHistogram::with_bounds(Arc::clone(&spec.buckets)),
-        |this, labels, writer| writer.gauge_histogram(labels, this)
+        |this, labels, writer| writer.gauge_histogram(labels, this),
+        // Adds and removes can cancel out between two scrapes: it cannot tell, and never
+        // expires.
+        |_this| None
     );
 }

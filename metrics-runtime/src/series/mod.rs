@@ -5,6 +5,7 @@ pub(crate) mod axis;
 pub(crate) mod bounded;
 pub(crate) mod family;
 pub(crate) mod grid;
+pub(crate) mod idle;
 pub(crate) mod label_size;
 pub(crate) mod labels;
 pub(crate) mod member;

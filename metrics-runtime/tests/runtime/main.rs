@@ -11,6 +11,7 @@ pub mod concurrency;
 pub mod escaping;
 pub mod histogram_consistency;
 pub mod histogram_parity;
+pub mod idle_expiry;
 pub mod label_size;
 pub mod module_graph;
 pub mod native_declared;
