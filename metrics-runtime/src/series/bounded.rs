@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use std::time::Duration;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
@@ -160,8 +160,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let Some(expiry) = &self.expiry else {
             return 0;
         };
-        let Ok(_sweeping) = expiry.sweeping.try_lock() else {
-            return 0;
+        // A sweep runs no caller code, so a poisoned lock only means an earlier sweep
+        // panicked (it cannot leave the states half-written): sweep anyway.
+        let _sweeping = match expiry.sweeping.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return 0,
         };
         let table = self.read();
         let (mut expired, mut revived) = (0, 0);
