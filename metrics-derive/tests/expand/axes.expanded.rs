@@ -307,7 +307,15 @@ Each field's family is registered under its `name` (and unit), with its help tex
             accepted: (Self::__METRIC_HANDLES_ACCEPTED_OPS
                 .register)(registry, &Self::__METRIC_HANDLES_ACCEPTED, options),
             lora_latency: (Self::__METRIC_HANDLES_LORA_LATENCY_OPS
-                .register)(registry, &Self::__METRIC_HANDLES_LORA_LATENCY, options),
+                .register)(
+                registry,
+                &Self::__METRIC_HANDLES_LORA_LATENCY,
+                &::metric_handles::__private::with_declared_idle_timeout(
+                    options,
+                    Self::__METRIC_HANDLES_LORA_LATENCY.name,
+                    600000u64,
+                ),
+            ),
         })
     }
     /**Resolves every metric's series for `labels` once, into [`AxesHandles`].

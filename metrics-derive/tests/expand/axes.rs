@@ -1,4 +1,4 @@
-// Every axis kind: an enum axis, a position axis and dynamic labels.
+// Every axis kind: an enum axis, a position axis and dynamic labels (whose idle series expire).
 #[derive(MetricHandles)]
 #[metric_handles(labels = Engine)]
 pub struct Axes {
@@ -9,7 +9,7 @@ pub struct Axes {
     #[metric(name = "ax:accepted", label = "position", positions = 3)]
     pub accepted: Family<Engine, ByPosition<Counter>>,
     /// Latency by adapter
-    #[metric(name = "ax:lora_latency", buckets = exponential(start = 0.5, factor = 2.0, count = 4), max_series = 16)]
+    #[metric(name = "ax:lora_latency", buckets = exponential(start = 0.5, factor = 2.0, count = 4), max_series = 16, idle_timeout = "10m")]
     pub lora_latency: Family<Engine, Dynamic<Adapter, Histogram>>,
 }
 

@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use std::time::Duration;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::render::{once, Label};
-use crate::series::idle::{self, IdleState, Swept};
+use crate::series::idle::{self, Expiry, IdleState, Swept};
 use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
 use crate::series::member::{FamilyMember, SeriesSpec};
 use crate::sync::{read, write};
@@ -52,22 +52,6 @@ pub(crate) struct BoundedSeries<K, M> {
     overflowed_lookups: AtomicU64,
     /// Idle-series expiry, when the map has an idle timeout (see `series::idle`).
     expiry: Option<Expiry<M>>,
-}
-
-/// A map's idle timeout and how it reads a series' activity.
-struct Expiry<M> {
-    timeout_ms: u64,
-    activity: fn(&M) -> Option<u64>,
-    /// Held by the sweep under way: a second scrape at the same moment skips its sweep
-    /// rather than repeat it.
-    sweeping: Mutex<()>,
-    /// How many series sweeps marked dormant, and how many dormant ones gave their slot up.
-    expired: AtomicU64,
-    evicted: AtomicU64,
-    /// How many series are dormant now, about (a lookup racing a sweep may leave it one off
-    /// for a sweep): a full map with none answers a new label set under the read lock, as a
-    /// map without expiry does, so an overflow storm never takes the write lock.
-    dormant: AtomicU64,
 }
 
 /// How a map renders a key's labels (`k="v",...`, escaped and sanitised); `None` when the
@@ -130,14 +114,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         timeout: Option<Duration>,
         activity: fn(&M) -> Option<u64>,
     ) -> Self {
-        self.expiry = timeout.map(|timeout| Expiry {
-            timeout_ms: idle::timeout_ms(timeout),
-            activity,
-            sweeping: Mutex::new(()),
-            expired: AtomicU64::new(0),
-            evicted: AtomicU64::new(0),
-            dormant: AtomicU64::new(0),
-        });
+        self.expiry = timeout.map(|timeout| Expiry::new(timeout, activity));
         self
     }
 
@@ -160,8 +137,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let Some(expiry) = &self.expiry else {
             return 0;
         };
-        let Ok(_sweeping) = expiry.sweeping.try_lock() else {
-            return 0;
+        // A sweep runs no caller code, so a poisoned lock only means an earlier sweep
+        // panicked (it cannot leave the states half-written): sweep anyway.
+        let _sweeping = match expiry.sweeping.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return 0,
         };
         let table = self.read();
         let (mut expired, mut revived) = (0, 0);
@@ -176,21 +157,14 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
                 Swept::Active | Swept::Quiet => {}
             }
         }
-        expiry.expired.fetch_add(expired, Ordering::Relaxed);
-        expiry.dormant.fetch_add(expired, Ordering::Relaxed);
-        expiry.less_dormant(revived);
+        expiry.swept(expired, revived);
         expired as usize
     }
 
     /// How many series sweeps marked dormant, and how many dormant series gave their slot up
     /// to a new label set; `(0, 0)` without an idle timeout.
     pub(crate) fn expiry_counts(&self) -> (u64, u64) {
-        self.expiry.as_ref().map_or((0, 0), |expiry| {
-            (
-                expiry.expired.load(Ordering::Relaxed),
-                expiry.evicted.load(Ordering::Relaxed),
-            )
-        })
+        self.expiry.as_ref().map_or((0, 0), Expiry::counts)
     }
 
     /// Notes a lookup of `entry` for the sweeps (and brings it back if it was dormant).
@@ -212,9 +186,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// Whether a full map may have a dormant series to give its slot up (decided under the
     /// write lock); `false` without expiry.
     fn may_evict(&self) -> bool {
-        self.expiry
-            .as_ref()
-            .is_some_and(|expiry| expiry.dormant.load(Ordering::Relaxed) > 0)
+        self.expiry.as_ref().is_some_and(Expiry::has_dormant)
     }
 
     /// Under the write lock of a full map: drops the dormant series quiet for longest (after
@@ -236,8 +208,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         };
         let key = Arc::clone(&table.entries[position].key);
         table.remove_at(&key, position);
-        expiry.evicted.fetch_add(1, Ordering::Relaxed);
-        expiry.less_dormant(1);
+        expiry.evicted_one();
         true
     }
 
@@ -471,19 +442,6 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     fn write(&self) -> RwLockWriteGuard<'_, Table<K, M>> {
         write(&self.table)
-    }
-}
-
-impl<M> Expiry<M> {
-    /// `n` fewer dormant series (brought back or dropped), never below zero.
-    fn less_dormant(&self, n: u64) {
-        if n > 0 {
-            let _ = self
-                .dormant
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
-                    Some(d.saturating_sub(n))
-                });
-        }
     }
 }
 

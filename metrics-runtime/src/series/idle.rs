@@ -27,7 +27,7 @@
 //! the mark.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Looked up since the last sweep: the next sweep counts the series as active.
@@ -50,6 +50,73 @@ pub(crate) fn timeout_ms(timeout: Duration) -> u64 {
     u64::try_from(timeout.as_millis())
         .unwrap_or(u64::MAX)
         .max(1)
+}
+
+/// A map's idle timeout, how it reads a series' activity, and its counts.
+pub(crate) struct Expiry<M> {
+    pub(crate) timeout_ms: u64,
+    pub(crate) activity: fn(&M) -> Option<u64>,
+    /// Held by the sweep under way: a second scrape at the same moment skips its sweep
+    /// rather than repeat it.
+    pub(crate) sweeping: Mutex<()>,
+    /// How many series sweeps marked dormant, and how many dormant ones gave their slot up.
+    expired: AtomicU64,
+    evicted: AtomicU64,
+    /// How many series are dormant now, about (a lookup racing a sweep may leave it one off
+    /// for a sweep): a full map with none answers a new label set under the read lock, as a
+    /// map without expiry does, so an overflow storm never takes the write lock.
+    dormant: AtomicU64,
+}
+
+impl<M> Expiry<M> {
+    /// Expiry after `timeout`, reading activity with `activity`.
+    pub(crate) fn new(timeout: Duration, activity: fn(&M) -> Option<u64>) -> Self {
+        Expiry {
+            timeout_ms: timeout_ms(timeout),
+            activity,
+            sweeping: Mutex::new(()),
+            expired: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            dormant: AtomicU64::new(0),
+        }
+    }
+
+    /// A sweep marked `expired` series dormant and brought `revived` ones back.
+    pub(crate) fn swept(&self, expired: u64, revived: u64) {
+        self.expired.fetch_add(expired, Ordering::Relaxed);
+        self.dormant.fetch_add(expired, Ordering::Relaxed);
+        self.less_dormant(revived);
+    }
+
+    /// A dormant series gave its slot up.
+    pub(crate) fn evicted_one(&self) {
+        self.evicted.fetch_add(1, Ordering::Relaxed);
+        self.less_dormant(1);
+    }
+
+    /// Whether some series may be dormant.
+    pub(crate) fn has_dormant(&self) -> bool {
+        self.dormant.load(Ordering::Relaxed) > 0
+    }
+
+    /// How many series went dormant, and how many dormant ones gave their slot up.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (
+            self.expired.load(Ordering::Relaxed),
+            self.evicted.load(Ordering::Relaxed),
+        )
+    }
+
+    /// `n` fewer dormant series (brought back or removed), never below zero.
+    pub(crate) fn less_dormant(&self, n: u64) {
+        if n > 0 {
+            let _ = self
+                .dormant
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
+                    Some(d.saturating_sub(n))
+                });
+        }
+    }
 }
 
 /// The expiry state of one series.
