@@ -12,17 +12,25 @@
 //! * [`SeriesWriter`]: what a family's members write their samples with.
 //! * [`LabelStack`]: the labels of one series, outermost first, as borrowed pieces.
 //! * [`number`]: the value formats of the two text formats.
+//! * [`protobuf`] (feature `protobuf`): the same series as `io.prometheus.client.Metric`
+//!   messages, through the same [`SeriesWriter`] calls.
 
+pub(crate) mod labels;
 pub(crate) mod number;
 pub(crate) mod once;
 #[cfg(test)]
 mod parity_tests;
+#[cfg(feature = "protobuf")]
+pub(crate) mod protobuf;
+pub(crate) mod scratch;
 
 use std::fmt;
 
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
+pub use labels::{Label, LabelStack};
 use number::TextNumber;
+pub use scratch::Scratch;
 
 /// Which text format a scrape writes: they differ in float spelling, histogram line order and
 /// where the `le` label goes.
@@ -32,55 +40,6 @@ pub enum TextFormat {
     OpenMetrics,
     /// The Prometheus text format 0.0.4 (and 1.0.0, which reads the same bytes).
     Prometheus,
-}
-
-/// One label of a series, as the encoder writes it.
-#[derive(Clone, Copy, Debug)]
-pub enum Label<'a> {
-    /// Labels rendered once (`k="v",k2="v2"`, escaped and sanitised), possibly none.
-    Rendered(&'a str),
-    /// One `key="value"` whose value is escaped as it is written (an enum axis's value).
-    Pair(&'static str, &'a str),
-    /// One `key="position"`.
-    Position(&'static str, usize),
-}
-
-/// The most labels pieces a series is written from: the common label set, up to four grid
-/// axes or one axis and a dynamic label set, and the overflow label, with room to spare.
-const MAX_PIECES: usize = 8;
-
-/// The labels of one series as pieces borrowed from the family, its members and the stack of
-/// the encoder: a copy costs a few words, and pushing allocates nothing.
-#[derive(Clone, Copy, Debug)]
-pub struct LabelStack<'a> {
-    pieces: [Label<'a>; MAX_PIECES],
-    len: usize,
-}
-
-impl<'a> LabelStack<'a> {
-    /// The labels `first` alone.
-    pub(crate) fn new(first: Label<'a>) -> Self {
-        let mut stack = LabelStack {
-            pieces: [Label::Rendered(""); MAX_PIECES],
-            len: 0,
-        };
-        stack.pieces[0] = first;
-        stack.len = 1;
-        stack
-    }
-
-    /// These labels followed by `label`. Past [`MAX_PIECES`] pieces (a member nested deeper
-    /// than any this crate builds) the encode fails rather than drop a label.
-    pub(crate) fn with(mut self, label: Label<'a>) -> Result<Self, fmt::Error> {
-        let slot = self.pieces.get_mut(self.len).ok_or(fmt::Error)?;
-        *slot = label;
-        self.len += 1;
-        Ok(self)
-    }
-
-    fn pieces(&self) -> &[Label<'a>] {
-        &self.pieces[..self.len]
-    }
 }
 
 /// The start of every kind of sample line of one family in one format, rendered when the
@@ -93,6 +52,8 @@ pub(crate) struct SampleHeads {
     counter: Head,
     sum: Head,
     count: Head,
+    /// The OpenMetrics `_created` line of a counter or histogram, written when asked for.
+    created: Head,
     /// One per bucket in OpenMetrics (each with its `le`); one for every bucket in the classic
     /// text, whose `le` comes after the series' labels ([`bucket_tails`](Self::bucket_tails)).
     buckets: Box<[Head]>,
@@ -151,44 +112,83 @@ impl SampleHeads {
             counter: head("_total"),
             sum: head("_sum"),
             count: head("_count"),
+            created: head("_created"),
             buckets,
             bucket_tails,
         }
     }
 }
 
-/// Where a family's members write their samples: the scrape's buffer, the format, the heads
-/// the family rendered at registration, and a scratch buffer for histogram reads.
+/// Where a family's members write their samples: the scrape's buffer, what the family
+/// rendered at registration for the format written, and a scratch buffer for histogram
+/// reads. The members call the same methods whatever the format.
 #[derive(Debug)]
 pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
-    format: TextFormat,
-    heads: &'a SampleHeads,
+    target: Target<'a>,
     /// Storage that outlives the scrape, so a steady scrape allocates nothing.
     scratch: &'a mut Scratch,
+    /// Whether a sample could not be written (see [`finish`](Self::finish)).
+    failed: bool,
 }
 
-/// What a scrape reads into besides its output, kept by the thread between scrapes.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    /// A histogram's bucket counts.
-    counts: Vec<u64>,
-    /// The order of a position axis's series beyond the pre-resolved ones.
-    order: Vec<usize>,
+/// The format a [`SeriesWriter`] writes, with what the family rendered for it.
+#[derive(Clone, Copy, Debug)]
+enum Target<'a> {
+    Text {
+        format: TextFormat,
+        heads: &'a SampleHeads,
+        /// Whether OpenMetrics `_created` lines follow counters and histograms.
+        created_lines: bool,
+    },
+    #[cfg(feature = "protobuf")]
+    Protobuf(&'a protobuf::MetricHeads),
 }
 
 impl<'a> SeriesWriter<'a> {
-    pub(crate) fn new(
+    /// A writer of text `format`; `created_lines` adds the OpenMetrics `_created` lines.
+    pub(crate) fn text(
         out: &'a mut Vec<u8>,
         format: TextFormat,
         heads: &'a SampleHeads,
+        created_lines: bool,
         scratch: &'a mut Scratch,
     ) -> Self {
         SeriesWriter {
             out,
-            format,
-            heads,
+            target: Target::Text {
+                format,
+                heads,
+                created_lines: created_lines && format == TextFormat::OpenMetrics,
+            },
             scratch,
+            failed: false,
+        }
+    }
+
+    /// A writer of `io.prometheus.client.Metric` messages (a family's `metric` fields).
+    #[cfg(feature = "protobuf")]
+    pub(crate) fn protobuf(
+        out: &'a mut Vec<u8>,
+        heads: &'a protobuf::MetricHeads,
+        scratch: &'a mut Scratch,
+    ) -> Self {
+        SeriesWriter {
+            out,
+            target: Target::Protobuf(heads),
+            scratch,
+            failed: false,
+        }
+    }
+
+    /// Whether every sample was written: a protobuf `Metric` fails when a series' rendered
+    /// labels are not what the renderer writes, which fails the scrape (counters and gauges
+    /// report it here, so their members need not handle an error the text cannot have).
+    pub(crate) fn finish(&self) -> Result<(), fmt::Error> {
+        if self.failed {
+            Err(fmt::Error)
+        } else {
+            Ok(())
         }
     }
 
@@ -203,47 +203,107 @@ impl<'a> SeriesWriter<'a> {
         self.scratch.order = order;
     }
 
-    /// Writes one counter sample, `name_total{labels} value`.
+    /// Writes one counter sample, `name_total{labels} value` (and its `_created` line when
+    /// asked for).
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        let heads = self.heads;
-        self.line(&heads.counter, labels, "", value);
+        match self.target {
+            Target::Text {
+                format,
+                heads,
+                created_lines,
+            } => {
+                let mut text = TextLines::new(self.out, format, heads);
+                text.line(&heads.counter, labels, "", value);
+                if created_lines {
+                    text.created(labels);
+                }
+            }
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                // The counter's exemplar joins here once counters keep one.
+                let exemplar = None;
+                let written = protobuf::counter(self.out, heads, labels, value.as_f64(), exemplar);
+                self.failed |= written.is_err();
+            }
+        }
     }
 
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        let heads = self.heads;
-        self.line(&heads.gauge, labels, "", value);
+        match self.target {
+            Target::Text { format, heads, .. } => {
+                TextLines::new(self.out, format, heads).line(&heads.gauge, labels, "", value)
+            }
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                self.failed |= protobuf::gauge(self.out, heads, labels, value.as_f64()).is_err()
+            }
+        }
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
-    /// in OpenMetrics; the buckets, `_sum`, `_count` in the classic text.
+    /// in OpenMetrics (then `_created` when asked for); the buckets, `_sum`, `_count` in the
+    /// classic text; one `Metric` message with its classic and native buckets in protobuf.
     pub(crate) fn histogram(
         &mut self,
         labels: &LabelStack<'_>,
         histogram: &Histogram,
     ) -> Result<(), fmt::Error> {
+        let (format, heads, created_lines) = match self.target {
+            Target::Text {
+                format,
+                heads,
+                created_lines,
+            } => (format, heads, created_lines),
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                // The histogram's exemplars join here once histograms keep them.
+                let exemplars = protobuf::HistogramExemplars::default();
+                return protobuf::histogram(
+                    self.out,
+                    heads,
+                    labels,
+                    histogram,
+                    self.scratch,
+                    exemplars,
+                );
+            }
+        };
         let sum = histogram.read_into(&mut self.scratch.counts);
+        let counts = &self.scratch.counts;
         // The heads were rendered from the family's bounds, which every member shares.
-        if self.scratch.counts.len() != self.heads.buckets.len() {
+        if counts.len() != heads.buckets.len() {
             return Err(fmt::Error);
         }
-        let count = self
-            .scratch
-            .counts
-            .iter()
-            .copied()
-            .fold(0, u64::wrapping_add);
-        match self.format {
+        let count = counts.iter().copied().fold(0, u64::wrapping_add);
+        let mut text = TextLines::new(self.out, format, heads);
+        match format {
             TextFormat::OpenMetrics => {
-                self.sum_and_count(labels, sum, count);
-                self.buckets(labels);
+                text.sum_and_count(labels, sum, count);
+                text.buckets(labels, counts);
+                if created_lines {
+                    text.created(labels);
+                }
             }
             TextFormat::Prometheus => {
-                self.buckets(labels);
-                self.sum_and_count(labels, sum, count);
+                text.buckets(labels, counts);
+                text.sum_and_count(labels, sum, count);
             }
         }
         Ok(())
+    }
+}
+
+/// The sample lines of one family in one text format, written into the scrape's buffer.
+struct TextLines<'w> {
+    out: &'w mut Vec<u8>,
+    format: TextFormat,
+    heads: &'w SampleHeads,
+}
+
+impl<'w> TextLines<'w> {
+    fn new(out: &'w mut Vec<u8>, format: TextFormat, heads: &'w SampleHeads) -> Self {
+        TextLines { out, format, heads }
     }
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
@@ -252,14 +312,26 @@ impl<'a> SeriesWriter<'a> {
         self.line(&heads.count, labels, "", count);
     }
 
-    fn buckets(&mut self, labels: &LabelStack<'_>) {
+    fn buckets(&mut self, labels: &LabelStack<'_>, counts: &[u64]) {
         let heads = self.heads;
         let mut cumulative = 0u64;
         for (i, head) in heads.buckets.iter().enumerate() {
-            cumulative = cumulative.wrapping_add(self.scratch.counts[i]);
+            cumulative = cumulative.wrapping_add(counts[i]);
             let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
             self.line(head, labels, tail, cumulative);
         }
+    }
+
+    /// The series' `_created` line: its creation time in seconds, as client_golang writes it
+    /// (`expfmt/openmetrics_create.go`, `WithCreatedLines`).
+    fn created(&mut self, labels: &LabelStack<'_>) {
+        let heads = self.heads;
+        self.line(
+            &heads.created,
+            labels,
+            "",
+            labels.created().as_seconds_f64(),
+        );
     }
 
     /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
@@ -337,4 +409,10 @@ pub(crate) trait TextFamily: Send + Sync + fmt::Debug + 'static {
 
     /// Appends every sample of the family in the format of `writer`.
     fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error>;
+
+    /// Whether [`write_samples`](Self::write_samples) can write the family's protobuf
+    /// `Metric`s: every member kind it holds is one the protobuf writer knows. A family
+    /// that cannot is encoded by prometheus-client's protobuf encoder.
+    #[cfg(feature = "protobuf")]
+    fn writes_protobuf(&self) -> bool;
 }

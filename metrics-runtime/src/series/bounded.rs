@@ -13,6 +13,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
+use crate::created::Created;
 use crate::render::{once, Label};
 use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
 use crate::series::member::{FamilyMember, SeriesSpec};
@@ -42,10 +43,10 @@ pub(crate) struct BoundedSeries<K, M> {
     /// the maps keyed by label sets: a family's, a `Dynamic` axis's).
     render: Option<RenderLabels<K>>,
     table: RwLock<Table<K, M>>,
-    /// Created by the first lookup past the limit; removed again by
+    /// Created by the first lookup past the limit (with its creation time); removed again by
     /// [`remove_overflow`](Self::remove_overflow). A lock of its own, so an overflow storm
     /// only ever takes it for reading.
-    overflow: RwLock<Option<M>>,
+    overflow: RwLock<Option<(M, Created)>>,
     /// How many lookups were routed to the overflow series.
     overflowed_lookups: AtomicU64,
 }
@@ -56,10 +57,19 @@ pub(crate) type RenderLabels<K> = fn(&K) -> Option<Box<str>>;
 
 /// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape. Each key
 /// is stored once, behind an `Arc` the index and the entry share (a large label set is not
-/// kept twice), beside its rendered labels when the map renders them.
+/// kept twice).
 struct Table<K, M> {
     index: HashMap<Arc<K>, usize>,
-    entries: Vec<(Arc<K>, M, Option<Box<str>>)>,
+    entries: Vec<Entry<K, M>>,
+}
+
+/// One series of a map: its key, the series, its rendered labels when the map renders them,
+/// and when it was created.
+struct Entry<K, M> {
+    key: Arc<K>,
+    series: M,
+    rendered: Option<Box<str>>,
+    created: Created,
 }
 
 impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
@@ -101,7 +111,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         {
             let table = self.read();
             if let Some(&i) = table.index.get(key) {
-                return (table.entries[i].1.clone(), false);
+                return (table.entries[i].series.clone(), false);
             }
             if table.entries.len() >= self.max_series {
                 drop(table);
@@ -112,7 +122,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let rendered = self.render.and_then(|render| render(key));
         let mut table = self.write();
         if let Some(&i) = table.index.get(key) {
-            return (table.entries[i].1.clone(), false);
+            return (table.entries[i].series.clone(), false);
         }
         if table.entries.len() >= self.max_series {
             drop(table);
@@ -122,17 +132,25 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let position = table.entries.len();
         let key = Arc::new(key.clone());
         table.index.insert(Arc::clone(&key), position);
-        table.entries.push((key, series.clone(), rendered));
+        table.entries.push(Entry {
+            key,
+            series: series.clone(),
+            rendered,
+            created: Created::now(),
+        });
         (series, false)
     }
 
     /// The overflow series (created on first use), counting the lookup routed to it.
     pub(crate) fn overflow_series(&self, build: impl Fn() -> M) -> M {
         self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
-        if let Some(series) = &*read(&self.overflow) {
+        if let Some((series, _)) = &*read(&self.overflow) {
             return series.clone();
         }
-        write(&self.overflow).get_or_insert_with(build).clone()
+        write(&self.overflow)
+            .get_or_insert_with(|| (build(), Created::now()))
+            .0
+            .clone()
     }
 
     /// Removes the overflow series from the exposition; returns whether it existed. Handles
@@ -145,7 +163,10 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     pub(crate) fn get(&self, key: &K) -> Option<M> {
         let table = self.read();
-        table.index.get(key).map(|&i| table.entries[i].1.clone())
+        table
+            .index
+            .get(key)
+            .map(|&i| table.entries[i].series.clone())
     }
 
     /// Removes `key`'s series; returns whether it existed.
@@ -168,13 +189,13 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
         let mut table = self.write();
         let before = table.entries.len();
-        table.entries.retain(|(key, _, _)| keep(key));
+        table.entries.retain(|entry| keep(&entry.key));
         let removed = before - table.entries.len();
         if removed > 0 {
             let Table { index, entries } = &mut *table;
             index.clear();
-            for (position, (key, _, _)) in entries.iter().enumerate() {
-                index.insert(Arc::clone(key), position);
+            for (position, entry) in entries.iter().enumerate() {
+                index.insert(Arc::clone(&entry.key), position);
             }
         }
         removed
@@ -199,23 +220,27 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         &self,
         mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.for_each_rendered(|series, member| f(series.map(|(key, _)| key), member))
+        self.for_each_rendered(|series, member, _| f(series.map(|(key, _)| key), member))
     }
 
     /// [`for_each`](Self::for_each), with each series' rendered labels (`None` in a map that
-    /// does not render them).
+    /// does not render them) and creation time.
     pub(crate) fn for_each_rendered<E>(
         &self,
-        mut f: impl FnMut(Option<(&K, Option<&str>)>, &M) -> Result<(), E>,
+        mut f: impl FnMut(Option<(&K, Option<&str>)>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E> {
         let table = self.read();
-        for (key, series, rendered) in &table.entries {
-            f(Some((&**key, rendered.as_deref())), series)?;
+        for entry in &table.entries {
+            f(
+                Some((&*entry.key, entry.rendered.as_deref())),
+                &entry.series,
+                entry.created,
+            )?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
-        if let Some(overflow) = overflow {
-            f(None, &overflow)?;
+        if let Some((overflow, created)) = overflow {
+            f(None, &overflow, created)?;
         }
         Ok(())
     }
@@ -230,21 +255,21 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .read()
             .entries
             .iter()
-            .map(|(key, series, _)| ((**key).clone(), series.clone()))
+            .map(|entry| ((*entry.key).clone(), entry.series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let overflow = read(&self.overflow).clone();
+        let overflow = read(&self.overflow).clone().map(|(series, _)| series);
         (entries, overflow)
     }
 
-    /// Calls `f` for every series in key order (positions numerically), then for the
-    /// overflow series if any lookup reached it (`None` as the key), holding the read lock as
-    /// [`for_each`](Self::for_each) does. `order` is scratch for the sort: once it has room
-    /// for the series, nothing is allocated (what a scrape needs).
+    /// Calls `f` for every series in key order (positions numerically) with its creation
+    /// time, then for the overflow series if any lookup reached it (`None` as the key),
+    /// holding the read lock as [`for_each`](Self::for_each) does. `order` is scratch for the
+    /// sort: once it has room for the series, nothing is allocated (what a scrape needs).
     pub(crate) fn for_each_sorted<E>(
         &self,
         order: &mut Vec<usize>,
-        mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
+        mut f: impl FnMut(Option<&K>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E>
     where
         K: Ord,
@@ -252,15 +277,15 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let table = self.read();
         order.clear();
         order.extend(0..table.entries.len());
-        order.sort_unstable_by(|&a, &b| table.entries[a].0.cmp(&table.entries[b].0));
+        order.sort_unstable_by(|&a, &b| table.entries[a].key.cmp(&table.entries[b].key));
         for &i in order.iter() {
-            let (key, series, _) = &table.entries[i];
-            f(Some(&**key), series)?;
+            let entry = &table.entries[i];
+            f(Some(&*entry.key), &entry.series, entry.created)?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
-        if let Some(overflow) = overflow {
-            f(None, &overflow)?;
+        if let Some((overflow, created)) = overflow {
+            f(None, &overflow, created)?;
         }
         Ok(())
     }

@@ -130,14 +130,19 @@ where
     fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error> {
         self.inner
             .series
-            .for_each_rendered(|series, member| match series {
+            .for_each_rendered(|series, member, created| match series {
                 Some((_, rendered)) => {
                     // A label set whose encoder failed fails the scrape, as it always did.
                     let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
-                    member.write_text(&LabelStack::new(labels), writer)
+                    member.write_text(&LabelStack::new(labels, created), writer)
                 }
-                None => member.write_text(&LabelStack::new(OVERFLOW), writer),
+                None => member.write_text(&LabelStack::new(OVERFLOW, created), writer),
             })
+    }
+
+    #[cfg(feature = "protobuf")]
+    fn writes_protobuf(&self) -> bool {
+        M::WRITES_PROTOBUF
     }
 }
 

@@ -4,6 +4,7 @@
 //! protobuf encoder writes for the equivalent prometheus-client metrics.
 
 use std::sync::atomic::AtomicU64;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
     self,
@@ -334,13 +335,56 @@ fn sorted(mut families: Vec<MetricFamily>) -> Vec<MetricFamily> {
     families
 }
 
+/// Checks that every counter and histogram series of this crate's families (those under the
+/// `svc` prefix) carries a start timestamp within `[before, after]`, that no other does, and
+/// clears them: prometheus-client's encoder writes none.
+fn take_start_timestamps(families: &mut [MetricFamily], before: SystemTime, after: SystemTime) {
+    let seconds = |time: SystemTime| time.duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    let (before, after) = (seconds(before), seconds(after));
+    let mut taken = 0;
+    for family in families {
+        let ours = family.name.starts_with("svc");
+        for metric in &mut family.metric {
+            let start = match (&mut metric.counter, &mut metric.histogram) {
+                (Some(counter), _) => counter.start_timestamp.take(),
+                (_, Some(histogram)) => histogram.start_timestamp.take(),
+                _ => None,
+            };
+            let expected = ours && metric.gauge.is_none();
+            assert_eq!(start.is_some(), expected, "{}: {metric:?}", family.name);
+            if let Some(start) = start {
+                let at = start.seconds as f64 + f64::from(start.nanos) / 1e9;
+                assert!(
+                    (before..=after).contains(&at),
+                    "{}: created at {at}, not within [{before}, {after}]",
+                    family.name
+                );
+                taken += 1;
+            }
+        }
+    }
+    // 3 request counters, 3 busy counters, 3 histograms, 6 reason counters, 4 client counters.
+    assert_eq!(taken, 19);
+}
+
 #[test]
 fn every_member_kind_decodes_to_what_prometheus_client_writes_for_the_same_series() {
+    // Whole seconds: a timestamp's float of seconds may round below a time just taken.
+    let before = UNIX_EPOCH
+        + Duration::from_secs(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_secs(),
+        );
+    let registry = ours();
     let mut body = Vec::new();
     ExpositionFormat::PrometheusProtobuf
-        .encode_into(&ours(), &mut body)
+        .encode_into(&registry, &mut body)
         .unwrap();
-    let ours = sorted(decode_all(&body));
+    let after = SystemTime::now() + Duration::from_secs(1);
+    let mut ours = sorted(decode_all(&body));
+    take_start_timestamps(&mut ours, before, after);
     let theirs = sorted(prometheus_protobuf::encode(&theirs()).unwrap());
     let names = |families: &[MetricFamily]| -> Vec<String> {
         families.iter().map(|f| f.name.clone()).collect()
