@@ -132,6 +132,89 @@ mod tests {
         );
     }
 
+    /// A member of a kind the protobuf writer does not know: a counter leaf that writes text
+    /// but not protobuf (as a member kind added later would be until it is taught).
+    #[derive(Clone, Debug, Default)]
+    struct Untaught(crate::Counter);
+
+    impl crate::FamilyMember for Untaught {
+        const KIND: crate::MetricKind = crate::MetricKind::Counter;
+        const AXIS: crate::AxisShape = crate::AxisShape::None;
+        const WRITES_TEXT: bool = true;
+
+        fn build(_spec: &crate::SeriesSpec) -> Self {
+            Self::default()
+        }
+
+        fn encode_member<L: prometheus_client::encoding::EncodeLabelSet>(
+            &self,
+            labels: &L,
+            encoder: &mut prometheus_client::encoding::MetricEncoder<'_>,
+        ) -> Result<(), fmt::Error> {
+            use prometheus_client::encoding::EncodeMetric;
+            self.0.encode(encoder.encode_family(labels)?)
+        }
+
+        fn write_text(
+            &self,
+            labels: &crate::render::LabelStack<'_>,
+            writer: &mut SeriesWriter<'_>,
+        ) -> Result<(), fmt::Error> {
+            writer.counter(labels, self.0.get());
+            Ok(())
+        }
+    }
+
+    type Engine = Vec<(String, String)>;
+
+    #[test]
+    fn a_member_kind_the_writer_does_not_know_goes_through_prometheus_client_in_its_place() {
+        use crate::registry::register_family;
+        use crate::{Family, MetricDescriptor, MetricKind, RegisterOptions};
+        let mut registry = Registry::default();
+        let descriptor = |name| {
+            MetricDescriptor::new(name, name, MetricKind::Counter, "", "Help")
+                .common_labels(&["engine"])
+        };
+        let options = RegisterOptions::default();
+        let before: Family<Engine, crate::Counter> =
+            register_family(&mut registry, &descriptor("before"), &options);
+        let untaught: Family<Engine, Untaught> =
+            register_family(&mut registry, &descriptor("untaught"), &options);
+        let after: Family<Engine, crate::Counter> =
+            register_family(&mut registry, &descriptor("after"), &options);
+        let engine = vec![("engine".to_owned(), "e\r0".to_owned())];
+        before.get_or_create(&engine).inc_by(1);
+        untaught.get_or_create(&engine).0.inc_by(2);
+        after.get_or_create(&engine).inc_by(3);
+        let mut body = Vec::new();
+        encode_into(&registry, &mut body, &mut Scratch::default()).unwrap();
+        let families = decode_all(&body);
+        let seen: Vec<(&str, f64, bool)> = families
+            .iter()
+            .map(|family| {
+                let counter = family.metric[0].counter.as_ref().unwrap();
+                (
+                    family.name.as_str(),
+                    counter.value,
+                    counter.start_timestamp.is_some(),
+                )
+            })
+            .collect();
+        // The untaught family has no start timestamp: prometheus-client's encoder wrote it.
+        assert_eq!(
+            seen,
+            [
+                ("before_total", 1.0, true),
+                ("untaught_total", 2.0, false),
+                ("after_total", 3.0, true)
+            ]
+        );
+        for family in &families {
+            assert_eq!(family.metric[0].label, families[0].metric[0].label);
+        }
+    }
+
     #[test]
     fn an_empty_registry_is_an_empty_body() {
         let mut body = vec![7];

@@ -174,3 +174,24 @@ fn a_foreign_metric_is_encoded_by_prometheus_client_which_allocates() {
     });
     assert!(allocations > 0);
 }
+
+/// The protobuf format is written by the same writer from the same series: a steady scrape of
+/// this crate's families into a reused buffer allocates nothing either.
+#[cfg(feature = "protobuf")]
+#[test]
+fn a_steady_protobuf_scrape_into_a_reused_buffer_allocates_nothing() {
+    let registry = registry();
+    let format = ExpositionFormat::PrometheusProtobuf;
+    let mut body = Vec::new();
+    format.encode_into(&registry, &mut body).unwrap();
+    let first = body.clone();
+    assert!(first.len() > 1_000, "{} bytes", first.len());
+    let allocations = allocations_during(|| {
+        for _ in 0..20 {
+            body.clear();
+            format.encode_into(&registry, &mut body).unwrap();
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert_eq!(body, first);
+}
