@@ -299,7 +299,9 @@ fn a_read_feeds_prometheus_clients_exemplar() {
 /// a label length that changes with `n`, so a read mixing two writes is caught.
 fn exemplar_of(w: u32, n: u32) -> (String, String, f64, SystemTime) {
     let id = format!("{w}-{n}");
-    let filler = "€".repeat((n % 40) as usize);
+    // 60 to 109 bytes of one letter: a copy torn between two writes mixes letters or lengths.
+    let letter = char::from(b'a' + (n % 26) as u8);
+    let filler = letter.to_string().repeat(60 + (n % 50) as usize);
     let value = f64::from(w) * 1e6 + f64::from(n);
     (
         id,
