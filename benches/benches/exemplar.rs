@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, UNIX_EPOCH};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::{ExemplarSlots, Histogram};
+use metric_handles::{ExemplarLabels, ExemplarSlots, Histogram};
 
 /// Observed values, cycled: they fall in different buckets.
 const VALUES: [f64; 8] = [0.0002, 0.0009, 0.003, 0.02, 0.07, 0.4, 1.3, 5.0];
@@ -41,6 +41,20 @@ fn exemplar(c: &mut Criterion) {
             let value = black_box(VALUES[i]);
             black_box(&histogram).observe(value);
             let _ = black_box(&slots).record(bucket(value), &trace, value, None);
+        });
+    });
+    group.bench_function("exemplar_only", |b| {
+        b.iter(|| {
+            i = (i + 1) % VALUES.len();
+            let value = black_box(VALUES[i]);
+            let _ = black_box(&slots).record(bucket(value), &trace, value, Some(at));
+        });
+    });
+    group.bench_function("labels_only", |b| {
+        b.iter(|| {
+            let mut out = metric_handles::EncodedLabels::new();
+            let _ = black_box(&trace).encode_exemplar_labels(&mut out);
+            black_box(&out);
         });
     });
     group.finish();

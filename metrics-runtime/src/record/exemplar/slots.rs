@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use super::labels::ExemplarLabels;
+use super::labels::{EncodedLabels, ExemplarLabels};
 use super::read::{ExemplarBuffer, ExemplarRead};
 use super::slot::{checked, epoch_seconds, ExemplarSlot};
 use super::{count_rejected, ExemplarError};
@@ -64,7 +64,8 @@ impl ExemplarSlots {
             return Err(ExemplarError::NoSuchSlot);
         }
         // Checked before the slots are allocated: a refused exemplar allocates nothing.
-        let encoded = checked(labels)?;
+        let mut encoded = EncodedLabels::new();
+        checked(labels, &mut encoded)?;
         match self.allocated().get(index) {
             Some(slot) => slot.store(&encoded, value, epoch_seconds(timestamp)),
             None => Err(ExemplarError::NoSuchSlot),
