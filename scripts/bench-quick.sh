@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Quick check of the core comparisons on any machine: short criterion runs of the counter,
 # histogram, timer, per-token ITL record (local view, shared handle, batched baselines),
-# request-lifecycle and scheduler-stats benchmarks, then one line per comparison with its
-# ratio, and the targets. The runs take about a minute once
+# request-lifecycle, scheduler-stats and scrape (same-shape encode, scrape while recording)
+# benchmarks, then one line per comparison with its ratio, and the targets. The runs take about a minute once
 # the benchmarks are built (the first build takes a few minutes).
 #
 # Results go to benches/target/criterion-quick, apart from the full run's, so a quick check
@@ -27,6 +27,9 @@ start=$(date +%s)
   # The vLLM recorders, without the (slower) encoding benchmarks.
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'
+  # Scrapes: the same shape through ours and prometheus-client's encoders (64 and 1,024 label
+  # sets, both text formats), and recording with and without a concurrent scraper.
+  cargo bench --manifest-path "$manifest" --bench encode -- "${flags[@]}"
 } >benches/target/bench-quick.log 2>&1 || {
   tail -n 30 benches/target/bench-quick.log >&2
   exit 1

@@ -91,6 +91,15 @@ struct ScrapeJob {
 /// Starts Prometheus scraping every job once a second; returns it, once ready, and its web
 /// address.
 fn start_prometheus(dir: &Path, jobs: &[ScrapeJob]) -> (ChildGuard, SocketAddr) {
+    start_prometheus_with(dir, jobs, &[])
+}
+
+/// [`start_prometheus`] with extra command-line flags (`--enable-feature=...`).
+fn start_prometheus_with(
+    dir: &Path,
+    jobs: &[ScrapeJob],
+    flags: &[&str],
+) -> (ChildGuard, SocketAddr) {
     let config = dir.join("prometheus.yml");
     let mut yaml = String::from(
         "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
@@ -112,6 +121,7 @@ fn start_prometheus(dir: &Path, jobs: &[ScrapeJob]) -> (ChildGuard, SocketAddr) 
             dir.join("data").display()
         ))
         .arg(format!("--web.listen-address={web}"))
+        .args(flags)
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
@@ -427,6 +437,7 @@ fn hostile_registry() -> Registry {
         common_labels: &[],
         axis: None,
         buckets: None,
+        native: None,
         max_series: 1,
         max_label_sets: 1,
         aliases: &[],
@@ -533,6 +544,65 @@ fn hostile_metadata(prometheus: SocketAddr, job: &str) -> Option<Vec<(String, St
     (!metadata.is_empty()).then_some(metadata)
 }
 
+/// Waits for `job`'s first scrape of the hostile registry served at `target`, then checks it
+/// as [`prometheus_stores_hostile_label_values_and_help_text_as_documented`] says: the target
+/// up without error, every series stored with its labels and value, each family's help text
+/// under its name plus `metadata_suffix`. `log` reads Prometheus's log for the failure message.
+fn assert_job_stored_the_hostile_series(
+    web: SocketAddr,
+    job: &str,
+    target: SocketAddr,
+    metadata_suffix: &str,
+    log: &dyn Fn() -> String,
+) {
+    let scraped = wait_for(
+        &format!("a scrape of job {job}"),
+        Duration::from_secs(30),
+        || scraped_target(web, job),
+    );
+    assert_eq!(
+        (scraped["health"].as_str(), scraped["lastError"].as_str()),
+        (Some("up"), Some("")),
+        "job {job}: {scraped:#}\nPrometheus log:\n{}",
+        log()
+    );
+    let stored = wait_for(
+        &format!("the series of job {job}"),
+        Duration::from_secs(30),
+        || {
+            query(web, &format!("{{__name__=~\"hostile:.*\",job=\"{job}\"}}"))
+                .filter(|series| !series.is_empty())
+        },
+    );
+    let stored = sorted_series(
+        stored
+            .iter()
+            .map(|(labels, value)| (string_map(labels), *value))
+            .collect(),
+    );
+    assert_eq!(
+        stored,
+        expected_hostile_series(job, target),
+        "job {job}: stored series differ from those recorded"
+    );
+    let expected_help: Vec<(String, String, String)> = HOSTILE_HELP
+        .iter()
+        .map(|(family, help)| {
+            (
+                format!("{family}{metadata_suffix}"),
+                "counter".to_owned(),
+                (*help).to_owned(),
+            )
+        })
+        .collect();
+    let metadata = wait_for(
+        &format!("the metadata of job {job}"),
+        Duration::from_secs(30),
+        || hostile_metadata(web, job),
+    );
+    assert_eq!(metadata, expected_help, "job {job}: help text");
+}
+
 /// Escaping end to end: label values and help text with line breaks (`\r\n`, `\r`, `\n`, NEL,
 /// LINE SEPARATOR), backslashes, quotes and tabs, served over HTTP in both formats the crate
 /// writes, scraped by a real Prometheus (one job per format: each path has a fixed content
@@ -566,60 +636,13 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
     let log = || std::fs::read_to_string(dir.0.join("prometheus.log")).unwrap_or_default();
 
     for (format, job, _) in jobs {
-        let target = wait_for(
-            &format!("a scrape of job {job}"),
-            Duration::from_secs(30),
-            || scraped_target(web, job),
-        );
-        assert_eq!(
-            (target["health"].as_str(), target["lastError"].as_str()),
-            (Some("up"), Some("")),
-            "job {job}: {target:#}\nPrometheus log:\n{}",
-            log()
-        );
-
-        let stored = wait_for(
-            &format!("the series of job {job}"),
-            Duration::from_secs(30),
-            || {
-                query(web, &format!("{{__name__=~\"hostile:.*\",job=\"{job}\"}}"))
-                    .filter(|series| !series.is_empty())
-            },
-        );
-        let stored = sorted_series(
-            stored
-                .iter()
-                .map(|(labels, value)| (string_map(labels), *value))
-                .collect(),
-        );
-        assert_eq!(
-            stored,
-            expected_hostile_series(job, server.addr()),
-            "job {job}: stored series differ from those recorded"
-        );
-
         // The classic text declares a counter under its `_total` sample name, OpenMetrics
         // under the family name.
         let suffix = match format {
-            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => "_total",
             ExpositionFormat::OpenMetrics => "",
+            _ => "_total",
         };
-        let expected_help: Vec<(String, String, String)> = HOSTILE_HELP
-            .iter()
-            .map(|(family, help)| {
-                (
-                    format!("{family}{suffix}"),
-                    "counter".to_owned(),
-                    (*help).to_owned(),
-                )
-            })
-            .collect();
-        let metadata = wait_for(
-            &format!("the metadata of job {job}"),
-            Duration::from_secs(30),
-            || hostile_metadata(web, job),
-        );
-        assert_eq!(metadata, expected_help, "job {job}: help text");
+        assert_job_stored_the_hostile_series(web, job, server.addr(), suffix, &log);
     }
 
     // Why one path per format: what Prometheus asks for negotiates to OpenMetrics.
@@ -641,4 +664,123 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
     let encodings = server.accept_encoding_headers();
     assert_eq!(encodings.len(), accept_headers.len(), "{encodings:?}");
     assert!(encodings.iter().all(|e| e == "gzip"), "{encodings:?}");
+}
+
+#[cfg(feature = "protobuf")]
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Phase {
+    phase: String,
+}
+
+#[cfg(feature = "protobuf")]
+#[derive(MetricHandles)]
+#[metric_handles(labels = Phase)]
+struct PhaseMetrics {
+    /// Time spent in a request phase
+    #[metric(name = "e2e_phase_latency", unit = "seconds", buckets = [0.1, 1.0, 10.0])]
+    latency: Family<Phase, metric_handles::Histogram>,
+}
+
+/// Prometheus 2.42 with `--enable-feature=native-histograms` asks for the protobuf format
+/// first (`scrapeAcceptHeaderWithProtobuf`), and a `protobuf` build answers it: Prometheus must
+/// store the hostile registry's series scraped over protobuf exactly as it stores them scraped
+/// as text (one job per format, same registry), so switching formats keeps every series'
+/// identity; a classic histogram's too.
+#[cfg(feature = "protobuf")]
+#[test]
+fn prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_text() {
+    use support::exposition_server::PROTOBUF_PATH;
+
+    if !tools_or_skip(
+        "prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_text",
+    ) {
+        return;
+    }
+    let mut registry = hostile_registry();
+    let latency = registry.sub_registry_with_label(("zone".into(), "west".into()));
+    let latency = PhaseMetrics::register(latency);
+    for (phase, observations) in [("prefill", &[0.05, 0.5, 5.0][..]), ("decode", &[0.2, 50.0])] {
+        let handles = latency.resolve(&Phase {
+            phase: phase.to_owned(),
+        });
+        for seconds in observations {
+            handles.latency.observe(*seconds);
+        }
+    }
+    let server = ExpositionServer::start(registry);
+    let dir = TempDir::new("e2e-prometheus-protobuf");
+    // (job, path, the suffix of a counter's name in the metadata)
+    let jobs = [
+        ("protobuf", PROTOBUF_PATH, "_total"),
+        ("text", TEXT_PATH, "_total"),
+        ("openmetrics", OPENMETRICS_PATH, ""),
+    ];
+    let scrape_jobs: Vec<ScrapeJob> = jobs
+        .iter()
+        .map(|&(name, metrics_path, _)| ScrapeJob {
+            name,
+            target: server.addr(),
+            metrics_path,
+        })
+        .collect();
+    let (_prometheus, web) = start_prometheus_with(
+        &dir.0,
+        &scrape_jobs,
+        &["--enable-feature=native-histograms"],
+    );
+    let log = || std::fs::read_to_string(dir.0.join("prometheus.log")).unwrap_or_default();
+    for (job, _, metadata_suffix) in jobs {
+        assert_job_stored_the_hostile_series(web, job, server.addr(), metadata_suffix, &log);
+    }
+    // A classic histogram (no native buckets) is stored as its `_bucket`, `_count` and `_sum`
+    // series, the same from protobuf as from OpenMetrics (what Prometheus scrapes when native
+    // histograms are off), `le` values included: Prometheus 2 writes a protobuf bucket's bound
+    // as OpenMetrics does (`1.0`), while from text 0.0.4 it keeps `le` as written (`1`), so
+    // only those series differ between the text and protobuf jobs.
+    let histogram_series = |job: &str| {
+        let stored = wait_for(
+            &format!("the histogram series of job {job}"),
+            Duration::from_secs(30),
+            || {
+                query(
+                    web,
+                    &format!("{{__name__=~\"e2e_phase_.*\",job=\"{job}\"}}"),
+                )
+                .filter(|series| !series.is_empty())
+            },
+        );
+        let without_job = stored.iter().map(|(labels, value)| {
+            let mut labels = string_map(labels);
+            labels.remove("job");
+            (labels, *value)
+        });
+        sorted_series(without_job.collect())
+    };
+    let from_protobuf = histogram_series("protobuf");
+    assert_eq!(from_protobuf, histogram_series("openmetrics"));
+    // 2 phases x (4 buckets, `_count`, `_sum`).
+    assert_eq!(from_protobuf.len(), 12, "{from_protobuf:#?}");
+    let prefill_inf = from_protobuf.iter().find(|(labels, _)| {
+        labels["__name__"] == "e2e_phase_latency_seconds_bucket"
+            && labels["phase"] == "prefill"
+            && labels["le"] == "+Inf"
+            && labels["zone"] == "west"
+    });
+    assert_eq!(
+        prefill_inf.map(|(_, value)| *value),
+        Some(3.0),
+        "{from_protobuf:#?}"
+    );
+    let accept_headers = server.accept_headers();
+    assert!(
+        !accept_headers.is_empty(),
+        "Prometheus sent no Accept header"
+    );
+    for accept in &accept_headers {
+        assert_eq!(
+            ExpositionFormat::negotiate(Some(accept)),
+            ExpositionFormat::PrometheusProtobuf,
+            "Accept: {accept}"
+        );
+    }
 }

@@ -3,6 +3,10 @@
 //! single-threaded and with `BENCH_THREADS` threads observing into the same histogram.
 //!
 //! Every implementation observes the same cycle of values spread over all buckets.
+//!
+//! The `native_histogram` groups compare native (sparse exponential) buckets: ours, lock-free,
+//! against prometheus-client's `Histogram::new_native` and `new_classic_and_native` (a mutex
+//! per observation), at the bucket factor 1.1 (schema 3) with a limit of 160 buckets.
 
 use std::hint::black_box;
 
@@ -69,5 +73,67 @@ fn contended(c: &mut Criterion) {
     Contended::new(c, "histogram", &Histograms::new()).run_all(each);
 }
 
-criterion_group!(benches, single_thread, contended);
+/// Native buckets at factor 1.1, 160 at most, ours and prometheus-client's.
+struct NativeHistograms {
+    values: Vec<f64>,
+    ours_native: metric_handles::Histogram,
+    ours_both: metric_handles::Histogram,
+    pc_native: prometheus_client::metrics::histogram::Histogram,
+    pc_both: prometheus_client::metrics::histogram::Histogram,
+}
+
+impl NativeHistograms {
+    fn new() -> Self {
+        use prometheus_client::metrics::histogram::{Histogram, NativeHistogramConfig};
+        let ours = metric_handles::NativeConfig::from_factor(1.1).max_buckets(160);
+        let theirs = NativeHistogramConfig::new(1.1).max_buckets(160);
+        NativeHistograms {
+            values: observations(),
+            ours_native: metric_handles::Histogram::new_native(ours),
+            ours_both: metric_handles::Histogram::new_classic_and_native(ITL_BUCKETS, ours),
+            pc_native: Histogram::new_native(theirs),
+            pc_both: Histogram::new_classic_and_native(ITL_BUCKETS, theirs),
+        }
+    }
+
+    fn value(&self, i: usize) -> f64 {
+        self.values[i & (OBSERVATIONS - 1)]
+    }
+
+    fn ours_native(&self, i: usize) {
+        black_box(&self.ours_native).observe(self.value(i));
+    }
+    fn ours_both(&self, i: usize) {
+        black_box(&self.ours_both).observe(self.value(i));
+    }
+    fn pc_native(&self, i: usize) {
+        black_box(&self.pc_native).observe(self.value(i));
+    }
+    fn pc_both(&self, i: usize) {
+        black_box(&self.pc_both).observe(self.value(i));
+    }
+}
+
+fn each_native<R: Runner<NativeHistograms>>(runner: &mut R) {
+    runner.run("ours_native", NativeHistograms::ours_native);
+    runner.run("pc_native", NativeHistograms::pc_native);
+    runner.run("ours_classic_and_native", NativeHistograms::ours_both);
+    runner.run("pc_classic_and_native", NativeHistograms::pc_both);
+}
+
+fn native_single_thread(c: &mut Criterion) {
+    SingleThread::new(c, "native_histogram_1t", &NativeHistograms::new()).run_all(each_native);
+}
+
+fn native_contended(c: &mut Criterion) {
+    Contended::new(c, "native_histogram", &NativeHistograms::new()).run_all(each_native);
+}
+
+criterion_group!(
+    benches,
+    single_thread,
+    contended,
+    native_single_thread,
+    native_contended
+);
 criterion_main!(benches);

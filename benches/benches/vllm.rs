@@ -2,15 +2,17 @@
 //! cached handles): a whole request lifecycle (on 1 thread, and on `BENCH_THREADS` threads
 //! recording into the same engine), one `SchedulerStats` record (on 1 thread, and on
 //! `BENCH_THREADS` threads with an engine each, below and past the engine table's lock-free
-//! slots), and encoding the registry for 1, 8 and 64 engines.
+//! slots), and encoding the registry for 1, 8 and 64 engines, in text and in protobuf.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::vllm::{FinishReason, RequestLifecycle, SchedulerStats};
+use metric_handles::Registry;
 use metric_handles_benches::baseline::LookupTracker;
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
+use prometheus_client::registry::Registry as BaselineRegistry;
 
 fn request_lifecycle(c: &mut Criterion) {
     let (_r1, ours, _r2, baseline) = recorders();
@@ -126,29 +128,35 @@ fn scheduler_contended(c: &mut Criterion) {
     group.finish();
 }
 
-/// Scrape cost as engines are added, both in OpenMetrics text (prometheus-client's format): every engine has recorded one scheduler step and one
-/// finished request (for each finish reason in the baseline, whose families only hold the
-/// label sets that were recorded; ours exports every enum value from the start).
+/// Our registry and the baseline's after `engines` engines have each recorded one scheduler
+/// step and one finished request (for each finish reason in the baseline, whose families only
+/// hold the label sets that were recorded; ours exports every enum value from the start).
+fn loaded_registries(engines: u32) -> (Registry, BaselineRegistry) {
+    let (ours_registry, ours, baseline_registry, baseline) = recorders();
+    let stats = scheduler_stats();
+    let request = request();
+    for engine in 0..engines {
+        ours.scheduler().record(engine, &stats);
+        baseline.record_scheduler_stats(engine, &stats);
+        let mut tracker = ours.requests().track(engine, request.params);
+        let mut lookup = LookupTracker::new(&baseline, engine, request.params);
+        for (batch, received, output) in &request.outputs {
+            tracker.observe_output(*batch, *received, output);
+            lookup.observe_output(*batch, *received, output);
+        }
+        for reason in [FinishReason::Stop, FinishReason::Abort, FinishReason::Error] {
+            let mut extra = LookupTracker::new(&baseline, engine, request.params);
+            extra.observe_output(0.0, 0.0, &Default::default());
+            extra.finish(reason, 1.0);
+        }
+    }
+    (ours_registry, baseline_registry)
+}
+
+/// Scrape cost as engines are added, both in OpenMetrics text (prometheus-client's format).
 fn encode(c: &mut Criterion) {
     for engines in [1u32, 8, 64] {
-        let (ours_registry, ours, baseline_registry, baseline) = recorders();
-        let stats = scheduler_stats();
-        let request = request();
-        for engine in 0..engines {
-            ours.scheduler().record(engine, &stats);
-            baseline.record_scheduler_stats(engine, &stats);
-            let mut tracker = ours.requests().track(engine, request.params);
-            let mut lookup = LookupTracker::new(&baseline, engine, request.params);
-            for (batch, received, output) in &request.outputs {
-                tracker.observe_output(*batch, *received, output);
-                lookup.observe_output(*batch, *received, output);
-            }
-            for reason in [FinishReason::Stop, FinishReason::Abort, FinishReason::Error] {
-                let mut extra = LookupTracker::new(&baseline, engine, request.params);
-                extra.observe_output(0.0, 0.0, &Default::default());
-                extra.finish(reason, 1.0);
-            }
-        }
+        let (ours_registry, baseline_registry) = loaded_registries(engines);
         let mut group = c.benchmark_group(format!("encode_{engines}_engines"));
         group.bench_function("ours", |b| {
             b.iter(|| metric_handles::ExpositionFormat::OpenMetrics.encode(&ours_registry))
@@ -162,6 +170,67 @@ fn encode(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+/// The 64-engine scrape in the Prometheus protobuf format, against OpenMetrics text of the same
+/// registry (the baseline of the ratio): ours (prometheus-client's protobuf encoder over every
+/// level of our registry, the messages written straight into the caller's buffer), and
+/// prometheus-client's `encode_to_vec` over the baseline's prometheus-client families with
+/// the same series (fewer: the baseline's families hold only the label sets recorded). Each
+/// appends to a buffer kept across iterations; the handler (last) makes a new body per scrape
+/// and gzips it. The body sizes are printed once.
+fn protobuf(c: &mut Criterion) {
+    use std::sync::Arc;
+
+    use metric_handles::serve::{MetricsHandler, ScrapeRequest};
+    use metric_handles::ExpositionFormat;
+    use prometheus_client::encoding::prometheus_protobuf;
+
+    let (ours_registry, baseline_registry) = loaded_registries(64);
+    let mut body = Vec::new();
+    for format in [
+        ExpositionFormat::OpenMetrics,
+        ExpositionFormat::PrometheusProtobuf,
+    ] {
+        body.clear();
+        let bytes = format
+            .encode_into(&ours_registry, &mut body)
+            .map(|()| body.len());
+        eprintln!("protobuf_64_engines: {format:?} {bytes:?} bytes");
+    }
+    let pc_bytes = prometheus_protobuf::encode_to_vec(&baseline_registry).map(|b| b.len());
+    eprintln!("protobuf_64_engines: prometheus-client families, protobuf {pc_bytes:?} bytes");
+    let mut group = c.benchmark_group("protobuf_64_engines");
+    for (name, format) in [
+        ("openmetrics_text", ExpositionFormat::OpenMetrics),
+        ("ours", ExpositionFormat::PrometheusProtobuf),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                body.clear();
+                format.encode_into(black_box(&ours_registry), &mut body)
+            })
+        });
+    }
+    group.bench_function("pc_families_encode_to_vec", |b| {
+        b.iter(|| prometheus_protobuf::encode_to_vec(black_box(&baseline_registry)))
+    });
+    // The handler answering Prometheus with native histograms (protobuf first), gzip level 1.
+    let handler = MetricsHandler::new(Arc::new(ours_registry));
+    let scrape = ScrapeRequest {
+        accept: Some(
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;\
+             encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,*/*;q=0.1",
+        ),
+        accept_encoding: Some("gzip"),
+        ..ScrapeRequest::get()
+    };
+    let gzipped = handler.respond(&scrape).body().len();
+    eprintln!("protobuf_64_engines: protobuf, gzip level 1: {gzipped} bytes");
+    group.bench_function("ours_handler_gzip_1", |b| {
+        b.iter(|| handler.respond(black_box(&scrape)))
+    });
+    group.finish();
 }
 
 /// The 64-engine scrape served by the `/metrics` handler: a bare OpenMetrics encode, the
@@ -253,6 +322,7 @@ criterion_group!(
     scheduler,
     scheduler_contended,
     encode,
+    protobuf,
     serve
 );
 criterion_main!(benches);

@@ -13,5 +13,6 @@ pub mod labels;
 pub mod recorder;
 pub mod report;
 pub mod runner;
+pub mod same_shape;
 pub mod search;
 pub mod vllm_fixtures;

@@ -245,6 +245,7 @@ fn check_skip_alone(cx: &Ctxt, metric: &FieldAttrs) {
         metric.help.as_ref().map(|k| &k.key),
         metric.unit.as_ref().map(|k| &k.key),
         metric.buckets.as_ref().map(|k| &k.key),
+        metric.native.as_ref().map(|k| &k.key),
         metric.label.as_ref().map(|k| &k.key),
         metric.positions.as_ref().map(|k| &k.key),
         metric.max_series.as_ref().map(|k| &k.key),

@@ -54,6 +54,11 @@ impl<T> Once<T> {
         }
     }
 
+    /// Whether the key was given.
+    pub fn is_set(&self) -> bool {
+        self.slot.is_some()
+    }
+
     /// The value, if set.
     pub fn get(self) -> Option<Keyed<T>> {
         self.slot

@@ -33,6 +33,7 @@ mod label_set;
 mod manifest;
 mod metric_attr;
 mod names;
+mod native;
 mod prometheus_derive;
 mod respan;
 mod signature;

@@ -9,6 +9,7 @@ use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Path, Token, Type};
 use crate::attr::{self, Keyed, Once};
 use crate::buckets::{self, BucketSpec};
 use crate::ctxt::Ctxt;
+use crate::native::NativeSpec;
 use crate::symbol::*;
 
 /// `#[metric_handles(handles = Ident, labels = Type, crate = path)]`.
@@ -112,6 +113,8 @@ pub struct FieldAttrs {
     pub help: Option<Keyed<Option<LitStr>>>,
     pub unit: Option<Keyed<Option<LitStr>>>,
     pub buckets: Option<Keyed<Option<BucketSpec>>>,
+    /// `native` or `native(...)`: native buckets beside (or instead of) `buckets`.
+    pub native: Option<Keyed<Option<NativeSpec>>>,
     /// `label = "key"` or `label = ["a", "b"]`: one key per fixed axis.
     pub label: Option<Keyed<Option<Vec<LitStr>>>>,
     pub positions: Option<Keyed<Option<TokenStream>>>,
@@ -126,6 +129,7 @@ const FIELD_KEYS: &[Symbol] = &[
     HELP,
     UNIT,
     BUCKETS,
+    NATIVE,
     LABEL,
     POSITIONS,
     MAX_SERIES,
@@ -155,6 +159,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut help = Once::new(METRIC, HELP);
     let mut unit = Once::new(METRIC, UNIT);
     let mut bucket_spec = Once::new(METRIC, BUCKETS);
+    let mut native = Once::new(METRIC, NATIVE);
     let mut label = Once::new(METRIC, LABEL);
     let mut positions = Once::new(METRIC, POSITIONS);
     let mut max_series = Once::new(METRIC, MAX_SERIES);
@@ -168,6 +173,11 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         }
         if symbol == ALIAS {
             aliases.push(parse_alias(cx, meta, key)?);
+            return Ok(());
+        }
+        if symbol == NATIVE {
+            let spec = crate::native::parse(cx, meta, key)?;
+            native.set(cx, key, spec);
             return Ok(());
         }
         // A key without a value is recorded as given-but-invalid, so it is not also reported
@@ -201,6 +211,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         help: help.get(),
         unit: unit.get(),
         buckets: bucket_spec.get(),
+        native: native.get(),
         label: label.get(),
         positions: positions.get(),
         max_series: max_series.get(),

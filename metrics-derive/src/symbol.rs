@@ -105,3 +105,12 @@ impl fmt::Display for Symbol {
         formatter.write_str(self.0)
     }
 }
+
+// `#[metric(native(...))]` and its keys.
+pub const NATIVE: Symbol = Symbol("native");
+pub const BUCKET_FACTOR: Symbol = Symbol("bucket_factor");
+pub const SCHEMA: Symbol = Symbol("schema");
+pub const ZERO_THRESHOLD: Symbol = Symbol("zero_threshold");
+pub const MAX_BUCKETS: Symbol = Symbol("max_buckets");
+pub const MIN_RESET: Symbol = Symbol("min_reset");
+pub const MAX_ZERO_THRESHOLD: Symbol = Symbol("max_zero_threshold");

@@ -13,6 +13,7 @@ mod declare;
 mod expose;
 mod record;
 mod registry;
+mod render;
 mod sanitize;
 mod series;
 mod sync;
@@ -53,7 +54,9 @@ pub use record::exemplar::{
     LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS, READ_ATTEMPTS,
 };
 pub use record::gauge::Gauge;
-pub use record::histogram::{Histogram, HistogramSnapshot};
+pub use record::histogram::{
+    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
+};
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };

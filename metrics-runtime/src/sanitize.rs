@@ -95,6 +95,48 @@ pub(crate) fn written_len(bytes: &[u8]) -> usize {
     bytes.len() + controls * (CONTROL_PICTURE_LEN - 1)
 }
 
+/// `text` with every replaced control character written as its picture: how a label set is
+/// rendered for the text writer, and what the binary exposition applies to a label value or
+/// help text, so a series has the same labels whichever format scraped it.
+pub(crate) fn replace_controls(text: &str) -> Cow<'_, str> {
+    if !has_replaced_control(text.as_bytes()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(written_len(text.as_bytes()));
+    push_replacing_controls(&mut out, text);
+    Cow::Owned(out)
+}
+
+/// Appends `value` as a label value is written: `\\`, `"` and the line feed escaped as
+/// prometheus-client escapes them, every other replaced control character as its picture.
+/// One scan when there is nothing to replace (the common case).
+pub(crate) fn push_escaped_label_value(out: &mut Vec<u8>, value: &str) {
+    let special =
+        |byte: u8| matches!(byte, b'\\' | b'"') || is_replaced_control(byte) || byte == b'\n';
+    if !value.bytes().any(special) {
+        out.extend_from_slice(value.as_bytes());
+        return;
+    }
+    let mut last = 0;
+    for (at, byte) in value.bytes().enumerate() {
+        if !special(byte) {
+            continue;
+        }
+        out.extend_from_slice(&value.as_bytes()[last..at]);
+        match byte {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            control => {
+                let mut utf8 = [0; CONTROL_PICTURE_LEN];
+                out.extend_from_slice(control_picture(control).encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+        last = at + 1;
+    }
+    out.extend_from_slice(&value.as_bytes()[last..]);
+}
+
 /// The UTF-8 length of every control picture (U+2400 to U+2421).
 const CONTROL_PICTURE_LEN: usize = '\u{2400}'.len_utf8();
 
@@ -182,6 +224,20 @@ mod tests {
         assert_eq!(written_len(value.as_bytes()), written.len());
         assert_eq!(written_len(b"\r\r\r"), 9);
         assert_eq!(written_len(b"plain"), 5);
+    }
+
+    #[test]
+    fn label_values_are_escaped_as_prometheus_client_escapes_them_then_sanitised() {
+        let mut out = Vec::new();
+        push_escaped_label_value(&mut out, "a\\b\"c\nd\re\u{7f}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\\\\b\\\"c\\nd\u{240d}e\u{2421}"
+        );
+        let mut plain = Vec::new();
+        push_escaped_label_value(&mut plain, "plain");
+        assert_eq!(plain, b"plain");
+        assert_eq!(replace_controls("a\rb"), "a\u{240d}b");
     }
 
     #[test]

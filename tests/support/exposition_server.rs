@@ -1,6 +1,7 @@
 //! A registry served over real HTTP on a loopback port, for the tests a real Prometheus scrapes.
 //!
-//! Each format has its own path and a fixed `Content-Type` ([`TEXT_PATH`], [`OPENMETRICS_PATH`]),
+//! Each format has its own path and a fixed `Content-Type` ([`TEXT_PATH`], [`OPENMETRICS_PATH`],
+//! and `PROTOBUF_PATH` with the `protobuf` feature),
 //! whatever the scraper's `Accept` header asks for: Prometheus prefers OpenMetrics, so a
 //! negotiating `/metrics` would never let it read the classic text. The `Accept` headers the
 //! scraper sent are kept, for the test to check what negotiation would have picked.
@@ -22,6 +23,9 @@ use metric_handles::Registry;
 pub const TEXT_PATH: &str = "/metrics/text";
 /// Serves OpenMetrics text 1.0.0.
 pub const OPENMETRICS_PATH: &str = "/metrics/openmetrics";
+/// Serves the Prometheus protobuf format (feature `protobuf`).
+#[cfg(feature = "protobuf")]
+pub const PROTOBUF_PATH: &str = "/metrics/protobuf";
 
 /// The server; dropping it stops the thread and closes the port.
 pub struct ExpositionServer {
@@ -121,22 +125,27 @@ fn respond(mut stream: TcpStream, registry: &Registry, seen: &Seen) -> std::io::
     let format = match path {
         TEXT_PATH => Some(ExpositionFormat::PrometheusText),
         OPENMETRICS_PATH => Some(ExpositionFormat::OpenMetrics),
+        #[cfg(feature = "protobuf")]
+        PROTOBUF_PATH => Some(ExpositionFormat::PrometheusProtobuf),
         _ => None,
     };
-    let (status, content_type, body) = match format {
-        Some(format) => (
-            "200 OK",
-            format.content_type(),
-            format.encode(registry).expect("the registry encodes"),
-        ),
-        None => ("404 Not Found", "text/plain", String::new()),
+    let mut body = Vec::new();
+    let (status, content_type) = match format {
+        Some(format) => {
+            format
+                .encode_into(registry, &mut body)
+                .expect("the registry encodes");
+            ("200 OK", format.content_type())
+        }
+        None => ("404 Not Found", "text/plain"),
     };
     write!(
         stream,
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
+         Connection: close\r\n\r\n",
         body.len()
     )?;
+    stream.write_all(&body)?;
     stream.flush()
 }
 

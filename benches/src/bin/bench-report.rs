@@ -33,6 +33,7 @@ fn main() {
         print!("{}", report::markdown(&dir, threads));
     } else {
         print!("{}", report::lines(&dir, threads));
+        print!("{}", report::same_shape_lines(&dir));
     }
     println!("\ntargets:");
     print!("{}", report::target_lines(&dir, threads));

@@ -301,6 +301,13 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
         }
         None => quote!(#option::None),
     };
+    let native = match &plan.native {
+        Some(spec) => {
+            let config = spec.tokens(krate);
+            quote!(#option::Some(#config))
+        }
+        None => quote!(#option::None),
+    };
     let max_series = max_series(plan, krate);
     let max_label_sets = match &plan.max_label_sets {
         Some(max) => max.clone(),
@@ -322,6 +329,7 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
             common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
             axis: #axis,
             buckets: #buckets,
+            native: #native,
             max_series: #max_series,
             max_label_sets: #max_label_sets,
             aliases: &[#(#aliases),*],
@@ -392,6 +400,14 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
                 name.span(),
             ));
         }
+        if plan.native.is_some() {
+            let message = format!(
+                "field `{field}`: `native` only applies to histograms, and `{shown}` is not one: remove `native`"
+            );
+            checks.push(at_member(
+                quote!(if !#krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
+            ));
+        }
         if plan.buckets.is_some() {
             let message = format!(
                 "field `{field}`: `buckets` only applies to histograms, and `{shown}` is not one: remove `buckets`"
@@ -399,7 +415,7 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
             checks.push(at_member(
                 quote!(if !#krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
             ));
-        } else {
+        } else if plan.native.is_none() {
             let message = format!(
                 "field `{field}`: `{shown}` is a histogram and needs buckets: add e.g. `buckets = [0.1, 0.5, 1.0]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
             );

@@ -33,6 +33,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
     let name = name.and_then(|name| check_metric_name(cx, name, leaf, &unit));
     let help = check_help(cx, field);
     let computed = check_computed(cx, field);
+    let native = check_native(cx, field, leaf);
     let buckets = check_buckets(cx, field, leaf, &mut missing);
     let axis_keys = check_axis_keys(cx, field, axis, &mut missing);
     missing.report(cx, field);
@@ -52,6 +53,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
         computed: computed?,
         unit: unit?,
         buckets: buckets?,
+        native: native?,
         axis_keys: axis_keys?,
         positions: positions?,
         max_series: max_series?,
@@ -202,6 +204,8 @@ fn check_buckets(
             );
             Err(Invalid)
         }
+        // Native buckets alone are a complete histogram.
+        (None, Some(Leaf::Histogram)) if attrs.native.is_some() => Ok(None),
         (None, Some(Leaf::Histogram)) => {
             if attrs.parsed {
                 missing.add(
@@ -215,6 +219,29 @@ fn check_buckets(
             Err(Invalid)
         }
         (buckets, _) => value_of(buckets),
+    }
+}
+
+/// `native(...)`: refused on a counter or gauge. A member whose kind the spelling does not
+/// show is checked at compile time instead.
+fn check_native(
+    cx: &Ctxt,
+    field: &Field,
+    leaf: Option<Leaf>,
+) -> Checked<Option<crate::native::NativeSpec>> {
+    let ident = field.ident;
+    match (&field.metric.native, leaf) {
+        (Some(keyed), Some(other)) if other != Leaf::Histogram => {
+            cx.error_spanned_by(
+                &keyed.key,
+                format!(
+                    "`native` (native histogram buckets) only applies to histograms, and field `{ident}` is a {}: remove `native`",
+                    other.as_str()
+                ),
+            );
+            Err(Invalid)
+        }
+        (native, _) => value_of(native),
     }
 }
 

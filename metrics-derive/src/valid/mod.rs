@@ -24,6 +24,8 @@ pub struct MetricPlan<'a> {
     pub computed: Option<String>,
     pub unit: Option<String>,
     pub buckets: Option<BucketSpec>,
+    /// `native(...)`: native buckets beside or instead of `buckets`.
+    pub native: Option<crate::native::NativeSpec>,
     /// `label = ...`: one key per fixed axis (empty without one).
     pub axis_keys: Vec<LitStr>,
     pub positions: Option<TokenStream>,

@@ -110,6 +110,7 @@ impl Metrics {
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[
@@ -136,6 +137,7 @@ impl Metrics {
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
@@ -157,6 +159,7 @@ impl Metrics {
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],

@@ -78,6 +78,7 @@ where
             0,
         ),
         buckets: ::rt::__private::std::option::Option::None,
+        native: ::rt::__private::std::option::Option::None,
         max_series: ::rt::DEFAULT_MAX_SERIES,
         max_label_sets: ::rt::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],

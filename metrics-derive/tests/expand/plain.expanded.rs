@@ -114,6 +114,7 @@ impl EngineMetrics {
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
@@ -137,6 +138,7 @@ impl EngineMetrics {
             0,
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
@@ -160,6 +162,7 @@ impl EngineMetrics {
         buckets: ::metric_handles::__private::std::option::Option::Some(
             ::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0]),
         ),
+        native: ::metric_handles::__private::std::option::Option::None,
         max_series: ::metric_handles::DEFAULT_MAX_SERIES,
         max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],

@@ -7,6 +7,7 @@
 use prometheus_client::metrics::MetricType;
 
 use crate::buckets::Buckets;
+use crate::record::histogram::NativeConfig;
 
 /// What kind of Prometheus metric a field is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,6 +135,9 @@ pub struct MetricDescriptor {
     pub axis: Option<LabelAxis>,
     /// Bucket bounds, for histograms.
     pub buckets: Option<Buckets>,
+    /// Native (sparse exponential) buckets, for histograms that have them, beside the bucket
+    /// bounds or instead of them (`#[metric(native(...))]`).
+    pub native: Option<NativeConfig>,
     /// Per common label set, how many series the field's axis may hold (a `Dynamic` axis's
     /// label sets, positions, a grid's product) before records go to that label set's overflow
     /// series, which keeps the common labels.
@@ -186,6 +190,7 @@ impl MetricDescriptor {
             common_labels: &[],
             axis: None,
             buckets: None,
+            native: None,
             max_series: DEFAULT_MAX_SERIES,
             max_label_sets: DEFAULT_MAX_LABEL_SETS,
             aliases: &[],
@@ -214,6 +219,13 @@ impl MetricDescriptor {
     /// The descriptor with `buckets` as its bucket bounds (`#[metric(buckets = ...)]`).
     pub const fn buckets(mut self, buckets: Buckets) -> Self {
         self.buckets = Some(buckets);
+        self
+    }
+
+    /// The descriptor with native buckets laid out by `native` (`#[metric(native(...))]`),
+    /// beside its bucket bounds if it has any.
+    pub const fn native(mut self, native: NativeConfig) -> Self {
+        self.native = Some(native);
         self
     }
 
@@ -314,6 +326,7 @@ mod tests {
             common_labels: &["model_name", "engine"],
             axis: Some(AXIS),
             buckets: Some(Buckets::Explicit(&[0.001, 0.1, 1.0])),
+            native: None,
             max_series: DEFAULT_MAX_SERIES,
             max_label_sets: DEFAULT_MAX_LABEL_SETS,
             aliases: &[],

@@ -317,6 +317,7 @@ mod tests {
             values: &["ok", "failed"],
         }),
         buckets: Some(Buckets::Explicit(&[0.1, 1.0])),
+        native: None,
         max_series: 8,
         max_label_sets: 8,
         aliases: &[Alias {

@@ -8,13 +8,23 @@
 //! vLLM serves OpenMetrics text unconditionally, which breaks consumers that only read the
 //! classic Prometheus text format 0.0.4; negotiating avoids that.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use prometheus_client::encoding::{prometheus_text, text};
 
 use crate::expose::accept::{parse_accept, MediaRange};
-use crate::registry::Registry;
+#[cfg(feature = "protobuf")]
+use crate::expose::protobuf;
+use crate::registry::{ExposedPart, Registry};
+use crate::render::{Scratch, SeriesWriter, TextFormat};
 use crate::sanitize::sanitize;
+
+thread_local! {
+    /// What a scrape reads histograms and sorts positions into: kept by the thread, so a
+    /// steady scrape allocates nothing for them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
 
 /// How specifically a media range names a format: the most specific match decides its weight
 /// (RFC 9110: a range naming the version overrides one naming the media type alone).
@@ -34,8 +44,13 @@ struct Preference {
     escaping: Option<NameEscaping>,
 }
 
-/// A text exposition format.
+/// An exposition format: three text formats, and with the `protobuf` feature the Prometheus
+/// protobuf format.
+///
+/// The enum is `non_exhaustive` because the `protobuf` feature adds a variant: a `match` written
+/// without that feature keeps compiling when another crate of the build turns it on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExpositionFormat {
     /// OpenMetrics 1.0.0 text: `# UNIT` lines, counters' `# TYPE` under the base name, `# EOF`.
     OpenMetrics,
@@ -47,6 +62,17 @@ pub enum ExpositionFormat {
     /// that of [`PrometheusText`](Self::PrometheusText); its `Content-Type` says so with an
     /// `escaping=` parameter.
     PrometheusTextV1,
+    /// The Prometheus protobuf format (feature `protobuf`): varint-length-delimited
+    /// `io.prometheus.client.MetricFamily` messages (prometheus/client_model `metrics.proto`),
+    /// `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+    /// encoding=delimited`. The only format that carries native histograms and start
+    /// timestamps to Prometheus, which asks for it first when native histograms are enabled
+    /// (`scrape_native_histograms`, or `--enable-feature=native-histograms` before 3.0).
+    ///
+    /// Binary: encode it with [`encode_into`](Self::encode_into).
+    /// [`encode`](Self::encode), which returns text, refuses it.
+    #[cfg(feature = "protobuf")]
+    PrometheusProtobuf,
 }
 
 /// How a 1.0.0 format says metric names were escaped: the `escaping=` parameter of its
@@ -165,6 +191,8 @@ impl Negotiated {
             ExpositionFormat::PrometheusText => prometheus_text::CONTENT_TYPE,
             ExpositionFormat::OpenMetrics => OPENMETRICS_CONTENT_TYPES[scheme],
             ExpositionFormat::PrometheusTextV1 => TEXT_V1_CONTENT_TYPES[scheme],
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => protobuf::CONTENT_TYPE,
         }
     }
 }
@@ -191,11 +219,19 @@ const TEXT_V1_CONTENT_TYPES: [&str; 4] =
 
 impl ExpositionFormat {
     /// Every format, in the order a tie between formats named by their full media type is
-    /// broken in.
+    /// broken in: the text formats before protobuf, which only a scraper that prefers it gets.
+    #[cfg(not(feature = "protobuf"))]
     const ALL: [ExpositionFormat; 3] = [
         ExpositionFormat::OpenMetrics,
         ExpositionFormat::PrometheusText,
         ExpositionFormat::PrometheusTextV1,
+    ];
+    #[cfg(feature = "protobuf")]
+    const ALL: [ExpositionFormat; 4] = [
+        ExpositionFormat::OpenMetrics,
+        ExpositionFormat::PrometheusText,
+        ExpositionFormat::PrometheusTextV1,
+        ExpositionFormat::PrometheusProtobuf,
     ];
 
     /// Picks a format from an HTTP `Accept` header, as RFC 9110 (section 12.5.1) reads it.
@@ -215,6 +251,14 @@ impl ExpositionFormat {
     ///   0.0.4, and text 1.0.0 is answered when a range names its version). A missing header,
     ///   `*/*`, and a header nothing of which we can serve get the Prometheus text format 0.0.4,
     ///   which every consumer reads.
+    /// * With the `protobuf` feature, the Prometheus protobuf format is a candidate like the
+    ///   others, matched only by its full media type with both parameters Prometheus sends:
+    ///   `application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited`
+    ///   (another `proto` or `encoding`, or a missing one, does not match it, as client_golang's
+    ///   `expfmt.Negotiate` reads it). A wildcard (`*/*`, `application/*`) never selects it: a
+    ///   binary body goes only to a scraper that names it. Without the feature such a range
+    ///   matches nothing, and the scraper's next preference (OpenMetrics, for Prometheus) is
+    ///   served.
     ///
     /// [`Negotiated::from_accept`] also says which name escaping scheme to state.
     ///
@@ -244,6 +288,8 @@ impl ExpositionFormat {
             ),
             ExpositionFormat::PrometheusText => ("text", "plain", &[None, Some("0.0.4")]),
             ExpositionFormat::PrometheusTextV1 => ("text", "plain", &[None, Some("1.0.0")]),
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => return protobuf_preference(ranges),
         };
         let mut best: Option<Preference> = None;
         for range in ranges {
@@ -292,12 +338,31 @@ impl ExpositionFormat {
         .content_type()
     }
 
-    /// Encodes `registry` in this format.
+    /// Whether this format is text (UTF-8), which [`encode`](Self::encode) can return as a
+    /// `String`; the protobuf format is binary.
+    pub const fn is_text(self) -> bool {
+        match self {
+            ExpositionFormat::OpenMetrics
+            | ExpositionFormat::PrometheusText
+            | ExpositionFormat::PrometheusTextV1 => true,
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => false,
+        }
+    }
+
+    /// Encodes `registry` in this format, which must be text: [`encode_into`](Self::encode_into)
+    /// into a new buffer.
     ///
     /// Every control character but the line feed (a carriage return in a label value, say) is
     /// written as its Unicode control picture (`\r` as `␍`), which every parser accepts, and
     /// OpenMetrics help text has its `\\` and `"` escaped. Encode with this rather than
     /// prometheus-client's encoders directly, which write both raw.
+    ///
+    /// # Errors
+    ///
+    /// `fmt::Error` when a metric or collector fails to encode, and for a binary format
+    /// ([`is_text`](Self::is_text) is `false`), which a `String` cannot hold: encode those with
+    /// [`encode_into`](Self::encode_into).
     ///
     /// ```
     /// use metric_handles::{ExpositionFormat, Registry};
@@ -307,25 +372,25 @@ impl ExpositionFormat {
     /// assert_eq!(text, "# EOF\n");
     /// ```
     pub fn encode(self, registry: &Registry) -> Result<String, fmt::Error> {
-        let mut out = String::new();
-        match self {
-            ExpositionFormat::OpenMetrics => {
-                registry.for_each_part(&mut |part| text::encode_registry(&mut out, part))?;
-                text::encode_eof(&mut out)?;
-            }
-            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
-                registry.for_each_part(&mut |part| prometheus_text::encode(&mut out, part))?
-            }
+        if !self.is_text() {
+            return Err(fmt::Error);
         }
-        Ok(sanitize(out, self == ExpositionFormat::OpenMetrics))
+        let mut out = Vec::new();
+        self.encode_into(registry, &mut out)?;
+        String::from_utf8(out).map_err(|_| fmt::Error)
     }
 
-    /// Appends `registry`'s exposition in this format to `out`, the bytes
-    /// [`encode`](Self::encode) returns.
+    /// Appends `registry`'s exposition in this format to `out`: for a text format the bytes
+    /// [`encode`](Self::encode) returns, for the protobuf format the delimited messages; on
+    /// error `out` is left as it was.
     ///
-    /// A server that scrapes in a loop keeps one buffer and clears it between scrapes, so the
-    /// body's storage is reused. This is the entry point for every format, binary ones
-    /// included; [`encode`](Self::encode) is the text-only convenience.
+    /// This is the fast path. The families of this crate are written from bytes rendered once
+    /// (each family's header lines at registration, each series' labels when it is created),
+    /// so a scrape is copies and number formatting; a server that scrapes in a loop keeps one
+    /// buffer and clears it between scrapes, and once the buffer has grown to the size of the
+    /// exposition a scrape allocates nothing. Other metrics in the registry (prometheus-client
+    /// metrics, collectors, included registries, run-time plug-in families) are encoded by
+    /// prometheus-client's encoders in their place, as before.
     ///
     /// ```
     /// use metric_handles::{ExpositionFormat, Registry};
@@ -336,9 +401,95 @@ impl ExpositionFormat {
     /// assert_eq!(body, b"# EOF\n");
     /// ```
     pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
-        out.extend_from_slice(self.encode(registry)?.as_bytes());
-        Ok(())
+        let start = out.len();
+        let result = match self.text_format() {
+            Some(format) => encode_text(format, registry, out),
+            #[cfg(feature = "protobuf")]
+            None => protobuf::encode_into(registry, out),
+            #[cfg(not(feature = "protobuf"))]
+            None => Err(fmt::Error),
+        };
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
     }
+
+    /// The text writer's format for a text format; `None` for a binary one.
+    const fn text_format(self) -> Option<TextFormat> {
+        match self {
+            ExpositionFormat::OpenMetrics => Some(TextFormat::OpenMetrics),
+            ExpositionFormat::PrometheusText | ExpositionFormat::PrometheusTextV1 => {
+                Some(TextFormat::Prometheus)
+            }
+            #[cfg(feature = "protobuf")]
+            ExpositionFormat::PrometheusProtobuf => None,
+        }
+    }
+}
+
+/// Writes every part of `registry` in the text `format`.
+fn encode_text(
+    format: TextFormat,
+    registry: &Registry,
+    out: &mut Vec<u8>,
+) -> Result<(), fmt::Error> {
+    // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
+    // buffer taken and reads into one of its own.
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => write_parts(registry, format, out, &mut scratch),
+        Err(_) => write_parts(registry, format, out, &mut Scratch::default()),
+    })?;
+    if format == TextFormat::OpenMetrics {
+        out.extend_from_slice(b"# EOF\n");
+    }
+    Ok(())
+}
+
+/// The weight of the first range in `ranges` naming the Prometheus protobuf format with its
+/// `proto` and `encoding` parameters (see [`ExpositionFormat::negotiate`]).
+#[cfg(feature = "protobuf")]
+fn protobuf_preference(ranges: &[MediaRange]) -> Option<Preference> {
+    let range = ranges.iter().find(|range| {
+        range.media_type == protobuf::MEDIA_TYPE
+            && range.param("proto") == Some(protobuf::PROTO)
+            && range.param("encoding") == Some(protobuf::ENCODING)
+    })?;
+    Some(Preference {
+        weight: range.weight,
+        specificity: Specificity::Versioned,
+        escaping: range.param("escaping").and_then(NameEscaping::from_param),
+    })
+}
+
+/// Writes every part of `registry` in `format`: this crate's families with the text writer,
+/// the others with prometheus-client's encoders and the sanitising pass.
+fn write_parts(
+    registry: &Registry,
+    format: TextFormat,
+    out: &mut Vec<u8>,
+    scratch: &mut Scratch,
+) -> Result<(), fmt::Error> {
+    registry.for_each_part(&mut |part| match part {
+        ExposedPart::Text(family) => {
+            let (headers, heads) = family.rendered(format);
+            out.extend_from_slice(headers.as_bytes());
+            family
+                .family
+                .write_samples(&mut SeriesWriter::new(out, format, heads, scratch))
+        }
+        ExposedPart::Foreign(metrics) => {
+            let openmetrics = format == TextFormat::OpenMetrics;
+            let mut text = String::new();
+            if openmetrics {
+                text::encode_registry(&mut text, metrics)?;
+            } else {
+                prometheus_text::encode(&mut text, metrics)?;
+            }
+            out.extend_from_slice(sanitize(text, openmetrics).as_bytes());
+            Ok(())
+        }
+    })
 }
 
 #[cfg(test)]

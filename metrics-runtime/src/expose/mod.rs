@@ -4,3 +4,5 @@
 pub(crate) mod accept;
 pub mod catalogue;
 pub(crate) mod exposition;
+#[cfg(feature = "protobuf")]
+pub(crate) mod protobuf;

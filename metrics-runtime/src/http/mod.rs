@@ -372,6 +372,41 @@ mod tests {
         }
     }
 
+    /// Each family is written three times here (its constant, its entry in `DESCRIPTORS`, its
+    /// registration): a family registered but left out of `DESCRIPTORS` would be missing from
+    /// the catalogue and from the registration's name check, so the two must list the same
+    /// families, in the same order.
+    #[test]
+    fn the_registered_families_are_the_descriptors() {
+        let mut registry = Registry::default();
+        let http = HttpMetrics::register(&mut registry);
+        // One series each, so that every family writes its `# TYPE` line.
+        http.requests
+            .get_or_create(&HttpRequestLabels {
+                method: "GET".into(),
+                status: StatusClass::Success,
+                handler: Handler::Unmatched,
+            })
+            .inc();
+        http.duration
+            .get_or_create(&HttpHandlerLabels {
+                method: "GET".into(),
+                handler: Handler::Unmatched,
+            })
+            .observe(0.1);
+        let text = exposition(&registry);
+        let exposed: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("# TYPE "))
+            .filter_map(|line| line.split(' ').next())
+            .collect();
+        let declared: Vec<String> = HttpMetrics::DESCRIPTORS
+            .iter()
+            .map(MetricDescriptor::exposed_name)
+            .collect();
+        assert_eq!(exposed, declared);
+    }
+
     #[test]
     fn the_three_families_are_exposed_with_vllm_names_labels_and_buckets() {
         let mut registry = Registry::default();

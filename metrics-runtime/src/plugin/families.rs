@@ -80,7 +80,7 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         // The collector writes only the families registered through the set, each of which
         // claims its names as it registers.
         registry
-            .claimed_metrics()
+            .claimed_collectors()
             .register_collector(Box::new(Exported(Arc::clone(&families.shared))));
         families
     }
@@ -135,20 +135,56 @@ impl<L: LabelSet> RuntimeFamilies<L> {
             });
         }
         let family = build::<L, M>(spec);
-        let claim = self.claim_for(spec);
         let mut state = self.write();
+        self.claim_unreserved(&state, vec![self.claim_for(spec)])?;
+        state.add_with_zero_series(&family);
+        Ok(family)
+    }
+
+    /// Validates every family `descriptors` declare with the rules of
+    /// [`register`](Self::register), then claims all their names, as the struct `owner`'s;
+    /// nothing is claimed on error. Each is then registered with
+    /// [`add_claimed`](Self::add_claimed).
+    pub(crate) fn claim_set(
+        &self,
+        owner: &str,
+        descriptors: &[MetricDescriptor],
+    ) -> Result<(), FamilyError> {
+        for descriptor in descriptors {
+            validate(&FamilySpec::from_descriptor(descriptor), L::KEYS)?;
+        }
+        let claims = declared_claims(
+            &self.shared.ledger.scope,
+            owner,
+            descriptors,
+            Some(&RegisterOptions::new()),
+        );
+        self.claim_unreserved(&self.read(), claims)
+    }
+
+    /// Registers the family `descriptor` declares, whose names
+    /// [`claim_set`](Self::claim_set) claimed, as [`register`](Self::register) does.
+    pub(crate) fn add_claimed<M: RuntimeMember>(
+        &self,
+        descriptor: &MetricDescriptor,
+    ) -> RuntimeFamily<L, M> {
+        let family = build::<L, M>(&FamilySpec::from_descriptor(descriptor));
+        self.write().add_with_zero_series(&family);
+        family
+    }
+
+    /// Claims `claims` in the registry's ledger unless one of them is reserved in this set or
+    /// taken there: all of them, or none.
+    fn claim_unreserved(
+        &self,
+        state: &State<L>,
+        claims: Vec<FamilyClaim>,
+    ) -> Result<(), FamilyError> {
         state
             .reserved
-            .check(std::slice::from_ref(&claim))
-            .and_then(|()| self.shared.ledger.claim(vec![claim]))
-            .map_err(|error| FamilyError::NameTaken(Box::new(error)))?;
-        let erased: Arc<dyn ErasedFamily<L>> = Arc::new(family.clone());
-        for common in &state.zero_series.present {
-            erased.create_zero_series(common);
-        }
-        state.zero_series.families.push(Arc::clone(&erased));
-        state.families.push(erased);
-        Ok(family)
+            .check(&claims)
+            .and_then(|()| self.shared.ledger.claim(claims))
+            .map_err(|error| FamilyError::NameTaken(Box::new(error)))
     }
 
     /// Declares the common label set `common` present (an engine that joined): every family
@@ -186,9 +222,10 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         }
     }
 
-    /// Registers a family this crate declares (and tests against the rules), whose names its
-    /// owner claimed with the rest of its registration: its spec is a constant, so only the
-    /// claim could fail, and it already succeeded.
+    /// Registers a family this crate declares with `runtime_families!` (which checks it
+    /// against the rules as the crate compiles), whose names its owner claimed with the rest
+    /// of its registration: its spec is a constant, so only the claim could fail, and it
+    /// already succeeded.
     // Used by the vLLM families only.
     #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn register_declared<M: RuntimeMember>(
@@ -253,6 +290,19 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     }
 }
 
+impl<L: LabelSet> State<L> {
+    /// Exports `family`, and gives it a series at zero for every common label set present,
+    /// now and later.
+    fn add_with_zero_series<M: RuntimeMember>(&mut self, family: &RuntimeFamily<L, M>) {
+        let erased: Arc<dyn ErasedFamily<L>> = Arc::new(family.clone());
+        for common in &self.zero_series.present {
+            erased.create_zero_series(common);
+        }
+        self.zero_series.families.push(Arc::clone(&erased));
+        self.families.push(erased);
+    }
+}
+
 impl<L> Clone for RuntimeFamilies<L> {
     fn clone(&self) -> Self {
         RuntimeFamilies {
@@ -305,6 +355,7 @@ fn build<L: LabelSet, M: RuntimeMember>(spec: &FamilySpec) -> RuntimeFamily<L, M
         spec.extra_label_keys.clone(),
         SeriesSpec::new()
             .with_buckets(spec.buckets.clone().unwrap_or_default())
+            .with_native(spec.native)
             .with_max_series(spec.max_series.max(1)),
     )
 }

@@ -22,6 +22,10 @@ use crate::series::member::{FamilyMember, SeriesSpec};
 /// A member type a run-time family can hold: one series per label set. Implemented for
 /// this crate's `Counter`, prometheus-client's `Gauge` (integer and float) and this crate's
 /// [`Histogram`]: the very handles the derive hands out.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a member a plug-in family can hold",
+    label = "a plug-in family holds one series per label set: use `Counter`, `Gauge` or `Histogram`"
+)]
 pub trait RuntimeMember: FamilyMember {}
 
 impl RuntimeMember for Counter<u64, AtomicU64> {}

@@ -45,7 +45,13 @@
 //! let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
 //! assert!(text.contains(r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 3"#));
 //! ```
+//!
+//! Families known as the program is written are declared once each, as the fields of a struct,
+//! with [`runtime_families!`](crate::runtime_families): their descriptors and their
+//! registration follow, and a family breaking a rule fails compilation.
 
+pub(crate) mod const_check;
+pub(crate) mod declared;
 mod error;
 mod families;
 mod family;

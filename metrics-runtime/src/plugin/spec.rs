@@ -1,6 +1,7 @@
 //! [`FamilySpec`]: a metric family described at run time.
 
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
+use crate::record::histogram::NativeConfig;
 
 /// Everything needed to register one family at run time: what a `#[metric(...)]` field says at
 /// compile time, as owned values (a KV connector's descriptor, a configuration file...).
@@ -23,6 +24,7 @@ pub struct FamilySpec {
     pub(crate) help: String,
     pub(crate) unit: Option<String>,
     pub(crate) buckets: Option<Vec<f64>>,
+    pub(crate) native: Option<NativeConfig>,
     pub(crate) extra_label_keys: Vec<String>,
     pub(crate) max_series: usize,
 }
@@ -37,6 +39,7 @@ impl FamilySpec {
             help: help.into(),
             unit: None,
             buckets: None,
+            native: None,
             extra_label_keys: Vec::new(),
             max_series: DEFAULT_MAX_SERIES,
         }
@@ -65,6 +68,7 @@ impl FamilySpec {
         let mut spec = Self::new(descriptor.name, descriptor.kind, descriptor.help);
         spec.unit = descriptor.unit.map(str::to_owned);
         spec.buckets = descriptor.buckets.map(|b| b.bounds());
+        spec.native = descriptor.native;
         spec.max_series = descriptor.max_series;
         if let Some(LabelAxis::Dynamic { keys }) = descriptor.axis {
             spec.extra_label_keys = keys.iter().map(|&k| k.to_owned()).collect();
@@ -82,6 +86,18 @@ impl FamilySpec {
     pub fn buckets(mut self, bounds: Vec<f64>) -> Self {
         self.buckets = Some(bounds);
         self
+    }
+
+    /// Gives the histograms native buckets laid out by `native`, beside the bucket bounds (a
+    /// histogram family without bounds has native buckets only).
+    pub fn native(mut self, native: NativeConfig) -> Self {
+        self.native = Some(native);
+        self
+    }
+
+    /// The native buckets' layout, if the histograms have them.
+    pub fn native_config(&self) -> Option<NativeConfig> {
+        self.native
     }
 
     /// Label keys every series carries after the common labels, in this order.

@@ -36,6 +36,8 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
         }
     }
     match (spec.kind, &spec.buckets) {
+        // Native buckets alone are a complete histogram.
+        (MetricKind::Histogram, None) if spec.native.is_some() => {}
         (MetricKind::Histogram, None) => return Err(FamilyError::MissingBuckets { name: name() }),
         (MetricKind::Histogram, Some(bounds)) => {
             buckets::validate(bounds).map_err(|error| FamilyError::InvalidBuckets {
@@ -44,6 +46,9 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
             })?
         }
         (kind, Some(_)) => {
+            return Err(FamilyError::UnexpectedBuckets { name: name(), kind });
+        }
+        (kind, None) if kind != MetricKind::Histogram && spec.native.is_some() => {
             return Err(FamilyError::UnexpectedBuckets { name: name(), kind });
         }
         (_, None) => {}
@@ -55,7 +60,7 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
                 key: key.clone(),
             });
         }
-        if key.starts_with("__") || RESERVED_KEYS.contains(&key.as_str()) {
+        if is_reserved_key(key) {
             return Err(FamilyError::ReservedLabelKey {
                 name: name(),
                 key: key.clone(),
@@ -73,22 +78,78 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
 }
 
 /// `[a-zA-Z_:][a-zA-Z0-9_:]*`
-fn is_metric_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == ':')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+pub(super) const fn is_metric_name(name: &str) -> bool {
+    is_name(name.as_bytes(), true)
 }
 
 /// `[a-zA-Z_][a-zA-Z0-9_]*`
-fn is_label_key(key: &str) -> bool {
-    let mut chars = key.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+pub(super) const fn is_label_key(key: &str) -> bool {
+    is_name(key.as_bytes(), false)
+}
+
+/// `[a-zA-Z_:][a-zA-Z0-9_:]*` with `colons`, else `[a-zA-Z_][a-zA-Z0-9_]*` (bytewise: a
+/// non-ASCII character's bytes are none of these).
+const fn is_name(name: &[u8], colons: bool) -> bool {
+    if name.is_empty() || name[0].is_ascii_digit() {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        let c = name[i];
+        if !(c.is_ascii_alphanumeric() || c == b'_' || (colons && c == b':')) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// `[a-z][a-z0-9_]*`
-fn is_unit(unit: &str) -> bool {
-    let mut chars = unit.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+pub(super) const fn is_unit(unit: &str) -> bool {
+    let unit = unit.as_bytes();
+    if unit.is_empty() || !unit[0].is_ascii_lowercase() {
+        return false;
+    }
+    let mut i = 0;
+    while i < unit.len() {
+        let c = unit[i];
+        if !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `key` is reserved: `__*` or one of [`RESERVED_KEYS`].
+pub(super) const fn is_reserved_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    (bytes.len() >= 2 && bytes[0] == b'_' && bytes[1] == b'_') || contains(RESERVED_KEYS, key)
+}
+
+/// Whether `keys` holds `key`.
+pub(super) const fn contains(keys: &[&str], key: &str) -> bool {
+    let mut i = 0;
+    while i < keys.len() {
+        if bytes_eq(keys[i].as_bytes(), key.as_bytes()) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `a == b`, in `const` evaluation.
+pub(super) const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }

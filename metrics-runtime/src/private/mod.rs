@@ -3,8 +3,11 @@
 
 mod field_ops;
 
+pub use crate::plugin::const_check::assert_valid_plugin_family;
+pub use crate::plugin::declared::DeclaredFamilies;
 pub use crate::record::histogram::bucket_lookup::BucketLookup;
 pub use crate::registry::{check_registration, register_family};
+pub use crate::render::{Label, LabelStack, Scratch, SeriesWriter};
 pub use crate::series::axis::DynamicLabels;
 pub use crate::series::member::SeriesSpec;
 pub use field_ops::{

@@ -8,8 +8,8 @@
 use std::fmt;
 use std::hash::Hash;
 
+use super::tree::unit_from_str;
 use prometheus_client::encoding::EncodeLabelSet;
-use prometheus_client::registry::Unit;
 
 use super::{FamilyClaim, Registry, Scope};
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MAX_PRERESOLVED_POSITIONS};
@@ -131,6 +131,7 @@ where
     };
     let spec = SeriesSpec::new()
         .with_buckets(options.bucket_bounds(descriptor))
+        .with_native(options.native_config(descriptor))
         .with_axis_key(axis_key)
         .with_grid(grid)
         .with_positions(
@@ -143,30 +144,19 @@ where
     let family = Family::new(spec);
     // One line, as `# HELP` is: each line break or tab becomes a space.
     let help = help_line(descriptor.help);
-    let inner = registry.claimed_metrics();
     for name in shown_names(descriptor, Some(options)) {
-        match descriptor.unit {
-            Some(unit) => {
-                inner.register_with_unit(name, help.clone(), unit_from_str(unit), family.clone())
-            }
-            None => inner.register(name, help.clone(), family.clone()),
+        if M::WRITES_TEXT {
+            registry.register_claimed_text(
+                name,
+                &help,
+                descriptor.unit,
+                M::KIND.metric_type(),
+                family.clone(),
+            );
+        } else {
+            let unit = descriptor.unit.map(unit_from_str);
+            registry.register_claimed(name, help.clone(), unit, family.clone());
         }
     }
     family
-}
-
-/// prometheus-client's `Unit` for a unit suffix.
-pub(crate) fn unit_from_str(unit: &str) -> Unit {
-    match unit {
-        "amperes" => Unit::Amperes,
-        "bytes" => Unit::Bytes,
-        "celsius" => Unit::Celsius,
-        "grams" => Unit::Grams,
-        "joules" => Unit::Joules,
-        "meters" => Unit::Meters,
-        "ratios" => Unit::Ratios,
-        "seconds" => Unit::Seconds,
-        "volts" => Unit::Volts,
-        other => Unit::Other(other.to_owned()),
-    }
 }

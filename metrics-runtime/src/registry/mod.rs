@@ -16,9 +16,9 @@ mod ledger;
 pub(crate) mod options;
 mod tree;
 
+pub(crate) use declared::declared_claims;
 pub use declared::{check_registration, register_family};
-pub(crate) use declared::{declared_claims, unit_from_str};
 pub use error::{RegisteredFamily, RegistrationError};
 pub(crate) use ledger::{FamilyClaim, Ledger};
 pub use tree::Registry;
-pub(crate) use tree::{Scope, ScopedLedger};
+pub(crate) use tree::{unit_from_str, ExposedPart, Scope, ScopedLedger};

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::buckets::{self, BucketError};
 use crate::declare::descriptor::{Alias, MetricDescriptor};
+use crate::NativeConfig;
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///
@@ -35,6 +36,7 @@ use crate::declare::descriptor::{Alias, MetricDescriptor};
 #[derive(Clone, Debug, Default)]
 pub struct RegisterOptions {
     buckets: HashMap<String, Vec<f64>>,
+    native: HashMap<String, Option<NativeConfig>>,
     positions: HashMap<String, usize>,
     max_series: HashMap<String, usize>,
     max_label_sets: HashMap<String, usize>,
@@ -60,6 +62,14 @@ impl RegisterOptions {
         buckets::validate(&bounds)?;
         self.buckets.insert(metric.into(), bounds);
         Ok(self)
+    }
+
+    /// Gives the histogram registered as `metric` native buckets laid out by `native` (beside
+    /// its bucket bounds), or, with `None`, takes the native buckets its declaration gives it
+    /// away. Cannot fail: a [`NativeConfig`] is valid by construction.
+    pub fn native(mut self, metric: impl Into<String>, native: Option<NativeConfig>) -> Self {
+        self.native.insert(metric.into(), native);
+        self
     }
 
     /// Sets how many positions the position axis of `metric` pre-resolves. On a `ByLabels`
@@ -119,6 +129,7 @@ impl RegisterOptions {
         }
         RegisterOptions {
             buckets: keep(&self.buckets, descriptors),
+            native: keep(&self.native, descriptors),
             positions: keep(&self.positions, descriptors),
             max_series: keep(&self.max_series, descriptors),
             max_label_sets: keep(&self.max_label_sets, descriptors),
@@ -132,8 +143,9 @@ impl RegisterOptions {
         &self,
         descriptors: &[MetricDescriptor],
     ) -> Option<(&'static str, &str)> {
-        let names: [(&'static str, Vec<&String>); 4] = [
+        let names: [(&'static str, Vec<&String>); 5] = [
             ("buckets", self.buckets.keys().collect()),
+            ("native", self.native.keys().collect()),
             ("positions", self.positions.keys().collect()),
             ("max_series", self.max_series.keys().collect()),
             ("max_label_sets", self.max_label_sets.keys().collect()),
@@ -160,6 +172,14 @@ impl RegisterOptions {
     }
 
     /// The pre-resolved position count for `descriptor`, or `declared` when not overridden.
+    /// The native buckets of `descriptor`'s histograms: the override, else the declaration's.
+    pub(crate) fn native_config(&self, descriptor: &MetricDescriptor) -> Option<NativeConfig> {
+        match self.native.get(descriptor.name) {
+            Some(native) => *native,
+            None => descriptor.native,
+        }
+    }
+
     pub(crate) fn position_count(&self, descriptor: &MetricDescriptor, declared: usize) -> usize {
         self.positions
             .get(descriptor.name)

@@ -6,11 +6,14 @@ use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{text, DescriptorEncoder};
+use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Metric, Unit};
 
 use super::error::{RegisteredFamily, RegistrationError};
 use super::ledger::{declared_families, FamilyClaim, Ledger};
 use crate::declare::descriptor::type_name;
+use crate::render::once::{self, Headers};
+use crate::render::{SampleHeads, TextFamily, TextFormat};
 use crate::sync::lock;
 
 /// prometheus-client's registry, which stores and encodes each level of the tree.
@@ -54,9 +57,18 @@ type ConstLabel = (Cow<'static, str>, Cow<'static, str>);
 /// );
 /// ```
 pub struct Registry {
-    /// What is registered at this level, in a prometheus-client registry carrying this level's
-    /// prefix and const labels.
-    metrics: Inner,
+    /// The families registered at this level, in registration order: this crate's, written by
+    /// its text encoder, and runs of other metrics in prometheus-client registries carrying
+    /// this level's prefix and const labels.
+    parts: Vec<Part>,
+    /// The collectors registered at this level, encoded after its families (as
+    /// prometheus-client orders them).
+    collectors: Inner,
+    /// Whether a collector was registered at this level (an empty `collectors` is skipped).
+    has_collectors: bool,
+    /// This level's const labels as a sample line carries them (`k="v",...`), rendered once
+    /// for the sample heads of the families registered here.
+    const_labels: Box<str>,
     /// Whole prometheus-client registries included with [`Registry::include`].
     included: Vec<Inner>,
     subs: Vec<Registry>,
@@ -81,6 +93,20 @@ impl Scope {
         metric_type: &'static str,
         registered_by: String,
     ) -> RegisteredFamily {
+        RegisteredFamily {
+            name: self.full_name(name, unit),
+            metric_type,
+            registered_by,
+            const_labels: self
+                .labels
+                .iter()
+                .map(|(k, v)| (k.clone().into_owned(), v.clone().into_owned()))
+                .collect(),
+        }
+    }
+
+    /// `name` as written at this level: prefix, name and unit joined by `_`.
+    fn full_name(&self, name: &str, unit: Option<&str>) -> String {
         let mut full = String::new();
         if let Some(prefix) = &self.prefix {
             full.push_str(prefix);
@@ -91,16 +117,7 @@ impl Scope {
             full.push('_');
             full.push_str(unit);
         }
-        RegisteredFamily {
-            name: full,
-            metric_type,
-            registered_by,
-            const_labels: self
-                .labels
-                .iter()
-                .map(|(k, v)| (k.clone().into_owned(), v.clone().into_owned()))
-                .collect(),
-        }
+        full
     }
 
     fn inner(&self) -> Inner {
@@ -182,11 +199,21 @@ impl Registry {
     }
 
     fn from_scope(scope: Scope) -> Self {
+        Registry::level(scope, Arc::new(Mutex::new(Ledger::default())))
+    }
+
+    /// An empty level of the tree whose ledger is `ledger`.
+    fn level(scope: Scope, ledger: Arc<Mutex<Ledger>>) -> Self {
         Registry {
-            metrics: scope.inner(),
+            parts: Vec::new(),
+            collectors: scope.inner(),
+            has_collectors: false,
+            // The label encoder of strings never fails.
+            const_labels: once::const_labels(Inner::with_labels(scope.labels.clone().into_iter()))
+                .unwrap_or_default(),
             included: Vec::new(),
             subs: Vec::new(),
-            ledger: Arc::new(Mutex::new(Ledger::default())),
+            ledger,
             scope,
         }
     }
@@ -276,11 +303,88 @@ impl Registry {
             family,
             label_keys: Vec::new(),
         }])?;
-        match unit {
-            Some(unit) => self.metrics.register_with_unit(name, help, unit, metric),
-            None => self.metrics.register(name, help, metric),
-        }
+        self.register_claimed(name, help, unit, metric);
         Ok(())
+    }
+
+    /// Registers `metric`, whose names are claimed, to be encoded by prometheus-client's
+    /// encoders after the families registered before it.
+    pub(crate) fn register_claimed(
+        &mut self,
+        name: impl Into<String>,
+        help: impl Into<String>,
+        unit: Option<Unit>,
+        metric: impl Metric,
+    ) {
+        let metrics = match self.parts.last_mut() {
+            Some(Part::Foreign(metrics)) => metrics,
+            _ => {
+                self.parts.push(Part::Foreign(self.scope.inner()));
+                match self.parts.last_mut() {
+                    Some(Part::Foreign(metrics)) => metrics,
+                    _ => unreachable!("a run of foreign metrics was just pushed"),
+                }
+            }
+        };
+        match unit {
+            Some(unit) => metrics.register_with_unit(name, help, unit, metric),
+            None => metrics.register(name, help, metric),
+        }
+    }
+
+    /// Registers `family`, a family of this crate whose names are claimed, to be written by
+    /// the text encoder: its header lines are rendered now, once per text format.
+    pub(crate) fn register_claimed_text<F>(
+        &mut self,
+        name: &str,
+        help: &str,
+        unit: Option<&str>,
+        metric_type: MetricType,
+        family: F,
+    ) where
+        F: TextFamily + Metric + Clone,
+    {
+        let headers = once::headers(
+            self.scope.inner(),
+            name,
+            help,
+            unit.map(unit_from_str),
+            metric_type,
+        );
+        match headers {
+            Ok(headers) => {
+                // The protobuf encoder reads the family through prometheus-client, as the
+                // text encoders did before the text writer: a registry of its own at this
+                // level's prefix and const labels (a clone of the family shares its series).
+                #[cfg(feature = "protobuf")]
+                let metrics = {
+                    let mut metrics = self.scope.inner();
+                    match unit.map(unit_from_str) {
+                        Some(unit) => metrics.register_with_unit(name, help, unit, family.clone()),
+                        None => metrics.register(name, help, family.clone()),
+                    }
+                    metrics
+                };
+                let name = self.scope.full_name(name, unit);
+                let heads = |format| {
+                    let le = family.bucket_labels(format);
+                    SampleHeads::new(format, &name, &self.const_labels, le)
+                };
+                let heads = [
+                    heads(TextFormat::OpenMetrics),
+                    heads(TextFormat::Prometheus),
+                ];
+                self.parts.push(Part::Text(Box::new(TextPart {
+                    headers,
+                    heads,
+                    family: Box::new(family),
+                    #[cfg(feature = "protobuf")]
+                    metrics,
+                })))
+            }
+            // Rendering a descriptor cannot fail; should it, prometheus-client encodes it.
+            Err(_) => self.register_claimed(name, help, unit.map(unit_from_str), family),
+        }
     }
 
     /// Registers a collector, whose families are encoded at each scrape.
@@ -305,7 +409,8 @@ impl Registry {
         let mut probe = self.scope.inner();
         probe.register_collector(Box::new(Shared(Arc::clone(&collector))));
         self.claim_exposition(&probe, "a collector")?;
-        self.metrics.register_collector(Box::new(Shared(collector)));
+        self.claimed_collectors()
+            .register_collector(Box::new(Shared(collector)));
         Ok(())
     }
 
@@ -351,13 +456,8 @@ impl Registry {
     }
 
     fn push_sub(&mut self, scope: Scope) -> &mut Registry {
-        self.subs.push(Registry {
-            metrics: scope.inner(),
-            included: Vec::new(),
-            subs: Vec::new(),
-            ledger: Arc::clone(&self.ledger),
-            scope,
-        });
+        self.subs
+            .push(Registry::level(scope, Arc::clone(&self.ledger)));
         self.subs
             .last_mut()
             .expect("a sub-registry was just pushed")
@@ -408,20 +508,30 @@ impl Registry {
         }
     }
 
-    /// Where families whose names are already claimed are registered at this level.
-    pub(crate) fn claimed_metrics(&mut self) -> &mut Inner {
-        &mut self.metrics
+    /// Where collectors whose names are already claimed are registered at this level.
+    pub(crate) fn claimed_collectors(&mut self) -> &mut Inner {
+        self.has_collectors = true;
+        &mut self.collectors
     }
 
-    /// Every prometheus-client registry of the tree, in exposition order: this level's
-    /// metrics and collectors, the included registries, then each sub-registry in turn.
+    /// Everything the tree encodes, in exposition order: this level's families (this crate's
+    /// and runs of other metrics, in registration order), its collectors, the included
+    /// registries, then each sub-registry in turn.
     pub(crate) fn for_each_part<E>(
         &self,
-        f: &mut impl FnMut(&Inner) -> Result<(), E>,
+        f: &mut impl FnMut(ExposedPart<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        f(&self.metrics)?;
+        for part in &self.parts {
+            f(match part {
+                Part::Text(family) => ExposedPart::Text(family),
+                Part::Foreign(metrics) => ExposedPart::Foreign(metrics),
+            })?;
+        }
+        if self.has_collectors {
+            f(ExposedPart::Foreign(&self.collectors))?;
+        }
         for included in &self.included {
-            f(included)?;
+            f(ExposedPart::Foreign(included))?;
         }
         for sub in &self.subs {
             sub.for_each_part(f)?;
@@ -442,11 +552,55 @@ impl fmt::Debug for Registry {
         f.debug_struct("Registry")
             .field("prefix", &self.scope.prefix)
             .field("const_labels", &self.scope.labels)
-            .field("metrics", &self.metrics)
+            .field("families", &self.parts)
+            .field("collectors", &self.collectors)
             .field("included", &self.included)
             .field("sub_registries", &self.subs)
             .finish()
     }
+}
+
+/// One entry of a level's ordered list of families.
+#[derive(Debug)]
+enum Part {
+    /// A family of this crate, written by the text encoder (boxed: its rendered headers and
+    /// line starts, and with `protobuf` a registry of its own, dwarf a run of foreign metrics).
+    Text(Box<TextPart>),
+    /// Metrics registered one after another from outside this crate's families, encoded by
+    /// prometheus-client's encoders.
+    Foreign(Inner),
+}
+
+/// A family of this crate as the text encoder writes it.
+#[derive(Debug)]
+pub(crate) struct TextPart {
+    /// Its `# HELP`/`# TYPE`/`# UNIT` lines, rendered at registration.
+    pub(crate) headers: Headers,
+    /// The start of its sample lines (name, const labels), rendered at registration: for
+    /// OpenMetrics, then for the classic text.
+    heads: [SampleHeads; 2],
+    pub(crate) family: Box<dyn TextFamily>,
+    /// The family in a prometheus-client registry of its own, for the protobuf encoder.
+    #[cfg(feature = "protobuf")]
+    pub(crate) metrics: Inner,
+}
+
+impl TextPart {
+    /// The header lines and sample heads of `format`.
+    pub(crate) fn rendered(&self, format: TextFormat) -> (&str, &SampleHeads) {
+        match format {
+            TextFormat::OpenMetrics => (&self.headers.openmetrics, &self.heads[0]),
+            TextFormat::Prometheus => (&self.headers.prometheus, &self.heads[1]),
+        }
+    }
+}
+
+/// What [`Registry::for_each_part`] hands the encoder.
+pub(crate) enum ExposedPart<'a> {
+    /// A family of this crate.
+    Text(&'a TextPart),
+    /// A prometheus-client registry, encoded by its encoders.
+    Foreign(&'a Inner),
 }
 
 /// A collector registered twice: once in a probe registry to read its names, once for good.
@@ -461,3 +615,19 @@ impl Collector for Shared {
 
 #[cfg(test)]
 mod tests;
+
+/// prometheus-client's `Unit` for a unit suffix.
+pub(crate) fn unit_from_str(unit: &str) -> Unit {
+    match unit {
+        "amperes" => Unit::Amperes,
+        "bytes" => Unit::Bytes,
+        "celsius" => Unit::Celsius,
+        "grams" => Unit::Grams,
+        "joules" => Unit::Joules,
+        "meters" => Unit::Meters,
+        "ratios" => Unit::Ratios,
+        "seconds" => Unit::Seconds,
+        "volts" => Unit::Volts,
+        other => Unit::Other(other.to_owned()),
+    }
+}

@@ -15,7 +15,8 @@ use std::sync::Arc;
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::declare::descriptor::MetricKind;
-use crate::series::bounded::{encode_overflow, BoundedSeries, SeriesMap};
+use crate::render::{Label, LabelStack, SeriesWriter};
+use crate::series::bounded::{encode_overflow, BoundedSeries, SeriesMap, OVERFLOW};
 use crate::series::label_size::label_set_fits;
 use crate::series::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
 use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
@@ -92,6 +93,19 @@ impl<E: LabelEnum, M: FamilyMember> FamilyMember for ByLabel<E, M> {
                 value: *value,
             };
             child.encode_member(&labels, encoder)?;
+        }
+        Ok(())
+    }
+
+    const WRITES_TEXT: bool = M::WRITES_TEXT;
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        for (value, child) in E::VALUES.iter().zip(self.children.iter()) {
+            child.write_text(&labels.with(Label::Pair(self.key, value))?, writer)?;
         }
         Ok(())
     }
@@ -236,6 +250,30 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
             None => Ok(()),
         }
     }
+
+    const WRITES_TEXT: bool = M::WRITES_TEXT;
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        let inner = &*self.inner;
+        for (position, child) in inner.cached.iter().enumerate() {
+            child.write_text(&labels.with(Label::Position(inner.key, position))?, writer)?;
+        }
+        let mut order = writer.take_order();
+        let written = inner
+            .beyond
+            .for_each_sorted(&mut order, |position, child| match position {
+                Some(&position) => {
+                    child.write_text(&labels.with(Label::Position(inner.key, position))?, writer)
+                }
+                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            });
+        writer.put_order(order);
+        written
+    }
 }
 
 /// Series keyed by labels only known at record time (`D`, a [`LabelSet`]), kept in a map
@@ -335,7 +373,7 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
 
     fn build(spec: &SeriesSpec) -> Self {
         Dynamic {
-            inner: SeriesMap::new(spec.clone(), spec.max_series, ()),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_series, ()),
         }
     }
 
@@ -354,5 +392,23 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
             ),
             None => encode_overflow(child, labels, encoder),
         })
+    }
+
+    const WRITES_TEXT: bool = M::WRITES_TEXT;
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.inner
+            .series
+            .for_each_rendered(|extra, child| match extra {
+                Some((_, rendered)) => {
+                    let rendered = rendered.ok_or(fmt::Error)?;
+                    child.write_text(&labels.with(Label::Rendered(rendered))?, writer)
+                }
+                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            })
     }
 }

@@ -13,6 +13,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
+use crate::render::{once, Label};
 use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
 use crate::series::member::{FamilyMember, SeriesSpec};
 use crate::sync::{read, write};
@@ -32,8 +33,14 @@ pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
     overflow.encode_member(&labels, encoder)
 }
 
+/// The overflow label as the text encoder writes it, after the labels of the series.
+pub(crate) const OVERFLOW: Label<'static> = Label::Pair(OVERFLOW_LABEL, "true");
+
 pub(crate) struct BoundedSeries<K, M> {
     max_series: usize,
+    /// Renders a new key's labels for the text encoder, once, as its series is created (for
+    /// the maps keyed by label sets: a family's, a `Dynamic` axis's).
+    render: Option<RenderLabels<K>>,
     table: RwLock<Table<K, M>>,
     /// Created by the first lookup past the limit; removed again by
     /// [`remove_overflow`](Self::remove_overflow). A lock of its own, so an overflow storm
@@ -43,18 +50,32 @@ pub(crate) struct BoundedSeries<K, M> {
     overflowed_lookups: AtomicU64,
 }
 
+/// How a map renders a key's labels (`k="v",...`, escaped and sanitised); `None` when the
+/// key's label encoder failed, which fails the scrapes that reach it, as it always did.
+pub(crate) type RenderLabels<K> = fn(&K) -> Option<Box<str>>;
+
 /// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape. Each key
 /// is stored once, behind an `Arc` the index and the entry share (a large label set is not
-/// kept twice).
+/// kept twice), beside its rendered labels when the map renders them.
 struct Table<K, M> {
     index: HashMap<Arc<K>, usize>,
-    entries: Vec<(Arc<K>, M)>,
+    entries: Vec<(Arc<K>, M, Option<Box<str>>)>,
 }
 
 impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     pub(crate) fn new(max_series: usize) -> Self {
+        BoundedSeries::with_render(max_series, None)
+    }
+
+    /// A map that renders each new key's labels with `render` as it creates its series.
+    pub(crate) fn rendering(max_series: usize, render: RenderLabels<K>) -> Self {
+        BoundedSeries::with_render(max_series, Some(render))
+    }
+
+    fn with_render(max_series: usize, render: Option<RenderLabels<K>>) -> Self {
         BoundedSeries {
             max_series,
+            render,
             table: RwLock::new(Table {
                 index: HashMap::new(),
                 entries: Vec::new(),
@@ -87,6 +108,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
                 return (self.overflow_series(&build), true);
             }
         }
+        // Rendered before the write lock, so lookups of other label sets are not held up by it.
+        let rendered = self.render.and_then(|render| render(key));
         let mut table = self.write();
         if let Some(&i) = table.index.get(key) {
             return (table.entries[i].1.clone(), false);
@@ -99,7 +122,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let position = table.entries.len();
         let key = Arc::new(key.clone());
         table.index.insert(Arc::clone(&key), position);
-        table.entries.push((key, series.clone()));
+        table.entries.push((key, series.clone(), rendered));
         (series, false)
     }
 
@@ -145,12 +168,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
         let mut table = self.write();
         let before = table.entries.len();
-        table.entries.retain(|(key, _)| keep(key));
+        table.entries.retain(|(key, _, _)| keep(key));
         let removed = before - table.entries.len();
         if removed > 0 {
             let Table { index, entries } = &mut *table;
             index.clear();
-            for (position, (key, _)) in entries.iter().enumerate() {
+            for (position, (key, _, _)) in entries.iter().enumerate() {
                 index.insert(Arc::clone(key), position);
             }
         }
@@ -176,9 +199,18 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         &self,
         mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.for_each_rendered(|series, member| f(series.map(|(key, _)| key), member))
+    }
+
+    /// [`for_each`](Self::for_each), with each series' rendered labels (`None` in a map that
+    /// does not render them).
+    pub(crate) fn for_each_rendered<E>(
+        &self,
+        mut f: impl FnMut(Option<(&K, Option<&str>)>, &M) -> Result<(), E>,
+    ) -> Result<(), E> {
         let table = self.read();
-        for (key, series) in &table.entries {
-            f(Some(&**key), series)?;
+        for (key, series, rendered) in &table.entries {
+            f(Some((&**key, rendered.as_deref())), series)?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
@@ -198,11 +230,39 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .read()
             .entries
             .iter()
-            .map(|(key, series)| ((**key).clone(), series.clone()))
+            .map(|(key, series, _)| ((**key).clone(), series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let overflow = read(&self.overflow).clone();
         (entries, overflow)
+    }
+
+    /// Calls `f` for every series in key order (positions numerically), then for the
+    /// overflow series if any lookup reached it (`None` as the key), holding the read lock as
+    /// [`for_each`](Self::for_each) does. `order` is scratch for the sort: once it has room
+    /// for the series, nothing is allocated (what a scrape needs).
+    pub(crate) fn for_each_sorted<E>(
+        &self,
+        order: &mut Vec<usize>,
+        mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        K: Ord,
+    {
+        let table = self.read();
+        order.clear();
+        order.extend(0..table.entries.len());
+        order.sort_unstable_by(|&a, &b| table.entries[a].0.cmp(&table.entries[b].0));
+        for &i in order.iter() {
+            let (key, series, _) = &table.entries[i];
+            f(Some(&**key), series)?;
+        }
+        drop(table);
+        let overflow = read(&self.overflow).clone();
+        if let Some(overflow) = overflow {
+            f(None, &overflow)?;
+        }
+        Ok(())
     }
 
     // A panic while a lock is held is only possible inside a user's `Hash`/`Eq`; the table is
@@ -238,9 +298,24 @@ impl<K, M, X> SeriesMap<K, M, X> {
         K: Clone + Hash + Eq,
         M: Clone,
     {
+        Self::from_series(spec, BoundedSeries::new(max_series), about)
+    }
+
+    /// A map keyed by label sets, whose labels are rendered once per new series for the text
+    /// encoder.
+    pub(crate) fn rendering(spec: SeriesSpec, max_series: usize, about: X) -> Self
+    where
+        K: EncodeLabelSet + Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static,
+        M: Clone,
+    {
+        let render: RenderLabels<K> = |key| once::label_set(key).ok();
+        Self::from_series(spec, BoundedSeries::rendering(max_series, render), about)
+    }
+
+    fn from_series(spec: SeriesSpec, series: BoundedSeries<K, M>, about: X) -> Self {
         SeriesMap(Arc::new(Shared {
             spec,
-            series: BoundedSeries::new(max_series),
+            series,
             oversized_lookups: AtomicU64::new(0),
             about,
         }))

@@ -6,7 +6,10 @@ use std::hash::Hash;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
-use crate::series::bounded::{encode_overflow, SeriesMap};
+use crate::declare::descriptor::MetricKind;
+use crate::render::once::{self, BucketLabels};
+use crate::render::{Label, LabelStack, SeriesWriter, TextFamily, TextFormat};
+use crate::series::bounded::{encode_overflow, SeriesMap, OVERFLOW};
 use crate::series::labels::NoLabels;
 use crate::series::member::{FamilyMember, SeriesSpec};
 
@@ -24,7 +27,9 @@ use crate::series::member::{FamilyMember, SeriesSpec};
 // The parameters' names are what the compiler shows for `Family<Gauge>`: "struct defined
 // here, with 2 generic parameters: `Labels`, `Member`".
 pub struct Family<Labels, Member> {
-    inner: SeriesMap<Labels, Member>,
+    /// The series, with each label set rendered for the text encoder, and the `le` labels of
+    /// a histogram family's buckets.
+    inner: SeriesMap<Labels, Member, BucketLabels>,
 }
 
 // The bounds are what the map and the encoder need, not `LabelSet`: a derived struct checks
@@ -37,8 +42,14 @@ where
 {
     /// An unregistered family whose members are built from `spec`.
     pub(crate) fn new(spec: SeriesSpec) -> Self {
+        // Every histogram of the family has the spec's bounds: their `le` labels are
+        // rendered once here. Rendering them cannot fail; should it, the family's scrapes do.
+        let buckets = match M::KIND {
+            MetricKind::Histogram => once::bucket_labels(spec.buckets()).unwrap_or_default(),
+            _ => BucketLabels::default(),
+        };
         Family {
-            inner: SeriesMap::new(spec.clone(), spec.max_label_sets, ()),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, buckets),
         }
     }
 
@@ -100,6 +111,33 @@ where
             .field("kind", &M::KIND)
             .field("series", &self.len())
             .finish_non_exhaustive()
+    }
+}
+
+impl<L, M> TextFamily for Family<L, M>
+where
+    L: EncodeLabelSet + Clone + Hash + Eq + Send + Sync + fmt::Debug + 'static,
+    M: FamilyMember,
+{
+    fn bucket_labels(&self, format: TextFormat) -> &[Box<str>] {
+        let buckets = &self.inner.about;
+        match format {
+            TextFormat::OpenMetrics => &buckets.openmetrics,
+            TextFormat::Prometheus => &buckets.prometheus,
+        }
+    }
+
+    fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error> {
+        self.inner
+            .series
+            .for_each_rendered(|series, member| match series {
+                Some((_, rendered)) => {
+                    // A label set whose encoder failed fails the scrape, as it always did.
+                    let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
+                    member.write_text(&LabelStack::new(labels), writer)
+                }
+                None => member.write_text(&LabelStack::new(OVERFLOW), writer),
+            })
     }
 }
 

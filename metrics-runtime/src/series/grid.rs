@@ -15,9 +15,10 @@ use prometheus_client::encoding::{
 };
 
 use crate::declare::descriptor::{LabelAxis, MetricKind};
+use crate::render::{Label, LabelStack, SeriesWriter};
 use crate::series::axis::PositionSeries;
-use crate::series::bounded::encode_overflow;
 use crate::series::bounded::BoundedSeries;
+use crate::series::bounded::{encode_overflow, OVERFLOW};
 use crate::series::labels::LabelEnum;
 use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
 
@@ -384,6 +385,38 @@ impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
             None => Ok(()),
         }
     }
+
+    const WRITES_TEXT: bool = M::WRITES_TEXT;
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        let axes = A::AXES;
+        let mut indices = [0usize; MAX_GRID_AXES];
+        for cell in self.cells.iter() {
+            cell.write_text(&self.text_labels(labels, &indices)?, writer)?;
+            // Odometer: the last axis varies fastest.
+            for i in (0..axes.len()).rev() {
+                indices[i] += 1;
+                if indices[i] < axis_len(axes[i], self.positions) {
+                    break;
+                }
+                indices[i] = 0;
+            }
+        }
+        let mut order = writer.take_order();
+        let written = self
+            .inner
+            .beyond
+            .for_each_sorted(&mut order, |key, child| match key {
+                Some(key) => child.write_text(&self.text_labels(labels, key)?, writer),
+                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            });
+        writer.put_order(order);
+        written
+    }
 }
 
 impl<A: GridAxes, M> ByLabels<A, M> {
@@ -404,6 +437,25 @@ impl<A: GridAxes, M> ByLabels<A, M> {
             keys: &self.inner.keys[..A::AXES.len()],
             values,
         }
+    }
+}
+
+impl<A: GridAxes, M> ByLabels<A, M> {
+    /// The labels of the cell at `indices`, for the text encoder.
+    fn text_labels<'a>(
+        &'a self,
+        base: &LabelStack<'a>,
+        indices: &[usize; MAX_GRID_AXES],
+    ) -> Result<LabelStack<'a>, fmt::Error> {
+        let mut labels = *base;
+        for (i, axis) in A::AXES.iter().enumerate() {
+            let key = self.inner.keys[i];
+            labels = labels.with(match axis {
+                Some(names) => Label::Pair(key, names.get(indices[i]).copied().unwrap_or("")),
+                None => Label::Position(key, indices[i]),
+            })?;
+        }
+        Ok(labels)
     }
 }
 

@@ -11,11 +11,14 @@ use prometheus_client::metrics::gauge::Gauge;
 use crate::declare::descriptor::{LabelAxis, MetricKind};
 use crate::record::counter::CounterValue;
 use crate::record::histogram::Histogram;
+use crate::render::number::TextNumber;
+use crate::render::{LabelStack, SeriesWriter};
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]
 pub struct SeriesSpec {
     pub(crate) buckets: Arc<[f64]>,
+    pub(crate) native: Option<crate::NativeConfig>,
     pub(crate) axis_key: &'static str,
     pub(crate) grid: &'static [LabelAxis],
     pub(crate) positions: usize,
@@ -28,12 +31,19 @@ impl SeriesSpec {
     pub fn new() -> Self {
         SeriesSpec {
             buckets: Arc::from(Vec::new()),
+            native: None,
             axis_key: "",
             grid: &[],
             positions: 0,
             max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
             max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
         }
+    }
+
+    /// Gives histograms native buckets laid out by `native` (beside the bucket bounds, if any).
+    pub fn with_native(mut self, native: Option<crate::NativeConfig>) -> Self {
+        self.native = native;
+        self
     }
 
     /// Sets the histogram bucket bounds.
@@ -183,6 +193,23 @@ pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
         labels: &L,
         encoder: &mut MetricEncoder<'_>,
     ) -> Result<(), fmt::Error>;
+
+    /// Whether the member writes its samples with [`write_text`](Self::write_text), this
+    /// crate's text encoder; a family of members that do not is encoded by prometheus-client's
+    /// encoders through [`encode_member`](Self::encode_member), as before.
+    #[doc(hidden)]
+    const WRITES_TEXT: bool = false;
+
+    /// Writes every series of the member, each carrying `labels` first, in the text format of
+    /// `writer`. Called only when [`WRITES_TEXT`](Self::WRITES_TEXT) is `true`.
+    #[doc(hidden)]
+    fn write_text(
+        &self,
+        _labels: &LabelStack<'_>,
+        _writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        Err(fmt::Error)
+    }
 }
 
 /// A single series: encodes itself under the given labels.
@@ -195,13 +222,27 @@ fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
 }
 
 /// The items of a [`FamilyMember`] impl for a member that is one series: its kind, no axis,
-/// built by `$build` from the spec, encoded through [`encode_leaf`]. Every single-series member
-/// (prometheus-client's counter and gauge, this crate's counter and histogram) uses it, so they
-/// all encode by the same code.
+/// built by `$build` from the spec, encoded through [`encode_leaf`] and written by `$write`.
+/// Every single-series member (prometheus-client's counter and gauge, this crate's counter and
+/// histogram) uses it, so they all encode by the same code.
 macro_rules! leaf_member_items {
-    ($kind:ident, |$spec:pat_param| $build:expr) => {
+    (
+        $kind:ident,
+        |$spec:pat_param| $build:expr,
+        |$this:ident, $labels:ident, $writer:ident| $write:expr
+    ) => {
         const KIND: MetricKind = MetricKind::$kind;
         const AXIS: AxisShape = AxisShape::None;
+        const WRITES_TEXT: bool = true;
+
+        fn write_text(
+            &self,
+            $labels: &LabelStack<'_>,
+            $writer: &mut SeriesWriter<'_>,
+        ) -> Result<(), fmt::Error> {
+            let $this = self;
+            $write
+        }
 
         fn build($spec: &SeriesSpec) -> Self {
             $build
@@ -217,19 +258,32 @@ macro_rules! leaf_member_items {
     };
 }
 
-/// prometheus-client's atomic metrics: one series, built with `Default`, any value type.
+/// prometheus-client's atomic metrics: one series, built with `Default`, any of its value
+/// types (`u64`, `i64`, `u32`, `i32`, `f64`, `f32`).
 macro_rules! impl_family_member_for_atomic_metric {
-    ($($metric:ident => $kind:ident),* $(,)?) => {$(
+    ($($metric:ident => $kind:ident, $write:ident, $atomic:path),* $(,)?) => {$(
         impl<N, A> FamilyMember for $metric<N, A>
         where
             $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
+            N: TextNumber,
+            A: $atomic,
         {
-            leaf_member_items!($kind, |_spec| Self::default());
+            leaf_member_items!(
+                $kind,
+                |_spec| Self::default(),
+                |this, labels, writer| {
+                    writer.$write(labels, this.get());
+                    Ok(())
+                }
+            );
         }
     )*};
 }
 
-impl_family_member_for_atomic_metric!(Counter => Counter, Gauge => Gauge);
+impl_family_member_for_atomic_metric!(
+    Counter => Counter, counter, Atomic<N>,
+    Gauge => Gauge, gauge, prometheus_client::metrics::gauge::Atomic<N>,
+);
 
 /// The label axis a [`FamilyMember`] adds on top of the common labels, as its type declares it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -303,15 +357,20 @@ impl AxisShape {
 }
 
 impl FamilyMember for Histogram {
-    leaf_member_items!(Histogram, |spec| Histogram::new(
-        spec.buckets.iter().copied()
-    ));
+    leaf_member_items!(
+        Histogram,
+        |spec| Histogram::with_native(spec.buckets.iter().copied(), spec.native),
+        |this, labels, writer| writer.histogram(labels, this)
+    );
 }
 
 impl<N, A> FamilyMember for crate::Counter<N, A>
 where
-    N: CounterValue<A> + EncodeCounterValue + fmt::Debug + Send + Sync + 'static,
+    N: CounterValue<A> + EncodeCounterValue + TextNumber + fmt::Debug + Send + Sync + 'static,
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
-    leaf_member_items!(Counter, |_spec| Self::default());
+    leaf_member_items!(Counter, |_spec| Self::default(), |this, labels, writer| {
+        writer.counter(labels, this.get());
+        Ok(())
+    });
 }

@@ -165,7 +165,7 @@ pub(super) struct Shared {
     pub(super) encoder: EncoderThread,
 }
 
-const FORMATS: usize = 3;
+const FORMATS: usize = 4;
 const CODINGS: usize = 2;
 
 impl std::fmt::Debug for MetricsHandler {
@@ -422,6 +422,8 @@ fn format_slot(format: ExpositionFormat) -> usize {
         ExpositionFormat::OpenMetrics => 0,
         ExpositionFormat::PrometheusText => 1,
         ExpositionFormat::PrometheusTextV1 => 2,
+        #[cfg(feature = "protobuf")]
+        ExpositionFormat::PrometheusProtobuf => 3,
     }
 }
 

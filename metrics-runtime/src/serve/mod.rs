@@ -8,6 +8,10 @@
 //!
 //! * **Format**: negotiated from `Accept` ([`Negotiated::from_accept`](crate::Negotiated::from_accept)): OpenMetrics 1.0.0,
 //!   Prometheus text 0.0.4 or 1.0.0; a 1.0.0 format's `Content-Type` carries `escaping=`.
+//!   With the `protobuf` feature, the Prometheus protobuf format to a scraper that asks for it
+//!   (Prometheus with native histograms enabled), answered with client_golang's
+//!   `Content-Type`, `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;
+//!   encoding=delimited`, and gzipped like the text.
 //! * **Compression**: gzip when `Accept-Encoding` prefers it, with q-values read as RFC 9110
 //!   says; `identity;q=0` with nothing else acceptable is `406 Not Acceptable`. Every answer
 //!   carries `Vary: Accept, Accept-Encoding`, so a cache between keeps the variants apart.

@@ -168,6 +168,74 @@ fn the_negotiated_format_and_its_content_type_are_answered() {
     assert!(gunzip(response.body()).ends_with("# EOF\n"));
 }
 
+/// Prometheus 2.42 with `--enable-feature=native-histograms` (`scrapeAcceptHeaderWithProtobuf`
+/// of its `scrape/scrape.go`).
+#[cfg(feature = "protobuf")]
+const PROMETHEUS_2_NATIVE_HISTOGRAMS: &str =
+    "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,\
+     application/openmetrics-text;version=1.0.0;q=0.8,\
+     application/openmetrics-text;version=0.0.1;q=0.75,\
+     text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+/// The families of a protobuf body, each a varint-delimited `MetricFamily`.
+#[cfg(feature = "protobuf")]
+fn decode_families(
+    mut body: &[u8],
+) -> Vec<prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::MetricFamily> {
+    use prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::MetricFamily;
+    use prost::Message;
+    let mut families = Vec::new();
+    while !body.is_empty() {
+        families.push(MetricFamily::decode_length_delimited(&mut body).expect("a MetricFamily"));
+    }
+    families
+}
+
+#[cfg(feature = "protobuf")]
+#[test]
+fn protobuf_is_served_gzipped_or_not_with_client_golangs_content_type() {
+    let f = fixture(HandlerOptions::default());
+    f.requests.inc_by(5);
+    for accept_encoding in [Some("gzip"), None] {
+        let response = f.handler.respond(&ScrapeRequest {
+            accept: Some(PROMETHEUS_2_NATIVE_HISTOGRAMS),
+            accept_encoding,
+            ..ScrapeRequest::get()
+        });
+        assert_eq!(response.status, 200);
+        assert_eq!(
+            response.header("content-type"),
+            Some(
+                "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; \
+                 encoding=delimited"
+            )
+        );
+        assert_eq!(response.header("content-encoding"), accept_encoding);
+        let body = match accept_encoding {
+            Some(_) => {
+                let mut plain = Vec::new();
+                flate2::read::GzDecoder::new(response.body())
+                    .read_to_end(&mut plain)
+                    .expect("a gzip body");
+                plain
+            }
+            None => response.body().to_vec(),
+        };
+        let families = decode_families(&body);
+        let requests = families
+            .iter()
+            .find(|family| family.name == "kv_requests_total")
+            .expect("the counter's family");
+        assert_eq!(
+            requests.metric[0].counter.as_ref().map(|c| c.value),
+            Some(5.0)
+        );
+    }
+    // The text formats are still served to those who ask for them, from their own encode.
+    let text = f.handler.respond(&get(None));
+    assert!(String::from_utf8_lossy(text.body()).contains("kv_requests_total 5\n"));
+}
+
 #[test]
 fn head_gets_the_headers_of_a_get_and_other_methods_405() {
     // Without its own families, whose counts would change between the two.
@@ -445,6 +513,35 @@ mod service {
                 .await
                 .unwrap();
             assert_eq!(refused.status(), 406);
+        });
+    }
+
+    #[cfg(feature = "protobuf")]
+    #[test]
+    fn the_service_serves_protobuf_to_prometheus_with_native_histograms() {
+        let f = fixture(HandlerOptions::default());
+        f.requests.inc_by(2);
+        runtime().block_on(async {
+            let app: axum::Router =
+                axum::Router::new().route_service("/metrics", f.handler.service());
+            let response = app
+                .oneshot(request(
+                    "GET",
+                    &[("accept", PROMETHEUS_2_NATIVE_HISTOGRAMS)],
+                ))
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(
+                response.headers()["content-type"],
+                "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; \
+                 encoding=delimited"
+            );
+            let families = decode_families(&body(response).await);
+            assert!(families
+                .iter()
+                .any(|family| family.name == "kv_requests_total"
+                    && family.metric[0].counter.as_ref().map(|c| c.value) == Some(2.0)));
         });
     }
 

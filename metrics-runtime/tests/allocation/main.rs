@@ -11,6 +11,8 @@ pub mod cardinality;
 pub mod core_records;
 mod counting;
 pub mod exemplars;
+pub mod native_histogram;
+pub mod scrape;
 pub mod timers;
 #[cfg(feature = "vllm")]
 pub mod vllm_records;

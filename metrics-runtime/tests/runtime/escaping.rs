@@ -74,6 +74,7 @@ fn registry_with_nasty_values() -> Registry {
         common_labels: &[],
         axis: None,
         buckets: None,
+        native: None,
         max_series: 8,
         max_label_sets: 8,
         aliases: &[],

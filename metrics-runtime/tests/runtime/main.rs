@@ -13,8 +13,12 @@ pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod label_size;
 pub mod module_graph;
+pub mod native_declared;
+pub mod native_parity;
 pub mod plugin;
 pub mod process;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 pub mod registration;
 pub mod scrapers;
 pub mod tokio_runtime;

@@ -62,11 +62,17 @@ fn the_check_sees_a_cycle_through_a_re_export_and_an_import_of_a_parent() {
         fs::write(path, text).expect("writes the file");
     };
     // a -> b through the root's re-export, b -> a directly; c/d imports c's own item; the
-    // rooms x and y import each other through different files.
+    // rooms x and y import each other through different files; m and n import each other,
+    // n through the macro m exports at the crate root.
     write(
         "lib.rs",
-        "mod a; mod b; mod c; mod x; mod y;\npub use b::B;\n#[cfg(test)]\nmod tests;\n",
+        "mod a; mod b; mod c; mod m; mod n; mod x; mod y;\npub use b::B;\n#[cfg(test)]\nmod tests;\n",
     );
+    write(
+        "m.rs",
+        "#[macro_export]\nmacro_rules! made_in_m { () => {} }\nfn f(_: crate::n::N) {}\n",
+    );
+    write("n.rs", "pub struct N;\ncrate::made_in_m! {}\n");
     write(
         "a.rs",
         "use crate::B;\npub struct A;\n// crate::c::C in a comment is no import\n",
@@ -91,6 +97,7 @@ fn the_check_sees_a_cycle_through_a_re_export_and_an_import_of_a_parent() {
         [
             "c::d imports its parent c: super::C",
             "import cycle: a -> b -> a (a -> b: a names crate::B; b -> a: b names crate::a::A)",
+            "import cycle: m -> n -> m (m -> n: m names crate::n::N; n -> m: n names crate::made_in_m)",
             "import cycle: x -> y -> x (x -> y: x::p names crate::y::q::Q; y -> x: y::r names crate::x::s::S)",
         ]
     );
@@ -128,12 +135,15 @@ impl Module {
 
 struct Graph {
     modules: Vec<Module>,
+    /// `#[macro_export] macro_rules! name`: `crate::name`, defined in the module that writes it.
+    exported_macros: HashMap<String, usize>,
 }
 
 impl Graph {
     fn read(src: &Path) -> Graph {
         let mut graph = Graph {
             modules: Vec::new(),
+            exported_macros: HashMap::new(),
         };
         let tokens = tokenize(&read(&src.join("lib.rs")));
         graph.add_module(Vec::new(), None, &tokens, src.to_path_buf(), true, false);
@@ -252,6 +262,15 @@ impl Graph {
                     attributes.clear();
                     continue;
                 }
+                Token::Ident(word)
+                    if word == "macro_rules"
+                        && attributes.contains(&Token::Ident("macro_export".into())) =>
+                {
+                    if let Some(Token::Ident(name)) = tokens.get(i + 2) {
+                        self.exported_macros.insert(name.clone(), id);
+                    }
+                    i += 1;
+                }
                 Token::Ident(word) if word == "use" => {
                     let end = (i..tokens.len())
                         .find(|&j| tokens[j] == Token::Punct(';'))
@@ -343,6 +362,12 @@ impl Graph {
                 let mut through: Vec<String> = target.clone();
                 through.extend_from_slice(tail);
                 return self.defining_module(current, &through, depth + 1);
+            } else if let Some(&defining) = self
+                .exported_macros
+                .get(segment)
+                .filter(|_| current == 0 && tail.is_empty())
+            {
+                return Some(defining);
             } else {
                 let found = module.globs.iter().find_map(|glob| {
                     let mut through = glob.clone();

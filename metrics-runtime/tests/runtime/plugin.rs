@@ -6,7 +6,8 @@ use std::sync::atomic::AtomicU64;
 use metric_handles::buckets::BucketError;
 use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
 use metric_handles::Registry;
-use metric_handles::{Counter, Gauge, Histogram, LabelSet, MetricKind};
+
+use metric_handles::{Buckets, Counter, Gauge, Histogram, LabelAxis, LabelSet, MetricKind};
 
 use crate::support::exposition::{assert_has_lines, encode_text as exposition};
 
@@ -413,4 +414,135 @@ fn a_full_family_sends_new_label_values_to_the_overflow_series() {
         text.contains(r#"c_total{otel_metric_overflow="true"} 2"#),
         "{text}"
     );
+}
+
+metric_handles::runtime_families! {
+    /// A connector's families, declared once each.
+    struct CacheFamilies<Engine> {
+        fetches: Counter = ("acme:cache_fetches", "Blocks fetched from the cache")
+            .axis(LabelAxis::Dynamic { keys: &["tier"] }),
+        fetch_time: Histogram = ("acme:cache_fetch", "fetch_seconds", "Time to fetch one block")
+            .unit("seconds")
+            .buckets(Buckets::Explicit(&[0.01, 0.1]))
+            .with_computed("Observes each fetch's duration."),
+        resident: Gauge<f64, AtomicU64> = ("acme:cache_resident_ratio", "Share of blocks resident"),
+    }
+}
+
+#[test]
+fn a_declared_family_takes_its_kind_value_type_labels_and_field_from_its_declaration() {
+    let [fetches, fetch_time, resident] = CacheFamilies::DESCRIPTORS else {
+        panic!("one descriptor per field, in field order");
+    };
+    assert_eq!(
+        (
+            fetches.name,
+            fetches.field,
+            fetches.kind,
+            fetches.value_type
+        ),
+        (
+            "acme:cache_fetches",
+            "fetches",
+            MetricKind::Counter,
+            "Counter"
+        )
+    );
+    assert_eq!(fetches.common_labels, ["model_name", "engine"]);
+    assert_eq!(fetches.label_keys(), ["model_name", "engine", "tier"]);
+    assert_eq!(
+        (fetch_time.field, fetch_time.kind, fetch_time.unit),
+        ("fetch_seconds", MetricKind::Histogram, Some("seconds"))
+    );
+    assert_eq!(fetch_time.buckets, Some(Buckets::Explicit(&[0.01, 0.1])));
+    assert_eq!(fetch_time.computed, Some("Observes each fetch's duration."));
+    assert_eq!(
+        (resident.kind, resident.value_type, resident.help),
+        (
+            MetricKind::Gauge,
+            "Gauge<f64, AtomicU64>",
+            "Share of blocks resident"
+        )
+    );
+}
+
+#[test]
+fn declared_families_register_together_and_record_through_their_fields() {
+    let (registry, families) = families();
+    let cache = CacheFamilies::register(&families).expect("valid families with free names");
+    assert_eq!(families.len(), 3);
+    cache
+        .fetches
+        .get_or_create(&engine(0), &["host"])
+        .expect("one value per extra key")
+        .inc_by(2);
+    cache
+        .fetch_time
+        .get_or_create(&engine(0), &[])
+        .expect("no extra key")
+        .observe(0.05);
+    cache
+        .resident
+        .get_or_create(&engine(0), &[])
+        .expect("no extra key")
+        .set(0.5);
+    assert_has_lines(
+        &exposition(&registry),
+        &[
+            "# HELP acme:cache_fetches_total Blocks fetched from the cache.",
+            r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 2"#,
+            "# TYPE acme:cache_fetch_seconds histogram",
+            r#"acme:cache_fetch_seconds_bucket{model_name="m",engine="0",le="0.01"} 0"#,
+            r#"acme:cache_fetch_seconds_bucket{model_name="m",engine="0",le="0.1"} 1"#,
+            r#"acme:cache_fetch_seconds_count{model_name="m",engine="0"} 1"#,
+            "# TYPE acme:cache_resident_ratio gauge",
+            r#"acme:cache_resident_ratio{model_name="m",engine="0"} 0.5"#,
+        ],
+    );
+}
+
+#[test]
+fn a_declared_set_with_one_taken_name_registers_none_of_its_families() {
+    let (registry, families) = families();
+    families.reserve_names(["acme:cache_fetch_seconds"]);
+    assert!(matches!(
+        CacheFamilies::register(&families),
+        Err(FamilyError::NameTaken(..))
+    ));
+    assert_eq!(families.len(), 0);
+    assert!(!exposition(&registry).contains("acme:"));
+    // The families before the taken one claimed nothing: their names are still free.
+    families
+        .register::<Counter>(&FamilySpec::counter("acme:cache_fetches", "help"))
+        .expect("name still free");
+    // A second registration of the same set clashes with the first.
+    let (_registry, families) = self::families();
+    CacheFamilies::register(&families).expect("free names");
+    assert!(matches!(
+        CacheFamilies::register(&families),
+        Err(FamilyError::NameTaken(..))
+    ));
+    assert_eq!(families.len(), 3);
+}
+
+metric_handles::runtime_families! {
+    struct TwiceNamedFamilies<Engine> {
+        first: Counter = ("acme:twice", "First"),
+        second: Gauge = ("acme:twice", "Second"),
+    }
+}
+
+// A family breaking a rule of `register` fails compilation (`tests/ui/runtime-families/`); two
+// families of one name pass each one's checks and clash as they claim their names.
+#[test]
+fn a_declared_set_naming_a_family_twice_registers_none_of_its_families() {
+    let (_registry, families) = families();
+    assert!(matches!(
+        TwiceNamedFamilies::register(&families),
+        Err(FamilyError::NameTaken(..))
+    ));
+    assert_eq!(families.len(), 0);
+    families
+        .register::<Counter>(&FamilySpec::counter("acme:twice", "help"))
+        .expect("name still free");
 }

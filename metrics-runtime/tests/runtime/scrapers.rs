@@ -36,27 +36,6 @@ const SCRAPERS: &[(&str, &str, ExpositionFormat, &str)] = &[
         OPENMETRICS_UNDERSCORES,
     ),
     (
-        // Protobuf is not served: OpenMetrics, the next preference, is.
-        "Prometheus 3.4-3.14, protobuf first, escaping dots",
-        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.6,\
-         application/openmetrics-text;version=1.0.0;escaping=dots;q=0.5,\
-         application/openmetrics-text;version=0.0.1;q=0.4,\
-         text/plain;version=1.0.0;escaping=dots;q=0.3,\
-         text/plain;version=0.0.4;q=0.2,*/*;q=0.1",
-        ExpositionFormat::OpenMetrics,
-        "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=dots",
-    ),
-    (
-        "Prometheus 3.4-3.14, protobuf first (escaping allow-utf-8)",
-        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.6,\
-         application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,\
-         application/openmetrics-text;version=0.0.1;q=0.4,\
-         text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,\
-         text/plain;version=0.0.4;q=0.2,*/*;q=0.1",
-        ExpositionFormat::OpenMetrics,
-        OPENMETRICS_UTF8,
-    ),
-    (
         "Prometheus 3.0-3.3, default scrape protocols",
         "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,\
          application/openmetrics-text;version=0.0.1;escaping=allow-utf-8;q=0.5,\
@@ -87,6 +66,37 @@ const SCRAPERS: &[(&str, &str, ExpositionFormat, &str)] = &[
         OPENMETRICS_UNDERSCORES,
     ),
     (
+        "curl and browsers",
+        "*/*",
+        ExpositionFormat::PrometheusText,
+        "text/plain; version=0.0.4; charset=utf-8",
+    ),
+];
+
+/// Scrapers that ask for the Prometheus protobuf format first: (who, `Accept`, the format and
+/// `Content-Type` answered without the `protobuf` feature, their next preference).
+const PROTOBUF_FIRST: &[(&str, &str, ExpositionFormat, &str)] = &[
+    (
+        "Prometheus 3.4-3.14, protobuf first, escaping dots",
+        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.6,\
+         application/openmetrics-text;version=1.0.0;escaping=dots;q=0.5,\
+         application/openmetrics-text;version=0.0.1;q=0.4,\
+         text/plain;version=1.0.0;escaping=dots;q=0.3,\
+         text/plain;version=0.0.4;q=0.2,*/*;q=0.1",
+        ExpositionFormat::OpenMetrics,
+        "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=dots",
+    ),
+    (
+        "Prometheus 3.4-3.14, scrape_native_histograms (protobuf first, escaping allow-utf-8)",
+        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.6,\
+         application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,\
+         application/openmetrics-text;version=0.0.1;q=0.4,\
+         text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,\
+         text/plain;version=0.0.4;q=0.2,*/*;q=0.1",
+        ExpositionFormat::OpenMetrics,
+        OPENMETRICS_UTF8,
+    ),
+    (
         "Prometheus 2.x (2.42), scrapeAcceptHeaderWithProtobuf",
         "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,\
          application/openmetrics-text;version=1.0.0;q=0.8,\
@@ -95,13 +105,34 @@ const SCRAPERS: &[(&str, &str, ExpositionFormat, &str)] = &[
         ExpositionFormat::OpenMetrics,
         OPENMETRICS_UNDERSCORES,
     ),
-    (
-        "curl and browsers",
-        "*/*",
-        ExpositionFormat::PrometheusText,
-        "text/plain; version=0.0.4; charset=utf-8",
-    ),
 ];
+
+/// What client_golang's `expfmt` (`FmtProtoDelim`) answers a protobuf scrape with.
+#[cfg(feature = "protobuf")]
+const PROTOBUF_CONTENT_TYPE: &str =
+    "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
+
+#[test]
+fn protobuf_first_scrapers_get_protobuf_with_the_feature_and_their_next_preference_without() {
+    for (who, accept, fallback, fallback_content_type) in PROTOBUF_FIRST {
+        let negotiated = Negotiated::from_accept(Some(accept));
+        #[cfg(feature = "protobuf")]
+        {
+            let _ = (fallback, fallback_content_type);
+            assert_eq!(
+                negotiated.format,
+                ExpositionFormat::PrometheusProtobuf,
+                "{who}"
+            );
+            assert_eq!(negotiated.content_type(), PROTOBUF_CONTENT_TYPE, "{who}");
+        }
+        #[cfg(not(feature = "protobuf"))]
+        {
+            assert_eq!(negotiated.format, *fallback, "{who}");
+            assert_eq!(negotiated.content_type(), *fallback_content_type, "{who}");
+        }
+    }
+}
 
 #[test]
 fn each_prometheus_version_gets_the_format_and_content_type_it_expects() {

@@ -11,7 +11,7 @@ use crate::support::vllm::*;
 use metric_handles::plugin::{FamilySpec, RuntimeFamily};
 use metric_handles::prometheus_client::metrics::gauge::Gauge;
 use metric_handles::vllm::{EngineLabels, VllmMetrics};
-use metric_handles::{Counter, Histogram};
+use metric_handles::{Buckets, Counter, Histogram, LabelAxis};
 
 const LOOKUPS: &str = "acme:kv_lookups";
 
@@ -112,36 +112,21 @@ fn a_resolution_racing_the_leave_never_outlives_the_engine() {
     assert!(!scrape(&registry).has("vllm:num_requests_running", &[("engine", "1")]));
 }
 
-/// A connector's families, as vLLM's connector adapter test registers them
-/// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a counter, a histogram,
-/// a gauge; and one with a data-dependent label, which cannot be pre-created.
-struct FakeConnector {
-    puts: RuntimeFamily<EngineLabels, Counter>,
-    latency: RuntimeFamily<EngineLabels, Histogram>,
-    by_tier: RuntimeFamily<EngineLabels, Counter>,
+metric_handles::runtime_families! {
+    /// A connector's families, as vLLM's connector adapter test registers them
+    /// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a gauge, a counter, a
+    /// histogram; and one with a data-dependent label, which cannot be pre-created.
+    struct FakeConnector<EngineLabels> {
+        gauge: Gauge = ("fake_gauge", "gauge"),
+        puts: Counter = ("fake_puts", "puts"),
+        latency: Histogram = ("fake_latency_seconds", "latency")
+            .buckets(Buckets::Explicit(&[0.01, 0.1, 1.0])),
+        by_tier: Counter = ("fake_tier_hits", "hits").axis(LabelAxis::Dynamic { keys: &["tier"] }),
+    }
 }
 
 fn register_fake_connector(metrics: &VllmMetrics) -> FakeConnector {
-    let plugins = metrics.plugin_families();
-    let gauge: RuntimeFamily<EngineLabels, Gauge> = plugins
-        .register(&FamilySpec::gauge("fake_gauge", "gauge"))
-        .expect("free");
-    drop(gauge);
-    FakeConnector {
-        puts: plugins
-            .register(&FamilySpec::counter("fake_puts", "puts"))
-            .expect("free"),
-        latency: plugins
-            .register(&FamilySpec::histogram(
-                "fake_latency_seconds",
-                "latency",
-                vec![0.01, 0.1, 1.0],
-            ))
-            .expect("free"),
-        by_tier: plugins
-            .register(&FamilySpec::counter("fake_tier_hits", "hits").label_keys(["tier"]))
-            .expect("free"),
-    }
+    FakeConnector::register(metrics.plugin_families()).expect("valid families with free names")
 }
 
 /// Every series of families `fake_*` of `engine`, as written.
@@ -187,6 +172,7 @@ fn families_registered_while_engines_are_present_get_a_zero_series_per_engine() 
     assert_eq!(s.counter("fake_puts", "0"), 3.0);
     assert_eq!(s.counter("fake_puts", "1"), 0.0);
     assert_eq!(s.hist("fake_latency_seconds", "1").count, 0.0);
+    drop(connector.gauge);
     drop(connector.latency);
     drop(connector.by_tier);
 }

@@ -88,3 +88,63 @@ fn two_merges_on_one_shard_and_a_snapshot_lose_nothing() {
         assert_eq!(consistent(&histogram.snapshot()), 2, "nothing lost");
     });
 }
+
+/// A histogram with native buckets only, one bucket allowed: 2.0 is native bucket 8 at
+/// schema 3, bucket 1 at schema 0.
+fn native_histogram() -> Histogram {
+    Histogram::new_native(crate::NativeConfig::with_schema(3).max_buckets(1))
+}
+
+/// Asserts that `snapshot`'s native side holds exactly its `_count` observations of 2.0, and
+/// returns their count.
+fn native_consistent(snapshot: &HistogramSnapshot) -> u64 {
+    let count = snapshot.count();
+    assert_eq!(snapshot.sum(), 2.0 * count as f64, "{snapshot:?}");
+    let native = snapshot.native().expect("native buckets");
+    assert_eq!(native.count(), count, "{snapshot:?}");
+    assert_eq!(native.zero_count(), 0, "{snapshot:?}");
+    count
+}
+
+#[test]
+fn native_buckets_racing_a_snapshot_hold_whole_records() {
+    loom::model(|| {
+        let histogram = native_histogram();
+        let observer = {
+            let h = histogram.clone();
+            thread::spawn(move || h.observe(2.0))
+        };
+        let merger = {
+            let h = histogram.clone();
+            thread::spawn(move || merge_batch(&h, 2))
+        };
+        let seen = native_consistent(&histogram.snapshot());
+        assert!(matches!(seen, 0 | 1 | 2 | 3), "{seen}");
+        observer.join().expect("observer");
+        merger.join().expect("merger");
+        assert_eq!(native_consistent(&histogram.snapshot()), 3, "nothing lost");
+    });
+}
+
+#[test]
+fn a_record_that_read_the_schema_before_a_scrape_lowered_it_is_still_counted() {
+    loom::model(|| {
+        let histogram = native_histogram();
+        // Two buckets over a limit of one: the first scrape halves the schema until they
+        // merge, while a third record races it with whichever schema it reads.
+        histogram.observe(1.5);
+        histogram.observe(3.0);
+        let recorder = {
+            let h = histogram.clone();
+            thread::spawn(move || h.observe(2.5))
+        };
+        let first = histogram.snapshot();
+        let native = first.native().expect("native");
+        assert_eq!(native.count(), first.count(), "{first:?}");
+        assert!(native.positive().len() <= 1, "{first:?}");
+        recorder.join().expect("recorder");
+        let last = histogram.snapshot();
+        assert_eq!(last.count(), 3);
+        assert_eq!(last.native().map(|n| n.count()), Some(3), "{last:?}");
+    });
+}

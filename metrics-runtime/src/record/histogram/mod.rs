@@ -20,6 +20,8 @@
 //!   the records started there have finished (see [`Histogram::snapshot`]). Records never wait.
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket.
+//! * With native buckets, `_count` also equals the zero bucket plus every native bucket plus
+//!   the NaN observations (in no native bucket, as in client_golang), in every snapshot.
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
 //!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
 //!   single bad sample can never turn the sum into NaN.
@@ -44,13 +46,26 @@
 //! * `bucket_lookup.rs`: the bucket search of a value (a table where the bounds suit it);
 //! * `snapshot.rs`: reading the state a scrape encodes (the scrape protocol);
 //! * `sync.rs`: the atomics and lock, the standard library's or loom's;
-//! * `local.rs`: the request-local view and its buffer.
+//! * `local.rs`: the request-local view and its buffer;
+//! * native (sparse exponential) buckets, beside the classic ones or instead of them:
+//!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
+//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
+//!   `native_totals.rs` (the read side: the drained buckets at one schema, the limit
+//!   strategies, and the public [`NativeSnapshot`]), `native_state.rs` (what records share
+//!   with scrapes, and what scrapes keep), `native_snapshot.rs` (native buckets in the scrape
+//!   protocol: a histogram with them drains each half it reads).
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
 pub(crate) mod bucket_lookup;
 mod local;
 mod merge;
+mod native_config;
+mod native_index;
+mod native_snapshot;
+mod native_state;
+mod native_table;
+mod native_totals;
 mod observe;
 mod shards;
 mod snapshot;
@@ -58,11 +73,15 @@ mod sum;
 mod sync;
 
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
+pub use native_config::NativeConfig;
+pub use native_totals::{NativeSnapshot, NativeSpans};
 pub use observe::Histogram;
 pub use snapshot::HistogramSnapshot;
 
 /// The model check of the scrape protocol (`RUSTFLAGS="--cfg loom"`).
 #[cfg(all(test, loom))]
 mod loom_model;
+#[cfg(test)]
+mod native_tests;
 #[cfg(test)]
 mod tests;

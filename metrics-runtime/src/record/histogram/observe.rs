@@ -3,10 +3,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
+use prometheus_client::encoding::{
+    EncodeMetric, MetricEncoder, NativeHistogram, NativeHistogramBuckets, NoLabelSet,
+};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use super::bucket_lookup::BucketLookup;
+use super::native_config::NativeConfig;
+use super::native_state::{NativeCore, NativeScrape};
 use super::shards::{
     shard_count, thread_index, HalfTotals, HistogramCore, Layout, Line, ScrapeState,
     CELLS_PER_LINE, STARTED,
@@ -44,6 +48,34 @@ impl Histogram {
     /// and de-duplicated. The derive validates bounds at compile time, so generated code never
     /// relies on this.
     pub fn new(bounds: impl IntoIterator<Item = f64>) -> Self {
+        Self::build(bounds, None)
+    }
+
+    /// Creates a histogram with native buckets only (see [`NativeConfig`]). Its classic side
+    /// is the single `+Inf` bucket, so a text scrape sees `_bucket{le="+Inf"}`, `_sum` and
+    /// `_count`, and a scraper that reads native histograms sees the native buckets.
+    pub fn new_native(native: NativeConfig) -> Self {
+        Self::build([], Some(native))
+    }
+
+    /// Creates a histogram with classic buckets at `bounds` (sanitised as by [`Self::new`])
+    /// and native buckets beside them: a text scrape sees the classic ones.
+    pub fn new_classic_and_native(
+        bounds: impl IntoIterator<Item = f64>,
+        native: NativeConfig,
+    ) -> Self {
+        Self::build(bounds, Some(native))
+    }
+
+    /// A histogram with the given classic bounds and, optionally, native buckets.
+    pub fn with_native(
+        bounds: impl IntoIterator<Item = f64>,
+        native: Option<NativeConfig>,
+    ) -> Self {
+        Self::build(bounds, native)
+    }
+
+    fn build(bounds: impl IntoIterator<Item = f64>, native: Option<NativeConfig>) -> Self {
         let mut bounds: Vec<f64> = bounds.into_iter().filter(|b| b.is_finite()).collect();
         bounds.sort_by(f64::total_cmp);
         bounds.dedup();
@@ -62,6 +94,7 @@ impl Histogram {
                 HalfTotals::zero(layout.buckets),
             ],
             counted: vec![[0; 2]; shards].into_boxed_slice(),
+            native: native.map(|config| NativeScrape::new(&config, layout.buckets)),
         };
         Histogram {
             core: Arc::new(HistogramCore {
@@ -72,6 +105,7 @@ impl Histogram {
                 layout,
                 shard_mask: shards - 1,
                 scrape: Mutex::new(scrape),
+                native: native.map(|config| Box::new(NativeCore::new(config))),
             }),
         }
     }
@@ -92,16 +126,25 @@ impl Histogram {
         let Some(started) = core.cell(shard, STARTED) else {
             return;
         };
-        let area = core.layout.area(core.start(started, 1), false);
+        let half = core.start(started, 1);
+        let area = core.layout.area(half, false);
         if value.is_finite() && value != 0.0 {
             if let Some(sum) = core.cell(shard, area) {
                 add_to_f64_bits(sum, value);
             }
         }
+        if let Some(native) = &core.native {
+            native.record(half, value, 1);
+        }
         // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
         if let Some(count) = core.cell(shard, area + 1 + bucket) {
             count.fetch_add(1, Ordering::Release);
         }
+    }
+
+    /// The native buckets' configuration, for a histogram that has them.
+    pub fn native_config(&self) -> Option<NativeConfig> {
+        self.core.native.as_ref().map(|native| native.config)
     }
 
     /// The finite upper bounds of the buckets (the `+Inf` bucket is implicit).
@@ -120,6 +163,12 @@ impl Histogram {
     /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub fn snapshot(&self) -> HistogramSnapshot {
         self.core.snapshot()
+    }
+
+    /// What [`snapshot`](Self::snapshot) reads, without allocating: the non-cumulative bucket
+    /// counts (`+Inf` last) replace the contents of `counts`, and the sum is returned.
+    pub(crate) fn read_into(&self, counts: &mut Vec<u64>) -> f64 {
+        self.core.read_into(counts)
     }
 }
 
@@ -141,11 +190,34 @@ impl TypedMetric for Histogram {
 impl EncodeMetric for Histogram {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
         let snapshot = self.snapshot();
-        encoder.encode_histogram::<NoLabelSet>(
+        let Some(native) = snapshot.native() else {
+            return encoder.encode_histogram::<NoLabelSet>(
+                snapshot.sum,
+                snapshot.count(),
+                &snapshot.encoder_buckets(),
+                None,
+            );
+        };
+        let (positive, negative) = native.encoder_spans();
+        encoder.encode_histogram_with_native::<NoLabelSet>(
             snapshot.sum,
             snapshot.count(),
             &snapshot.encoder_buckets(),
             None,
+            NativeHistogram {
+                schema: i32::from(native.schema()),
+                zero_threshold: native.zero_threshold(),
+                zero_count: native.zero_count(),
+                negative: NativeHistogramBuckets {
+                    spans: &negative.spans,
+                    deltas: &negative.deltas,
+                },
+                positive: NativeHistogramBuckets {
+                    spans: &positive.spans,
+                    deltas: &positive.deltas,
+                },
+                created: None,
+            },
         )
     }
 

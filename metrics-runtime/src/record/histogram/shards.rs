@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as StdOrdering};
 use std::sync::{Arc, OnceLock};
 
 use super::bucket_lookup::{linear_index, BucketLookup};
+use super::native_state::{NativeCore, NativeScrape};
 use super::sync::{AtomicU64, Mutex, Ordering};
 
 pub(super) struct HistogramCore {
@@ -23,6 +24,8 @@ pub(super) struct HistogramCore {
     pub(super) shard_mask: usize,
     /// What scrapes know between them; held by one scrape at a time, never by a recorder.
     pub(super) scrape: Mutex<ScrapeState>,
+    /// The native buckets' record side, for a histogram that has them.
+    pub(super) native: Option<Box<NativeCore>>,
 }
 
 /// Where the cells of one shard's block are.
@@ -74,8 +77,11 @@ pub(super) struct ScrapeState {
     /// Per half: its bucket counts and sum over all shards as the last scrape that turned it
     /// cold read them, complete.
     pub(super) complete: [HalfTotals; 2],
-    /// Per shard and half: the observations the half held when it was last read complete.
+    /// Per shard and half: the observations the half has held in all, as of the last time
+    /// it was read complete (see [`HistogramCore::turn`]).
     pub(super) counted: Box<[[u64; 2]]>,
+    /// The native buckets' read side, for a histogram that has them.
+    pub(super) native: Option<NativeScrape>,
 }
 
 /// A half's totals over all shards.
@@ -89,6 +95,14 @@ impl HalfTotals {
     pub(super) fn zero(buckets: usize) -> Self {
         HalfTotals {
             buckets: vec![0; buckets].into_boxed_slice(),
+            sum: 0.0,
+        }
+    }
+
+    /// Totals of no bucket, a placeholder while a half's totals are being refilled.
+    pub(super) fn empty() -> Self {
+        HalfTotals {
+            buckets: Box::default(),
             sum: 0.0,
         }
     }
@@ -164,10 +178,13 @@ impl HistogramCore {
     }
 
     /// Counts `observations` as started in the shard whose [`STARTED`] cell is `started`, and
-    /// returns the half they are to be written to. Relaxed: the half is all a record reads.
+    /// returns the half they are to be written to. Acquire: a scrape that cleared the half
+    /// (histograms with native buckets drain each half it reads) released the clearing with
+    /// the turn this reads, and a record must add to the cleared cells, and read the native
+    /// schema the scrape published before it. On x86 the instruction is the same either way.
     #[inline]
     pub(super) fn start(&self, started: &AtomicU64, observations: u64) -> usize {
-        usize::from(started.fetch_add(observations, Ordering::Relaxed) & HOT_BIT != 0)
+        usize::from(started.fetch_add(observations, Ordering::Acquire) & HOT_BIT != 0)
     }
 
     /// Applies `add` to each cell of shard `shard`'s block from cell `first` on, paired with

@@ -1,6 +1,7 @@
 //! Reading a histogram: [`HistogramSnapshot`], the state a scrape encodes.
 
-use super::shards::{HalfTotals, HistogramCore, COUNT_MASK, HOT_BIT, STARTED};
+use super::native_totals::NativeSnapshot;
+use super::shards::{HalfTotals, HistogramCore, ScrapeState, COUNT_MASK, HOT_BIT, STARTED};
 use super::sync::{lock, spin_wait, Ordering};
 
 impl HistogramCore {
@@ -14,39 +15,99 @@ impl HistogramCore {
     /// every observation started before the turn and none after it. Records never wait for a
     /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub(super) fn snapshot(&self) -> HistogramSnapshot {
-        let core = self;
-        let mut state = lock(&core.scrape);
+        let mut state = lock(&self.scrape);
         let state = &mut *state;
+        if let Some(native) = &self.native {
+            return self.native_snapshot(native, state);
+        }
+        let mut bucket_counts = Vec::new();
+        let sum = self.read_classic(state, &mut bucket_counts);
+        HistogramSnapshot {
+            bounds: self.bounds.to_vec(),
+            bucket_counts,
+            sum,
+            native: None,
+        }
+    }
+
+    /// [`snapshot`](Self::snapshot)'s classic part without allocating: the non-cumulative
+    /// bucket counts (`+Inf` last) replace the contents of `counts`, and the sum is returned.
+    /// Once `counts` has room for the buckets, reading a histogram without native buckets
+    /// allocates nothing (what a scrape into a reused buffer needs); one with native buckets
+    /// is read through a whole snapshot, which drains them and enforces their limit.
+    pub(super) fn read_into(&self, counts: &mut Vec<u64>) -> f64 {
+        let mut state = lock(&self.scrape);
+        let state = &mut *state;
+        if let Some(native) = &self.native {
+            let snapshot = self.native_snapshot(native, state);
+            counts.clear();
+            counts.extend_from_slice(&snapshot.bucket_counts);
+            return snapshot.sum;
+        }
+        self.read_classic(state, counts)
+    }
+
+    /// Turns the halves and reads the classic buckets and sum of a histogram without native
+    /// buckets into `counts`, returning the sum.
+    fn read_classic(&self, state: &mut ScrapeState, counts: &mut Vec<u64>) -> f64 {
+        // The half turned cold now is read again from its cells: its totals are reset in
+        // place rather than allocated anew (an empty boxed slice allocates nothing).
+        let mut totals = std::mem::replace(&mut state.complete[state.hot], HalfTotals::empty());
+        let cold = self.turn(state, false, &mut totals);
+        state.complete[cold] = totals;
+        let hot = 1 - cold;
+        let [first, second] = &state.complete;
+        counts.clear();
+        counts.extend(
+            first
+                .buckets
+                .iter()
+                .zip(second.buckets.iter())
+                .map(|(a, b)| a.wrapping_add(*b)),
+        );
+        // The half read now first: with no earlier snapshot during the recording, the
+        // other half holds nothing and adding its 0.0 is exact.
+        saturating_sum(state.complete[cold].sum, state.complete[hot].sum)
+    }
+
+    /// Turns the cold half hot in every shard, waits for the records started in the half
+    /// turned cold, and returns that half, with its totals over all shards in `totals`
+    /// (reset first, so a caller can reuse them).
+    ///
+    /// With `drain`, the half's cells are cleared once read (the totals are what was added
+    /// since the half was last drained); without, they keep growing and the totals are
+    /// everything the half ever held. `state.counted` keeps, per shard and half, how many
+    /// observations the half has held in all (read or drained), so that the wait knows what
+    /// to expect either way.
+    pub(super) fn turn(
+        &self,
+        state: &mut ScrapeState,
+        drain: bool,
+        totals: &mut HalfTotals,
+    ) -> usize {
         let cold = state.hot;
         let hot = 1 - cold;
-        let mut totals = HalfTotals::zero(core.layout.buckets);
+        totals.buckets.fill(0);
+        totals.sum = 0.0;
         for (shard, counted) in state.counted.iter_mut().enumerate() {
-            let Some(started) = core.cell(shard, STARTED) else {
+            let Some(started) = self.cell(shard, STARTED) else {
                 continue;
             };
             // Every record that added to the count before this turn writes the cold half;
             // the half holds them and what it held when last read.
             let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
             let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
-            core.wait_until_complete(shard, cold, in_cold);
-            core.add_half(shard, cold, &mut totals);
+            let already_drained = if drain { counted[cold] } else { 0 };
+            let in_cells = in_cold.wrapping_sub(already_drained) & COUNT_MASK;
+            self.wait_until_complete(shard, cold, in_cells);
+            self.add_half(shard, cold, totals);
+            if drain {
+                self.clear_half(shard, cold);
+            }
             counted[cold] = in_cold;
         }
         state.hot = hot;
-        state.complete[cold] = totals;
-        let [first, second] = &state.complete;
-        HistogramSnapshot {
-            bounds: core.bounds.to_vec(),
-            bucket_counts: first
-                .buckets
-                .iter()
-                .zip(second.buckets.iter())
-                .map(|(a, b)| a.wrapping_add(*b))
-                .collect(),
-            // The half read now first: with no earlier snapshot during the recording, the
-            // other half holds nothing and adding its 0.0 is exact.
-            sum: saturating_sum(state.complete[cold].sum, state.complete[hot].sum),
-        }
+        cold
     }
 
     /// The bucket counts of `half` of `shard`, both areas, added up.
@@ -76,6 +137,19 @@ impl HistogramCore {
         }
     }
 
+    /// Clears `half` of `shard` (complete, read, and written by no record until a scrape turns
+    /// it hot again: that turn releases these stores to every record started after it).
+    fn clear_half(&self, shard: usize, half: usize) {
+        for merged in [false, true] {
+            let area = self.layout.area(half, merged);
+            for cell in area..=area + self.layout.buckets {
+                if let Some(cell) = self.cell(shard, cell) {
+                    cell.store(0, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
     /// Adds `half` of `shard` (complete, see [`Self::wait_until_complete`]) into `totals`.
     fn add_half(&self, shard: usize, half: usize, totals: &mut HalfTotals) {
         let load = |cell| {
@@ -93,7 +167,7 @@ impl HistogramCore {
 }
 
 /// `a + b`, saturating at `±f64::MAX`.
-fn saturating_sum(a: f64, b: f64) -> f64 {
+pub(super) fn saturating_sum(a: f64, b: f64) -> f64 {
     (a + b).clamp(-f64::MAX, f64::MAX)
 }
 
@@ -103,6 +177,7 @@ pub struct HistogramSnapshot {
     pub(super) bounds: Vec<f64>,
     pub(super) bucket_counts: Vec<u64>,
     pub(super) sum: f64,
+    pub(super) native: Option<NativeSnapshot>,
 }
 
 impl HistogramSnapshot {
@@ -127,6 +202,11 @@ impl HistogramSnapshot {
     /// Non-cumulative counts per bucket, the last one being `+Inf`.
     pub fn bucket_counts(&self) -> &[u64] {
         &self.bucket_counts
+    }
+
+    /// The native buckets, for a histogram that has them.
+    pub fn native(&self) -> Option<&NativeSnapshot> {
+        self.native.as_ref()
     }
 
     /// `(upper bound, non-cumulative count)` pairs including `(+Inf, n)`, the shape

@@ -5,9 +5,10 @@
 //! `MooncakeStorePromMetrics` in `.../mooncake/store/metrics.py`) and its Rust frontend records
 //! them from the `kv_connector_stats` of each `SchedulerStats`
 //! (`rust/src/engine-core-client/src/metrics.rs`). Here they are described by
-//! [`NIXL_DESCRIPTORS`] and [`MOONCAKE_DESCRIPTORS`] and registered through
-//! [`RuntimeFamilies`], the way a third-party connector registers its own: the same API, the
-//! same cached handles.
+//! [`runtime_families!`](crate::runtime_families) (one field per family, from which [`NIXL_DESCRIPTORS`],
+//! [`MOONCAKE_DESCRIPTORS`] and the registration follow) and registered in
+//! [`RuntimeFamilies`], the way a third-party connector declares and registers its own: the same
+//! macro, the same cached handles.
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,102 +23,80 @@ use crate::vllm::types::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
 use crate::vllm::values::{non_negative, saturating_inc_by};
-use crate::{
-    Buckets, Counter, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
-};
+use crate::{Buckets, Counter, Histogram, LabelAxis, LabelEnum, MetricDescriptor};
 
-/// The common label keys of every connector family: its series are per engine.
-const PER_ENGINE: &[&str] = <EngineLabels as LabelSet>::KEYS;
-
-const NIXL_XFER_TIME: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_xfer_time_seconds",
-    "transfer_duration",
-    MetricKind::Histogram,
-    "Histogram",
-    "Histogram of transfer duration for NIXL KV Cache transfers",
-)
-.common_labels(PER_ENGINE)
-.buckets(Buckets::Explicit(NIXL_XFER_TIME_BUCKETS))
-.with_computed(
-    "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` (negative \
-    values record 0). Registered through the plug-in family API; exported at 0 from the engine's \
-    first sight, as in vLLM.",
-);
-const NIXL_POST_TIME: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_post_time_seconds",
-    "post_duration",
-    MetricKind::Histogram,
-    "Histogram",
-    "Histogram of transfer post time for NIXL KV Cache transfers",
-)
-.common_labels(PER_ENGINE)
-.buckets(Buckets::Explicit(NIXL_POST_TIME_BUCKETS))
-.with_computed("Observes each `post_duration` of each `NixlStats` (negative values record 0).");
-const NIXL_BYTES: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_bytes_transferred",
-    "bytes_transferred",
-    MetricKind::Histogram,
-    "Histogram",
-    "Histogram of bytes transferred per NIXL KV Cache transfers",
-)
-.common_labels(PER_ENGINE)
-.buckets(Buckets::Explicit(NIXL_BYTES_BUCKETS))
-.with_computed("Observes each `bytes_transferred` of each `NixlStats`.");
-// vLLM's help text has the double space (two string literals joined in its source).
-const NIXL_DESCRIPTORS_HISTOGRAM: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_num_descriptors",
-    "num_descriptors",
-    MetricKind::Histogram,
-    "Histogram",
-    "Histogram of number of descriptors per NIXL  KV Cache transfers",
-)
-.common_labels(PER_ENGINE)
-.buckets(Buckets::Explicit(NIXL_DESCRIPTORS_BUCKETS))
-.with_computed("Observes each `num_descriptors` of each `NixlStats`.");
-const NIXL_FAILED_TRANSFERS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_num_failed_transfers",
-    "num_failed_transfers",
-    MetricKind::Counter,
-    "Counter",
-    "Number of failed NIXL KV Cache transfers",
-)
-.common_labels(PER_ENGINE)
-.with_computed(
-    "Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating).",
-);
-const NIXL_FAILED_NOTIFICATIONS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_num_failed_notifications",
-    "num_failed_notifications",
-    MetricKind::Counter,
-    "Counter",
-    "Number of failed NIXL KV Cache notifications",
-)
-.common_labels(PER_ENGINE)
-.with_computed(
-    "Increased by every element of `num_failed_notifications` of each `NixlStats` (saturating).",
-);
-const NIXL_KV_EXPIRED_REQS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:nixl_num_kv_expired_reqs",
-    "num_kv_expired_reqs",
-    MetricKind::Counter,
-    "Counter",
-    "Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance",
-)
-.common_labels(PER_ENGINE)
-.with_computed(
-    "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating).",
-);
+crate::__runtime_families! {
+    register: claimed;
+    /// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
+    pub(crate) struct NixlFamilies<EngineLabels> {
+        xfer_time: Histogram = (
+            "vllm:nixl_xfer_time_seconds",
+            "transfer_duration",
+            "Histogram of transfer duration for NIXL KV Cache transfers",
+        )
+        .buckets(Buckets::Explicit(NIXL_XFER_TIME_BUCKETS))
+        .with_computed(
+            "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` \
+            (negative values record 0). Registered through the plug-in family API; exported at \
+            0 from the engine's first sight, as in vLLM.",
+        ),
+        post_time: Histogram = (
+            "vllm:nixl_post_time_seconds",
+            "post_duration",
+            "Histogram of transfer post time for NIXL KV Cache transfers",
+        )
+        .buckets(Buckets::Explicit(NIXL_POST_TIME_BUCKETS))
+        .with_computed(
+            "Observes each `post_duration` of each `NixlStats` (negative values record 0).",
+        ),
+        bytes: Histogram = (
+            "vllm:nixl_bytes_transferred",
+            "bytes_transferred",
+            "Histogram of bytes transferred per NIXL KV Cache transfers",
+        )
+        .buckets(Buckets::Explicit(NIXL_BYTES_BUCKETS))
+        .with_computed("Observes each `bytes_transferred` of each `NixlStats`."),
+        // vLLM's help text has the double space (two string literals joined in its source).
+        descriptors: Histogram = (
+            "vllm:nixl_num_descriptors",
+            "num_descriptors",
+            "Histogram of number of descriptors per NIXL  KV Cache transfers",
+        )
+        .buckets(Buckets::Explicit(NIXL_DESCRIPTORS_BUCKETS))
+        .with_computed("Observes each `num_descriptors` of each `NixlStats`."),
+        failed_transfers: Counter = (
+            "vllm:nixl_num_failed_transfers",
+            "num_failed_transfers",
+            "Number of failed NIXL KV Cache transfers",
+        )
+        .with_computed(
+            "Increased by every element of `num_failed_transfers` of each `NixlStats` \
+            (saturating).",
+        ),
+        failed_notifications: Counter = (
+            "vllm:nixl_num_failed_notifications",
+            "num_failed_notifications",
+            "Number of failed NIXL KV Cache notifications",
+        )
+        .with_computed(
+            "Increased by every element of `num_failed_notifications` of each `NixlStats` \
+            (saturating).",
+        ),
+        kv_expired_reqs: Counter = (
+            "vllm:nixl_num_kv_expired_reqs",
+            "num_kv_expired_reqs",
+            "Number of requests that had their KV expire. NOTE: This metric is tracked on the P \
+            instance",
+        )
+        .with_computed(
+            "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` \
+            (saturating).",
+        ),
+    }
+}
 
 /// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
-pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = &[
-    NIXL_XFER_TIME,
-    NIXL_POST_TIME,
-    NIXL_BYTES,
-    NIXL_DESCRIPTORS_HISTOGRAM,
-    NIXL_FAILED_TRANSFERS,
-    NIXL_FAILED_NOTIFICATIONS,
-    NIXL_KV_EXPIRED_REQS,
-];
+pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = NixlFamilies::DESCRIPTORS;
 
 /// The extra label keys of the Mooncake-store families.
 pub const MOONCAKE_LABEL_KEYS: &[&str] = &["operation", "status"];
@@ -128,87 +107,63 @@ const MOONCAKE_AXIS: LabelAxis = LabelAxis::Dynamic {
     keys: MOONCAKE_LABEL_KEYS,
 };
 
-const MOONCAKE_TIME: MetricDescriptor = MetricDescriptor::new(
-    "vllm:mooncake_store_operation_time_seconds",
-    "duration_seconds",
-    MetricKind::Histogram,
-    "Histogram",
-    "Histogram of Mooncake store communication time",
-)
-.common_labels(PER_ENGINE)
-.axis(MOONCAKE_AXIS)
-.buckets(Buckets::Explicit(MOONCAKE_OPERATION_TIME_BUCKETS))
-.with_computed(
-    "For each record of each operation in `kv_connector_stats.mooncake`: observes \
-    `duration_seconds` (negative values record 0) in the series {operation, record's status}. A \
-    pair's five series are resolved through the plug-in family API on its first record, then \
-    cached per engine: later records are an array index and atomics.",
-);
-const MOONCAKE_OPERATIONS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:mooncake_store_operation",
-    "(one per record)",
-    MetricKind::Counter,
-    "Counter",
-    "Number of Mooncake store communication operations",
-)
-.common_labels(PER_ENGINE)
-.axis(MOONCAKE_AXIS)
-.with_computed("+1 per Mooncake record, by operation and status.");
-const MOONCAKE_KEYS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:mooncake_store_operation_keys",
-    "num_keys",
-    MetricKind::Counter,
-    "Counter",
-    "Number of Mooncake store keys touched by operations",
-)
-.common_labels(PER_ENGINE)
-.axis(MOONCAKE_AXIS)
-.with_computed("Increased by each record's `num_keys`, by operation and status.");
-const MOONCAKE_BYTES: MetricDescriptor = MetricDescriptor::new(
-    "vllm:mooncake_store_operation_bytes",
-    "num_bytes",
-    MetricKind::Counter,
-    "Counter",
-    "Number of bytes transferred by Mooncake store operations",
-)
-.common_labels(PER_ENGINE)
-.axis(MOONCAKE_AXIS)
-.with_computed("Increased by each record's `num_bytes`, by operation and status.");
-const MOONCAKE_FAILED_KEYS: MetricDescriptor = MetricDescriptor::new(
-    "vllm:mooncake_store_operation_failed_keys",
-    "num_failed_keys",
-    MetricKind::Counter,
-    "Counter",
-    "Number of Mooncake store keys that failed in operations",
-)
-.common_labels(PER_ENGINE)
-.axis(MOONCAKE_AXIS)
-.with_computed("Increased by each record's `num_failed_keys`, by operation and status.");
+crate::__runtime_families! {
+    register: claimed;
+    /// The five Mooncake-store families, by `operation` x `status`: a series appears on the
+    /// first record of its pair.
+    pub(crate) struct MooncakeFamilies<EngineLabels> {
+        time: Histogram = (
+            "vllm:mooncake_store_operation_time_seconds",
+            "duration_seconds",
+            "Histogram of Mooncake store communication time",
+        )
+        .axis(MOONCAKE_AXIS)
+        .buckets(Buckets::Explicit(MOONCAKE_OPERATION_TIME_BUCKETS))
+        .with_computed(
+            "For each record of each operation in `kv_connector_stats.mooncake`: observes \
+            `duration_seconds` (negative values record 0) in the series {operation, record's \
+            status}. A pair's five series are resolved through the plug-in family API on its \
+            first record, then cached per engine: later records are an array index and atomics.",
+        ),
+        operations: Counter = (
+            "vllm:mooncake_store_operation",
+            "(one per record)",
+            "Number of Mooncake store communication operations",
+        )
+        .axis(MOONCAKE_AXIS)
+        .with_computed("+1 per Mooncake record, by operation and status."),
+        keys: Counter = (
+            "vllm:mooncake_store_operation_keys",
+            "num_keys",
+            "Number of Mooncake store keys touched by operations",
+        )
+        .axis(MOONCAKE_AXIS)
+        .with_computed("Increased by each record's `num_keys`, by operation and status."),
+        bytes: Counter = (
+            "vllm:mooncake_store_operation_bytes",
+            "num_bytes",
+            "Number of bytes transferred by Mooncake store operations",
+        )
+        .axis(MOONCAKE_AXIS)
+        .with_computed("Increased by each record's `num_bytes`, by operation and status."),
+        failed_keys: Counter = (
+            "vllm:mooncake_store_operation_failed_keys",
+            "num_failed_keys",
+            "Number of Mooncake store keys that failed in operations",
+        )
+        .axis(MOONCAKE_AXIS)
+        .with_computed("Increased by each record's `num_failed_keys`, by operation and status."),
+    }
+}
 
 /// The five Mooncake-store families, by `operation` x `status`: a series appears on the first
 /// record of its pair.
-pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = &[
-    MOONCAKE_TIME,
-    MOONCAKE_OPERATIONS,
-    MOONCAKE_KEYS,
-    MOONCAKE_BYTES,
-    MOONCAKE_FAILED_KEYS,
-];
+pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = MooncakeFamilies::DESCRIPTORS;
 
 /// The registered connector families.
 pub(crate) struct ConnectorFamilies {
-    xfer_time: RuntimeFamily<EngineLabels, Histogram>,
-    post_time: RuntimeFamily<EngineLabels, Histogram>,
-    bytes: RuntimeFamily<EngineLabels, Histogram>,
-    descriptors: RuntimeFamily<EngineLabels, Histogram>,
-    failed_transfers: RuntimeFamily<EngineLabels, Counter>,
-    failed_notifications: RuntimeFamily<EngineLabels, Counter>,
-    kv_expired_reqs: RuntimeFamily<EngineLabels, Counter>,
-    mooncake_time: RuntimeFamily<EngineLabels, Histogram>,
-    mooncake_operations: RuntimeFamily<EngineLabels, Counter>,
-    mooncake_keys: RuntimeFamily<EngineLabels, Counter>,
-    mooncake_bytes: RuntimeFamily<EngineLabels, Counter>,
-    mooncake_failed_keys: RuntimeFamily<EngineLabels, Counter>,
+    nixl: NixlFamilies,
+    mooncake: MooncakeFamilies,
     /// The lock that serialises engines' joins and leaves: a Mooncake pair is resolved under
     /// it, so it cannot be created for an engine that has left.
     overflowed_engines: Arc<OverflowedEngines>,
@@ -220,18 +175,8 @@ impl ConnectorFamilies {
         overflowed_engines: Arc<OverflowedEngines>,
     ) -> Self {
         ConnectorFamilies {
-            xfer_time: plugins.register_declared(&NIXL_XFER_TIME),
-            post_time: plugins.register_declared(&NIXL_POST_TIME),
-            bytes: plugins.register_declared(&NIXL_BYTES),
-            descriptors: plugins.register_declared(&NIXL_DESCRIPTORS_HISTOGRAM),
-            failed_transfers: plugins.register_declared(&NIXL_FAILED_TRANSFERS),
-            failed_notifications: plugins.register_declared(&NIXL_FAILED_NOTIFICATIONS),
-            kv_expired_reqs: plugins.register_declared(&NIXL_KV_EXPIRED_REQS),
-            mooncake_time: plugins.register_declared(&MOONCAKE_TIME),
-            mooncake_operations: plugins.register_declared(&MOONCAKE_OPERATIONS),
-            mooncake_keys: plugins.register_declared(&MOONCAKE_KEYS),
-            mooncake_bytes: plugins.register_declared(&MOONCAKE_BYTES),
-            mooncake_failed_keys: plugins.register_declared(&MOONCAKE_FAILED_KEYS),
+            nixl: NixlFamilies::register_claimed(plugins),
+            mooncake: MooncakeFamilies::register_claimed(plugins),
             overflowed_engines,
         }
     }
@@ -241,15 +186,16 @@ impl ConnectorFamilies {
     pub(crate) fn resolve(&self, labels: &EngineLabels) -> ConnectorHandles {
         let one = |family: &RuntimeFamily<EngineLabels, Histogram>| family.resolve_common(labels);
         let count = |family: &RuntimeFamily<EngineLabels, Counter>| family.resolve_common(labels);
+        let nixl = &self.nixl;
         ConnectorHandles {
             nixl: NixlHandles {
-                xfer_time: one(&self.xfer_time),
-                post_time: one(&self.post_time),
-                bytes: one(&self.bytes),
-                descriptors: one(&self.descriptors),
-                failed_transfers: count(&self.failed_transfers),
-                failed_notifications: count(&self.failed_notifications),
-                kv_expired_reqs: count(&self.kv_expired_reqs),
+                xfer_time: one(&nixl.xfer_time),
+                post_time: one(&nixl.post_time),
+                bytes: one(&nixl.bytes),
+                descriptors: one(&nixl.descriptors),
+                failed_transfers: count(&nixl.failed_transfers),
+                failed_notifications: count(&nixl.failed_notifications),
+                kv_expired_reqs: count(&nixl.kv_expired_reqs),
             },
             mooncake: std::array::from_fn(|_| std::array::from_fn(|_| OnceLock::new())),
         }
@@ -263,12 +209,13 @@ impl ConnectorFamilies {
         status: MooncakeStatus,
     ) -> MooncakeHandles {
         let extra = [operation.label_value(), status.label_value()];
+        let mooncake = &self.mooncake;
         MooncakeHandles {
-            time: self.mooncake_time.resolve_declared(labels, &extra),
-            operations: self.mooncake_operations.resolve_declared(labels, &extra),
-            keys: self.mooncake_keys.resolve_declared(labels, &extra),
-            bytes: self.mooncake_bytes.resolve_declared(labels, &extra),
-            failed_keys: self.mooncake_failed_keys.resolve_declared(labels, &extra),
+            time: mooncake.time.resolve_declared(labels, &extra),
+            operations: mooncake.operations.resolve_declared(labels, &extra),
+            keys: mooncake.keys.resolve_declared(labels, &extra),
+            bytes: mooncake.bytes.resolve_declared(labels, &extra),
+            failed_keys: mooncake.failed_keys.resolve_declared(labels, &extra),
         }
     }
 }

@@ -11,54 +11,54 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::plugin::RuntimeFamilies;
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
-use crate::{Gauge, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind};
+use crate::{Gauge, LabelAxis, LabelEnum, MetricDescriptor};
 
-const RESOURCE_STATE: MetricDescriptor = MetricDescriptor::new(
-    "vllm:engine_sleep_resource_state",
-    "sleep_state",
-    MetricKind::Gauge,
-    "Gauge",
-    "Engine sleep state by resource: 1 for the current state of each resource, 0 for its other states",
-)
-.common_labels(<EngineLabels as LabelSet>::KEYS)
-.axis(LabelAxis::Dynamic {
-    keys: &["resource", "state"],
-})
-.with_computed(
-    "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): for each \
-    resource, 1 on its current state's series, 0 on the others; the nine valid {resource, state} \
-    series (scheduler: running, paused; weights: resident, offloaded, discarded, unknown; \
-    kv_cache: resident, released, unknown) appear with the engine's first snapshot. An \
-    unrecognised state decodes to `unknown`.",
-);
-
-const FULLY_AWAKE: MetricDescriptor = MetricDescriptor::new(
-    "vllm:engine_fully_awake",
-    "sleep_state",
-    MetricKind::Gauge,
-    "Gauge",
-    "1 when scheduling is running and both the weights and the KV cache are confirmed resident, else 0",
-)
-.common_labels(<EngineLabels as LabelSet>::KEYS)
-.with_computed(
-    "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache are \
-    `resident`, else 0. Absent until the engine's first snapshot.",
-);
+crate::__runtime_families! {
+    register: claimed;
+    /// The two sleep-state families.
+    pub(crate) struct SleepStateGauges<EngineLabels> {
+        resource_state: Gauge = (
+            "vllm:engine_sleep_resource_state",
+            "sleep_state",
+            "Engine sleep state by resource: 1 for the current state of each resource, 0 for its \
+            other states",
+        )
+        .axis(LabelAxis::Dynamic {
+            keys: &["resource", "state"],
+        })
+        .with_computed(
+            "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): \
+            for each resource, 1 on its current state's series, 0 on the others; the nine valid \
+            {resource, state} series (scheduler: running, paused; weights: resident, offloaded, \
+            discarded, unknown; kv_cache: resident, released, unknown) appear with the engine's \
+            first snapshot. An unrecognised state decodes to `unknown`.",
+        ),
+        fully_awake: Gauge = (
+            "vllm:engine_fully_awake",
+            "sleep_state",
+            "1 when scheduling is running and both the weights and the KV cache are confirmed \
+            resident, else 0",
+        )
+        .with_computed(
+            "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache \
+            are `resident`, else 0. Absent until the engine's first snapshot.",
+        ),
+    }
+}
 
 /// The two sleep-state families.
-pub const SLEEP_STATE_DESCRIPTORS: &[MetricDescriptor] = &[RESOURCE_STATE, FULLY_AWAKE];
+pub const SLEEP_STATE_DESCRIPTORS: &[MetricDescriptor] = SleepStateGauges::DESCRIPTORS;
 
 /// The `state` values of resource `scheduler`, in [`SleepStateHandles::scheduler`] order.
 const SCHEDULER_STATES: [&str; 2] = ["running", "paused"];
 
 /// The registered families.
 pub(crate) struct SleepStateFamilies {
-    resource_state: RuntimeFamily<EngineLabels, Gauge>,
-    fully_awake: RuntimeFamily<EngineLabels, Gauge>,
+    gauges: SleepStateGauges,
     /// The overflowed engines' counts and the lock that serialises joins and leaves, shared
     /// with the derived families: an engine's gauges are resolved under it.
     overflowed_engines: Arc<OverflowedEngines>,
@@ -70,8 +70,7 @@ impl SleepStateFamilies {
         overflowed_engines: Arc<OverflowedEngines>,
     ) -> Self {
         SleepStateFamilies {
-            resource_state: plugin_gauge(plugins, &RESOURCE_STATE),
-            fully_awake: plugin_gauge(plugins, &FULLY_AWAKE),
+            gauges: SleepStateGauges::register_claimed(plugins),
             overflowed_engines,
         }
     }
@@ -79,8 +78,8 @@ impl SleepStateFamilies {
     /// Removes both families' overflow series: called when the last engine recording into them
     /// left, under the [`OverflowedEngines`] lock.
     pub(crate) fn remove_overflow(&self) {
-        self.resource_state.remove_overflow();
-        self.fully_awake.remove_overflow();
+        self.gauges.resource_state.remove_overflow();
+        self.gauges.fully_awake.remove_overflow();
     }
 
     #[cold]
@@ -88,6 +87,7 @@ impl SleepStateFamilies {
         let mut overflowed = false;
         let mut pair = |resource: &str, state: &str| {
             let (gauge, overflow) = self
+                .gauges
                 .resource_state
                 .resolve_declared_or_overflow(labels, &[resource, state]);
             overflowed |= overflow;
@@ -102,7 +102,10 @@ impl SleepStateFamilies {
             .iter()
             .map(|state| pair("kv_cache", state))
             .collect();
-        let (fully_awake, overflow) = self.fully_awake.resolve_declared_or_overflow(labels, &[]);
+        let (fully_awake, overflow) = self
+            .gauges
+            .fully_awake
+            .resolve_declared_or_overflow(labels, &[]);
         SleepStateHandles {
             scheduler,
             weights,
@@ -111,13 +114,6 @@ impl SleepStateFamilies {
             overflowed: overflowed || overflow,
         }
     }
-}
-
-fn plugin_gauge(
-    plugins: &RuntimeFamilies<EngineLabels>,
-    descriptor: &MetricDescriptor,
-) -> RuntimeFamily<EngineLabels, Gauge> {
-    plugins.register_declared(descriptor)
 }
 
 /// One engine's sleep-state gauges, resolved with its first snapshot.
@@ -215,13 +211,13 @@ mod tests {
         let gone = EngineSleepGauges::default();
         assert!(!gone.leave());
         gone.record(&families, &labels, &awake);
-        assert!(families.resource_state.is_empty());
-        assert!(families.fully_awake.is_empty());
+        assert!(families.gauges.resource_state.is_empty());
+        assert!(families.gauges.fully_awake.is_empty());
 
         let present = EngineSleepGauges::default();
         present.record(&families, &labels, &awake);
-        assert_eq!(families.resource_state.len(), 9);
-        assert_eq!(families.fully_awake.len(), 1);
+        assert_eq!(families.gauges.resource_state.len(), 9);
+        assert_eq!(families.gauges.fully_awake.len(), 1);
         assert!(!present.leave(), "its own series, not the overflow series");
     }
 }

@@ -1,0 +1,145 @@
+//! Scrape cost and what a scrape costs recording.
+//!
+//! * `encode_same_shape_{64,1024}_{openmetrics,text}`: the same exposition shape
+//!   ([`same_shape`]) encoded by this crate (`ExpositionFormat::encode_into`, reusing the
+//!   buffer) and by prometheus-client's text encoders on its own families of the same shape
+//!   and values (reusing the string), in OpenMetrics and in the Prometheus text format 0.0.4.
+//!   Each id's throughput is its exposition's size, so the report compares time per byte.
+//! * `scrape_while_recording`: request lifecycles recorded on 2 threads (an engine each) into
+//!   the 64-engine vLLM registry, alone and while a third thread scrapes that registry in a
+//!   loop. The figure is the recording threads' own CPU time per lifecycle (the slower
+//!   thread's CPU clock, not the wall clock): on a 2-core machine three busy threads share two
+//!   cores, and the wall clock would measure that sharing, not what the scrape does to
+//!   recording (cache lines, locks).
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use metric_handles::ExpositionFormat;
+use metric_handles_benches::same_shape;
+use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
+
+fn encode_same_shape(c: &mut Criterion) {
+    for label_sets in [64u32, 1024] {
+        let ours = same_shape::ours(label_sets);
+        let baseline = same_shape::prometheus_client(label_sets);
+        for (format, id) in [
+            (ExpositionFormat::OpenMetrics, "openmetrics"),
+            (ExpositionFormat::PrometheusText, "text"),
+        ] {
+            let encode_baseline = |text: &mut String| match format {
+                ExpositionFormat::OpenMetrics => {
+                    prometheus_client::encoding::text::encode(text, &baseline)
+                }
+                _ => prometheus_client::encoding::prometheus_text::encode(text, &baseline),
+            };
+            let mut body = Vec::new();
+            format.encode_into(&ours, &mut body).expect("encodes");
+            let mut text = String::new();
+            encode_baseline(&mut text).expect("encodes");
+            eprintln!(
+                "encode_same_shape_{label_sets}_{id}: ours {} bytes, prometheus-client {} bytes",
+                body.len(),
+                text.len()
+            );
+            let mut group = c.benchmark_group(format!("encode_same_shape_{label_sets}_{id}"));
+            group.throughput(Throughput::Bytes(body.len() as u64));
+            group.bench_function("ours", |b| {
+                b.iter(|| {
+                    body.clear();
+                    format.encode_into(black_box(&ours), &mut body)
+                })
+            });
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function("prometheus_client", |b| {
+                b.iter(|| {
+                    text.clear();
+                    encode_baseline(&mut text)
+                })
+            });
+            group.finish();
+        }
+    }
+}
+
+/// Nanoseconds the calling thread has spent on a CPU (its CPU clock, at nanosecond
+/// resolution: `/proc/thread-self/schedstat` advances only at scheduler ticks, too coarse for
+/// criterion's shortest samples).
+fn thread_cpu_ns() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux defines.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return 0;
+    }
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
+}
+
+fn scrape_while_recording(c: &mut Criterion) {
+    const ENGINES: u32 = 64;
+    const RECORDERS: usize = 2;
+    let (registry, ours, _, _) = recorders();
+    let stats = scheduler_stats();
+    let request = request();
+    for engine in 0..ENGINES {
+        ours.scheduler().record(engine, &stats);
+        let mut tracker = ours.requests().track(engine, request.params);
+        for (batch, received, output) in &request.outputs {
+            tracker.observe_output(*batch, *received, output);
+        }
+    }
+    // `iters` lifecycles on each recording thread; the slowest thread's CPU time.
+    let record = |iters: u64| {
+        let barrier = Barrier::new(RECORDERS);
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..RECORDERS)
+                .map(|thread| {
+                    let (barrier, ours, request) = (&barrier, &ours, &request);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let start = thread_cpu_ns();
+                        for _ in 0..iters {
+                            let mut tracker = ours.requests().track(thread as u32, request.params);
+                            for (batch, received, output) in &request.outputs {
+                                tracker.observe_output(*batch, *received, black_box(output));
+                            }
+                        }
+                        thread_cpu_ns().saturating_sub(start)
+                    })
+                })
+                .collect();
+            let slowest = threads
+                .into_iter()
+                .map(|thread| thread.join().unwrap_or(0))
+                .max()
+                .unwrap_or(0);
+            Duration::from_nanos(slowest)
+        })
+    };
+    let mut group = c.benchmark_group("scrape_while_recording");
+    group.bench_function("recording_alone", |b| b.iter_custom(record));
+    group.bench_function("with_scraper", |b| {
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut body = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    body.clear();
+                    let _ = ExpositionFormat::OpenMetrics.encode_into(&registry, &mut body);
+                }
+            });
+            b.iter_custom(record);
+            stop.store(true, Ordering::Relaxed);
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, encode_same_shape, scrape_while_recording);
+criterion_main!(benches);

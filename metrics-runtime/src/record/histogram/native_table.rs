@@ -1,0 +1,215 @@
+//! The record side of native buckets: per half of the histogram, a fixed-capacity
+//! open-addressing table of atomic `(key, count)` slots and a zero-bucket count, written by
+//! records with atomics only, and drained by a scrape once the half is cold and complete.
+//!
+//! Why this is lock-free and never loses an observation:
+//! * A record reads the schema and zero threshold in force (two relaxed loads), computes its
+//!   bucket, and looks the bucket's key up in the hot half's table (linear probing from the
+//!   key's hash). An existing slot is one `fetch_add`. A missing one is claimed with a
+//!   compare-and-swap of its key from empty; a record that loses the race to the same key
+//!   counts into it, one that loses to another key probes on.
+//! * A key carries the schema it was computed at (and the side), so a record that read the
+//!   schema before a scrape lowered it still writes a key the scrape can place: the drain
+//!   coarsens each key from its own schema to the histogram's.
+//! * The table never fills, by construction. A new key first takes a *reservation* (a
+//!   `fetch_add` on the table's key count); there are at least `2 * max_buckets` of them per
+//!   half and drain (headroom, so that a scrape can enforce the limit by its strategies
+//!   rather than the table by force: every slot the coarsest keys may not need). A record past them computes its key at the coarsest schema (-4)
+//!   instead, which needs no reservation: there are only 2 * 133 such keys. The capacity is
+//!   a power of two above both together, so a probe always ends on the key or a free slot.
+//!   An observation whose bucket the scrape must coarsen is counted, with less resolution:
+//!   never lost.
+//! * A scrape drains a half only after turning the other one hot and waiting for every record
+//!   started in this one (see `snapshot.rs`): the table is quiescent while it is read and
+//!   cleared, and records see the cleared table (they start with an acquiring `fetch_add` on
+//!   their shard's started count, which reads the scrape's releasing turn).
+
+use super::native_config::NativeConfig;
+use super::native_index::{bucket_index, COARSEST_BUCKETS_PER_SIDE, MIN_SCHEMA};
+use super::sync::{AtomicU64, Ordering};
+
+/// A slot's key: [`OCCUPIED`], the side ([`NEGATIVE`]), `schema + 4` in bits 32..36, and the
+/// bucket index in the low 32 bits. Never 0, which marks a free slot.
+const OCCUPIED: u64 = 1 << 63;
+const NEGATIVE: u64 = 1 << 40;
+
+/// One native bucket as a record writes it: side, schema and index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct NativeKey {
+    pub(super) negative: bool,
+    pub(super) schema: i8,
+    pub(super) index: i32,
+}
+
+impl NativeKey {
+    fn pack(self) -> u64 {
+        let schema = u64::from((self.schema - MIN_SCHEMA) as u8);
+        OCCUPIED
+            | if self.negative { NEGATIVE } else { 0 }
+            | schema << 32
+            | u64::from(self.index as u32)
+    }
+
+    fn unpack(bits: u64) -> Self {
+        NativeKey {
+            negative: bits & NEGATIVE != 0,
+            schema: ((bits >> 32) & 0xf) as i8 + MIN_SCHEMA,
+            index: bits as u32 as i32,
+        }
+    }
+}
+
+/// One slot of a [`NativeTable`].
+struct Slot {
+    key: AtomicU64,
+    count: AtomicU64,
+}
+
+/// One half's native buckets (see the module documentation).
+pub(super) struct NativeTable {
+    slots: Box<[Slot]>,
+    /// `slots.len() - 1`.
+    mask: usize,
+    /// Keys claimed (or tried) since the last drain, at schemas above the coarsest.
+    reserved: AtomicU64,
+    /// Reservations per drain.
+    reservations: u64,
+    /// Observations with `|v| <=` the zero threshold the record read.
+    zero: AtomicU64,
+}
+
+impl NativeTable {
+    pub(super) fn new(config: &NativeConfig) -> Self {
+        let limit = config.bucket_limit() as usize;
+        // The loom model observes one value: a table of a few slots keeps its executions
+        // within loom's bounds.
+        let coarsest = if cfg!(loom) {
+            2
+        } else {
+            2 * COARSEST_BUCKETS_PER_SIDE
+        };
+        let capacity = (2 * limit + coarsest + 1).next_power_of_two();
+        // Every slot the coarsest keys may not need (and one, so that a probe always meets a
+        // free slot or its key): at least twice the limit.
+        let reservations = (capacity - coarsest - 1) as u64;
+        NativeTable {
+            slots: (0..capacity)
+                .map(|_| Slot {
+                    key: AtomicU64::new(0),
+                    count: AtomicU64::new(0),
+                })
+                .collect(),
+            mask: capacity - 1,
+            reserved: AtomicU64::new(0),
+            reservations,
+            zero: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts `n` observations of `value` (not NaN), bucketed at `schema` with
+    /// `zero_threshold`.
+    #[inline]
+    pub(super) fn add(&self, value: f64, schema: i8, zero_threshold: f64, n: u64) {
+        let magnitude = value.abs();
+        if magnitude <= zero_threshold {
+            self.zero.fetch_add(n, Ordering::Relaxed);
+            return;
+        }
+        let negative = value < 0.0;
+        let key = NativeKey {
+            negative,
+            schema,
+            index: bucket_index(schema, magnitude),
+        };
+        if self.add_to_key(key, n, schema > MIN_SCHEMA) {
+            return;
+        }
+        // Past the reservations: the coarsest schema, whose keys need none.
+        let coarse = NativeKey {
+            negative,
+            schema: MIN_SCHEMA,
+            index: bucket_index(MIN_SCHEMA, magnitude),
+        };
+        if !self.add_to_key(coarse, n, false) {
+            // Unreachable (the capacity exceeds every key that can exist here); counted in the
+            // zero bucket rather than lost.
+            self.zero.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Adds `n` to `key`'s slot, claiming one if it has none. `false` when a new slot needed
+    /// a reservation (`reserve`) and none was left, or (never, by construction) no slot was free.
+    #[inline]
+    fn add_to_key(&self, key: NativeKey, n: u64, reserve: bool) -> bool {
+        let packed = key.pack();
+        let mut position = hash(packed) & self.mask;
+        let mut reserved = false;
+        for _ in 0..self.slots.len() {
+            let Some(slot) = self.slots.get(position) else {
+                return false;
+            };
+            let mut current = slot.key.load(Ordering::Relaxed);
+            if current == 0 {
+                if reserve && !reserved {
+                    if self.reserved.fetch_add(1, Ordering::Relaxed) >= self.reservations {
+                        return false;
+                    }
+                    reserved = true;
+                }
+                current =
+                    match slot
+                        .key
+                        .compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed)
+                    {
+                        Ok(_) => packed,
+                        Err(actual) => actual,
+                    };
+            }
+            if current == packed {
+                slot.count.fetch_add(n, Ordering::Relaxed);
+                return true;
+            }
+            position = (position + 1) & self.mask;
+        }
+        false
+    }
+
+    /// Reads and clears the table: the zero count, and each used slot's key and count passed
+    /// to `visit`. Only for a half that no record writes (see the module documentation).
+    pub(super) fn drain(&self, mut visit: impl FnMut(NativeKey, u64)) -> u64 {
+        for slot in self.slots.iter() {
+            let key = slot.key.load(Ordering::Relaxed);
+            if key == 0 {
+                continue;
+            }
+            let count = slot.count.load(Ordering::Relaxed);
+            slot.key.store(0, Ordering::Relaxed);
+            slot.count.store(0, Ordering::Relaxed);
+            if count != 0 {
+                visit(NativeKey::unpack(key), count);
+            }
+        }
+        self.reserved.store(0, Ordering::Relaxed);
+        let zero = self.zero.load(Ordering::Relaxed);
+        self.zero.store(0, Ordering::Relaxed);
+        zero
+    }
+
+    /// Slots in the table (for the memory figure in the documentation and its test).
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// New keys per interval above the coarsest schema (see the module documentation).
+    #[cfg(test)]
+    pub(super) fn reservations(&self) -> u64 {
+        self.reservations
+    }
+}
+
+/// Spreads a key over the table (a multiplicative hash: neighbouring buckets land apart).
+#[inline]
+fn hash(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize
+}

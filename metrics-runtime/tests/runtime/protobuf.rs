@@ -1,0 +1,433 @@
+//! The Prometheus protobuf exposition (feature `protobuf`): negotiated only from the exact media
+//! range Prometheus sends, and, for a registry holding every member kind of this crate beside
+//! foreign prometheus-client metrics, decoded messages equal to what prometheus-client's own
+//! protobuf encoder writes for the equivalent prometheus-client metrics.
+
+use std::sync::atomic::AtomicU64;
+
+use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
+    self,
+    prometheus_data_model::{LabelPair, MetricFamily},
+};
+use metric_handles::prometheus_client::metrics::counter::Counter as PcCounter;
+use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
+use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
+use metric_handles::prometheus_client::metrics::histogram::Histogram as PcHistogram;
+use metric_handles::prometheus_client::metrics::info::Info;
+use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
+use metric_handles::{
+    ByLabel, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
+    MetricHandles, Negotiated, Registry,
+};
+use prost::Message;
+
+const PROTOBUF: &str =
+    "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited";
+
+#[test]
+fn only_the_metric_family_delimited_range_selects_protobuf() {
+    let cases: &[(String, ExpositionFormat)] = &[
+        (PROTOBUF.to_owned(), ExpositionFormat::PrometheusProtobuf),
+        // Parameter names and the media type are case-insensitive, spaces are allowed.
+        (
+            "Application/Vnd.Google.Protobuf ; Proto=io.prometheus.client.MetricFamily ; Encoding=delimited".to_owned(),
+            ExpositionFormat::PrometheusProtobuf,
+        ),
+        // Another message type, another encoding, or a missing parameter: not ours.
+        (
+            "application/vnd.google.protobuf;proto=io.prometheus.client.Metric;encoding=delimited"
+                .to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        (
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text"
+                .to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        (
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=compact-text"
+                .to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        (
+            "application/vnd.google.protobuf;encoding=delimited".to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        (
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily".to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        (
+            "application/vnd.google.protobuf".to_owned(),
+            ExpositionFormat::PrometheusText,
+        ),
+        // The next preference is served when the protobuf range is not ours.
+        (
+            "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text;q=0.9,\
+             application/openmetrics-text;q=0.5"
+                .to_owned(),
+            ExpositionFormat::OpenMetrics,
+        ),
+        // Weights decide, as for the text formats; a tie goes to the text format.
+        (
+            format!("{PROTOBUF};q=0.4,application/openmetrics-text;q=0.5"),
+            ExpositionFormat::OpenMetrics,
+        ),
+        (
+            format!("{PROTOBUF};q=0.5,application/openmetrics-text;q=0.5"),
+            ExpositionFormat::OpenMetrics,
+        ),
+        (
+            format!("{PROTOBUF};q=0,*/*"),
+            ExpositionFormat::PrometheusText,
+        ),
+        // A wildcard never selects the binary format.
+        (
+            "application/*;q=0.9,text/plain;q=0.1".to_owned(),
+            ExpositionFormat::OpenMetrics,
+        ),
+        ("*/*".to_owned(), ExpositionFormat::PrometheusText),
+    ];
+    for (accept, expected) in cases {
+        assert_eq!(
+            ExpositionFormat::negotiate(Some(accept)),
+            *expected,
+            "Accept: {accept}"
+        );
+    }
+}
+
+#[test]
+fn protobuf_is_binary_and_encode_refuses_it() {
+    let registry = Registry::default();
+    assert!(!ExpositionFormat::PrometheusProtobuf.is_text());
+    assert!(ExpositionFormat::OpenMetrics.is_text());
+    assert!(ExpositionFormat::PrometheusProtobuf
+        .encode(&registry)
+        .is_err());
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&registry, &mut body)
+        .unwrap();
+    assert!(body.is_empty());
+    assert_eq!(
+        Negotiated::from_accept(Some(PROTOBUF)).content_type(),
+        "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited"
+    );
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Engine {
+    pub engine: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Client {
+    pub client: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+pub enum Reason {
+    #[label(rename = "stop")]
+    Stop,
+    #[label(rename = "length")]
+    Length,
+}
+
+#[derive(Debug, MetricHandles)]
+#[metric_handles(labels = Engine)]
+pub struct Serving {
+    /// Requests served
+    #[metric(name = "pb:requests", max_label_sets = 2)]
+    pub requests: Family<Engine, Counter>,
+    /// Seconds spent
+    #[metric(name = "pb:busy", unit = "seconds")]
+    pub busy: Family<Engine, Counter<f64, AtomicU64>>,
+    /// Requests running
+    #[metric(name = "pb:running")]
+    pub running: Family<Engine, Gauge>,
+    /// Request latency
+    #[metric(name = "pb:latency", unit = "seconds", buckets = [0.1, 1.0, 10.0])]
+    pub latency: Family<Engine, Histogram>,
+    /// Finished requests by reason
+    #[metric(name = "pb:finished", label = "reason")]
+    pub finished: Family<Engine, ByLabel<Reason, Counter>>,
+    /// Requests by client
+    #[metric(name = "pb:by_client", max_series = 2)]
+    pub by_client: Family<Engine, Dynamic<Client, Counter>>,
+}
+
+/// The observations of one engine: (engine, requests, busy seconds, running, latencies,
+/// finished by stop, by length, clients).
+type Load = (
+    &'static str,
+    u64,
+    f64,
+    i64,
+    &'static [f64],
+    u64,
+    u64,
+    &'static [&'static str],
+);
+
+const LOADS: &[Load] = &[
+    (
+        "e0",
+        3,
+        1.5,
+        2,
+        &[0.05, 0.5, 5.0, 50.0],
+        2,
+        1,
+        &["a", "b", "c"],
+    ),
+    ("e1", 1, 0.25, -1, &[0.1, 1.0], 0, 1, &["a"]),
+    // Past `max_label_sets = 2` on `pb:requests`: this engine's requests go to its overflow.
+    ("e2", 4, 0.0, 0, &[], 0, 0, &[]),
+];
+
+/// Our families, registered in a const-labelled, prefixed sub-registry, with a foreign
+/// prometheus-client counter and info metric at the root.
+fn ours() -> Registry {
+    let mut registry = Registry::default();
+    let foreign = PcCounter::<u64>::default();
+    foreign.inc_by(7);
+    registry.register(
+        "foreign_events",
+        "Events counted by another library",
+        foreign,
+    );
+    registry.register(
+        "build",
+        "Build information",
+        Info::new(vec![("version".to_owned(), "1.2.3".to_owned())]),
+    );
+    let sub = registry
+        .sub_registry_with_prefix("svc")
+        .sub_registry_with_label(("zone".into(), "west\r1".into()));
+    let serving = Serving::register(sub);
+    for (engine, requests, busy, running, latencies, stop, length, clients) in LOADS {
+        let labels = Engine {
+            engine: (*engine).to_owned(),
+        };
+        let h = serving.resolve(&labels);
+        serving.requests.get_or_create(&labels).inc_by(*requests);
+        h.busy.inc_by(*busy);
+        h.running.set(*running);
+        for latency in *latencies {
+            h.latency.observe(*latency);
+        }
+        h.finished.get(Reason::Stop).inc_by(*stop);
+        h.finished.get(Reason::Length).inc_by(*length);
+        for client in *clients {
+            h.by_client
+                .get_or_create(&Client {
+                    client: (*client).to_owned(),
+                })
+                .inc();
+        }
+    }
+    registry
+}
+
+type Labels = Vec<(String, String)>;
+
+fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+/// The same series, as prometheus-client's own metrics would hold them (overflow series
+/// included, labelled as this crate labels them; control characters as the text formats write
+/// them).
+fn theirs() -> PcRegistry {
+    let mut registry = PcRegistry::default();
+    let foreign = PcCounter::<u64>::default();
+    foreign.inc_by(7);
+    registry.register(
+        "foreign_events",
+        "Events counted by another library",
+        foreign,
+    );
+    registry.register(
+        "build",
+        "Build information",
+        Info::new(vec![("version".to_owned(), "1.2.3".to_owned())]),
+    );
+    let sub = registry
+        .sub_registry_with_prefix("svc")
+        .sub_registry_with_label(("zone".into(), "west\u{240d}1".into()));
+    let requests = PcFamily::<Labels, PcCounter>::default();
+    let busy = PcFamily::<Labels, PcCounter<f64, AtomicU64>>::default();
+    let running = PcFamily::<Labels, PcGauge>::default();
+    let latency = PcFamily::<Labels, PcHistogram>::new_with_constructor(|| {
+        PcHistogram::new([0.1, 1.0, 10.0])
+    });
+    let finished = PcFamily::<Labels, PcCounter>::default();
+    let by_client = PcFamily::<Labels, PcCounter>::default();
+    sub.register("pb:requests", "Requests served", requests.clone());
+    sub.register_with_unit("pb:busy", "Seconds spent", Unit::Seconds, busy.clone());
+    sub.register("pb:running", "Requests running", running.clone());
+    sub.register_with_unit(
+        "pb:latency",
+        "Request latency",
+        Unit::Seconds,
+        latency.clone(),
+    );
+    sub.register(
+        "pb:finished",
+        "Finished requests by reason",
+        finished.clone(),
+    );
+    sub.register("pb:by_client", "Requests by client", by_client.clone());
+    for (i, (engine, n, secs, level, latencies, stop, length, clients)) in LOADS.iter().enumerate()
+    {
+        let engine_labels = labels(&[("engine", engine)]);
+        let requests_labels = if i < 2 {
+            engine_labels.clone()
+        } else {
+            labels(&[("otel_metric_overflow", "true")])
+        };
+        requests.get_or_create(&requests_labels).inc_by(*n);
+        busy.get_or_create(&engine_labels).inc_by(*secs);
+        running.get_or_create(&engine_labels).set(*level);
+        let histogram = latency.get_or_create(&engine_labels);
+        for latency in *latencies {
+            histogram.observe(*latency);
+        }
+        for (reason, count) in [("stop", stop), ("length", length)] {
+            finished
+                .get_or_create(&labels(&[("engine", engine), ("reason", reason)]))
+                .inc_by(*count);
+        }
+        for (j, client) in clients.iter().enumerate() {
+            let client_labels = if j < 2 {
+                labels(&[("engine", engine), ("client", client)])
+            } else {
+                labels(&[("engine", engine), ("otel_metric_overflow", "true")])
+            };
+            by_client.get_or_create(&client_labels).inc();
+        }
+    }
+    registry
+}
+
+fn decode_all(mut body: &[u8]) -> Vec<MetricFamily> {
+    let mut families = Vec::new();
+    while !body.is_empty() {
+        families.push(
+            MetricFamily::decode_length_delimited(&mut body).expect("a delimited MetricFamily"),
+        );
+    }
+    families
+}
+
+/// prometheus-client's families keep their series in a hash map: compare series in label order.
+fn sorted(mut families: Vec<MetricFamily>) -> Vec<MetricFamily> {
+    for family in &mut families {
+        family
+            .metric
+            .sort_by_key(|metric| format!("{:?}", metric.label));
+    }
+    families
+}
+
+#[test]
+fn every_member_kind_decodes_to_what_prometheus_client_writes_for_the_same_series() {
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&ours(), &mut body)
+        .unwrap();
+    let ours = sorted(decode_all(&body));
+    let theirs = sorted(prometheus_protobuf::encode(&theirs()).unwrap());
+    let names = |families: &[MetricFamily]| -> Vec<String> {
+        families.iter().map(|f| f.name.clone()).collect()
+    };
+    assert_eq!(
+        names(&ours),
+        [
+            "foreign_events_total",
+            "build_info",
+            "svc_pb:requests_total",
+            "svc_pb:busy_seconds_total",
+            "svc_pb:running",
+            "svc_pb:latency_seconds",
+            "svc_pb:finished_total",
+            "svc_pb:by_client_total",
+        ]
+    );
+    assert_eq!(names(&ours), names(&theirs));
+    for (ours, theirs) in ours.iter().zip(&theirs) {
+        assert_eq!(ours, theirs, "family {}", ours.name);
+    }
+    // Spot checks against the data itself, not only against prometheus-client.
+    let latency = &ours[5];
+    assert_eq!(latency.unit, "seconds");
+    let e0 = latency.metric[0].histogram.as_ref().unwrap();
+    assert_eq!(
+        (e0.sample_count, e0.sample_sum),
+        (4, 0.05 + 0.5 + 5.0 + 50.0)
+    );
+    let cumulative: Vec<(f64, u64)> = e0
+        .bucket
+        .iter()
+        .map(|b| (b.upper_bound, b.cumulative_count))
+        .collect();
+    assert_eq!(
+        cumulative,
+        [(0.1, 1), (1.0, 2), (10.0, 3), (f64::INFINITY, 4)]
+    );
+    assert_eq!(
+        latency.metric[0].label[..2],
+        [pair("zone", "west\u{240d}1"), pair("engine", "e0"),]
+    );
+}
+
+fn pair(name: &str, value: &str) -> LabelPair {
+    LabelPair {
+        name: name.to_owned(),
+        value: value.to_owned(),
+    }
+}
+
+#[test]
+fn protobuf_carries_the_values_the_text_formats_write() {
+    let registry = ours();
+    let text = ExpositionFormat::PrometheusText.encode(&registry).unwrap();
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&registry, &mut body)
+        .unwrap();
+    let families = decode_all(&body);
+    // Each counter and gauge sample of the protobuf appears, with its labels, in the text.
+    let mut checked = 0;
+    for family in &families {
+        for metric in &family.metric {
+            let value = match (&metric.counter, &metric.gauge) {
+                (Some(counter), _) => counter.value,
+                (_, Some(gauge)) => gauge.value,
+                _ => continue,
+            };
+            let labels: Vec<String> = metric
+                .label
+                .iter()
+                .map(|l| format!("{}=\"{}\"", l.name, l.value))
+                .collect();
+            let line = if labels.is_empty() {
+                format!("{} {value}\n", family.name)
+            } else {
+                format!("{}{{{}}} {value}\n", family.name, labels.join(","))
+            };
+            let line = line.replace(".0\n", "\n");
+            let alt = line.replace('\n', ".0\n");
+            assert!(
+                text.contains(&line) || text.contains(&alt),
+                "{line:?} not in\n{text}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 15, "{checked} samples checked");
+}

@@ -1,0 +1,9 @@
+use metric_handles::{runtime_families, Counter, NoLabels};
+
+runtime_families! {
+    struct Families<NoLabels> {
+        fetches: Counter = ("acme:fetches", "Blocks fetched").labels(&["tier"]),
+    }
+}
+
+fn main() {}
