@@ -55,7 +55,7 @@ pub use record::exemplar::{
 };
 pub use record::gauge::Gauge;
 pub use record::histogram::{
-    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
+    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,

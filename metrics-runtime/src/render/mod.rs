@@ -12,7 +12,14 @@
 //! * [`SeriesWriter`]: what a family's members write their samples with.
 //! * [`LabelStack`]: the labels of one series, outermost first, as borrowed pieces.
 //! * [`number`]: the value formats of the two text formats.
+//!
+//! Exemplars (OpenMetrics only; the classic text has no place for them) follow the value of a
+//! counter's `_total` line and of a bucket's line as prometheus-client's OpenMetrics encoder
+//! writes them: ` # {k="v"} value timestamp`, the label values escaped as a series' are, the
+//! value and the timestamp (seconds since the epoch) with `dtoa`.
 
+#[cfg(test)]
+mod exemplar_tests;
 pub(crate) mod number;
 pub(crate) mod once;
 #[cfg(test)]
@@ -20,6 +27,7 @@ mod parity_tests;
 
 use std::fmt;
 
+use crate::record::exemplar::{ExemplarBuffer, ExemplarView};
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 use number::TextNumber;
@@ -203,16 +211,35 @@ impl<'a> SeriesWriter<'a> {
         self.scratch.order = order;
     }
 
-    /// Writes one counter sample, `name_total{labels} value`.
+    /// Writes one counter sample, `name_total{labels} value` (a counter without exemplars:
+    /// prometheus-client's).
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         let heads = self.heads;
-        self.line(&heads.counter, labels, "", value);
+        self.line(&heads.counter, labels, "", value, None);
+    }
+
+    /// Writes one counter sample, `name_total{labels} value`, and in OpenMetrics the
+    /// exemplar `read_exemplar` copies into the buffer it is given, if any.
+    pub(crate) fn counter_with_exemplar(
+        &mut self,
+        labels: &LabelStack<'_>,
+        value: impl TextNumber,
+        read_exemplar: impl for<'b> FnOnce(&'b mut ExemplarBuffer) -> Option<ExemplarView<'b>>,
+    ) {
+        let heads = self.heads;
+        if self.format == TextFormat::OpenMetrics {
+            let mut buffer = ExemplarBuffer::new();
+            let exemplar = read_exemplar(&mut buffer);
+            self.line(&heads.counter, labels, "", value, exemplar);
+        } else {
+            self.line(&heads.counter, labels, "", value, None);
+        }
     }
 
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         let heads = self.heads;
-        self.line(&heads.gauge, labels, "", value);
+        self.line(&heads.gauge, labels, "", value, None);
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
@@ -236,10 +263,11 @@ impl<'a> SeriesWriter<'a> {
         match self.format {
             TextFormat::OpenMetrics => {
                 self.sum_and_count(labels, sum, count);
-                self.buckets(labels);
+                let exemplars = histogram.has_exemplars().then_some(histogram);
+                self.buckets(labels, exemplars);
             }
             TextFormat::Prometheus => {
-                self.buckets(labels);
+                self.buckets(labels, None);
                 self.sum_and_count(labels, sum, count);
             }
         }
@@ -248,23 +276,37 @@ impl<'a> SeriesWriter<'a> {
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
         let heads = self.heads;
-        self.line(&heads.sum, labels, "", sum);
-        self.line(&heads.count, labels, "", count);
+        self.line(&heads.sum, labels, "", sum, None);
+        self.line(&heads.count, labels, "", count, None);
     }
 
-    fn buckets(&mut self, labels: &LabelStack<'_>) {
+    /// The bucket lines, each with its exemplar when `exemplars` is the histogram to read
+    /// them from.
+    fn buckets(&mut self, labels: &LabelStack<'_>, exemplars: Option<&Histogram>) {
         let heads = self.heads;
         let mut cumulative = 0u64;
+        let mut buffer = exemplars.map(|_| ExemplarBuffer::new());
         for (i, head) in heads.buckets.iter().enumerate() {
             cumulative = cumulative.wrapping_add(self.scratch.counts[i]);
             let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
-            self.line(head, labels, tail, cumulative);
+            let exemplar = match (exemplars, buffer.as_mut()) {
+                (Some(histogram), Some(buffer)) => histogram.bucket_exemplar(i, buffer),
+                _ => None,
+            };
+            self.line(head, labels, tail, cumulative, exemplar);
         }
     }
 
     /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
-    /// ` value` and the line feed.
-    fn line(&mut self, head: &Head, labels: &LabelStack<'_>, tail: &str, value: impl TextNumber) {
+    /// ` value`, the exemplar if there is one, and the line feed.
+    fn line(
+        &mut self,
+        head: &Head,
+        labels: &LabelStack<'_>,
+        tail: &str,
+        value: impl TextNumber,
+        exemplar: Option<ExemplarView<'_>>,
+    ) {
         let out = &mut *self.out;
         out.extend_from_slice(head.text.as_bytes());
         let mut list = LabelList {
@@ -297,8 +339,30 @@ impl<'a> SeriesWriter<'a> {
             TextFormat::OpenMetrics => value.push_openmetrics(self.out),
             TextFormat::Prometheus => value.push_prometheus(self.out),
         }
+        if let Some(exemplar) = exemplar {
+            push_exemplar(self.out, &exemplar);
+        }
         self.out.push(b'\n');
     }
+}
+
+/// ` # {k="v",...} value timestamp`, as prometheus-client's OpenMetrics encoder writes an
+/// exemplar (its `encode_exemplar`): values escaped, numbers with `dtoa`.
+fn push_exemplar(out: &mut Vec<u8>, exemplar: &ExemplarView<'_>) {
+    out.extend_from_slice(b" # {");
+    for (i, (name, value)) in exemplar.labels().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"=\"");
+        push_escaped_label_value(out, value);
+        out.push(b'"');
+    }
+    out.extend_from_slice(b"} ");
+    exemplar.value().push_openmetrics(out);
+    out.push(b' ');
+    exemplar.timestamp_seconds().push_openmetrics(out);
 }
 
 /// A label list being written: `{` before the first label, `,` between labels.

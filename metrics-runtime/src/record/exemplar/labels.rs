@@ -92,6 +92,14 @@ impl EncodedLabels {
         Ok(())
     }
 
+    /// `pairs` checked and laid out once, to be recorded many times (see
+    /// [`ExemplarLabels::as_checked`]).
+    pub fn try_from_pairs(pairs: &[(&str, &str)]) -> Result<Self, ExemplarError> {
+        let mut labels = Self::new();
+        pairs.encode_exemplar_labels(&mut labels)?;
+        Ok(labels)
+    }
+
     /// The labels, in the order pushed.
     pub fn pairs(&self) -> LabelPairs<'_> {
         LabelPairs::new(self.as_bytes())
@@ -196,6 +204,21 @@ impl<'a> Iterator for LabelPairs<'a> {
 pub trait ExemplarLabels {
     /// Pushes every label into `out` (empty when called), or returns the first rule broken.
     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError>;
+
+    /// The labels as a slice of `(name, value)` pairs, for types that hold them so: a slot
+    /// then checks them in place and copies them straight in, without laying them out on the
+    /// stack first. `None` (the default) takes the [`encode_exemplar_labels`] path.
+    ///
+    /// [`encode_exemplar_labels`]: Self::encode_exemplar_labels
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        None
+    }
+
+    /// The labels already checked and laid out ([`EncodedLabels`]): a slot copies them without
+    /// checking them again. `None` (the default) checks them on every record.
+    fn as_checked(&self) -> Option<&EncodedLabels> {
+        None
+    }
 }
 
 impl ExemplarLabels for [(&str, &str)] {
@@ -203,11 +226,19 @@ impl ExemplarLabels for [(&str, &str)] {
         self.iter()
             .try_for_each(|&(name, value)| out.push(name, value))
     }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
+    }
 }
 
 impl ExemplarLabels for &[(&str, &str)] {
     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
         (**self).encode_exemplar_labels(out)
+    }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
     }
 }
 
@@ -215,6 +246,79 @@ impl<const N: usize> ExemplarLabels for [(&str, &str); N] {
     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
         self.as_slice().encode_exemplar_labels(out)
     }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
+    }
+}
+
+/// Labels checked once and recorded many times: a request builds its trace's labels when it
+/// starts, and every exemplar it records copies them without checking them again.
+///
+/// ```
+/// use metric_handles::{EncodedLabels, Histogram};
+///
+/// let trace = EncodedLabels::try_from_pairs(&[("trace_id", "3a2f90c9f80b894f")])?;
+/// let latency = Histogram::new([0.1, 1.0]);
+/// latency.observe_with_exemplar(0.3, &trace)?;
+/// # Ok::<(), metric_handles::ExemplarError>(())
+/// ```
+impl ExemplarLabels for EncodedLabels {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        out.clone_from(self);
+        Ok(())
+    }
+
+    fn as_checked(&self) -> Option<&EncodedLabels> {
+        Some(self)
+    }
+}
+
+/// Checks `pairs` against the rules, in place, and returns the bytes their stored form takes
+/// (the same answers as pushing them one by one into [`EncodedLabels`], without the copy).
+pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError> {
+    let mut bytes = 0;
+    let mut text_bytes = 0;
+    for (i, &(name, value)) in pairs.iter().enumerate() {
+        if !is_label_name(name) {
+            return Err(ExemplarError::InvalidLabelName);
+        }
+        if pairs[..i].iter().any(|&(seen, _)| seen == name) {
+            return Err(ExemplarError::DuplicateLabelName);
+        }
+        bytes += PAIR_HEADER + name.len() + value.len();
+        text_bytes += name.len() + value.len();
+    }
+    // A character takes at least one byte: within the limit in bytes, within it in
+    // characters, so the common (short, ASCII) label set is never counted char by char.
+    if text_bytes > MAX_EXEMPLAR_CHARS {
+        let mut chars = 0;
+        for &(name, value) in pairs {
+            chars += name.len() + value.chars().count();
+            if chars > MAX_EXEMPLAR_CHARS {
+                return Err(ExemplarError::TooLong { chars });
+            }
+        }
+    }
+    // Within the character limit the stored form always fits (the module's arithmetic); the
+    // check keeps a broken invariant an error instead of a short copy.
+    if bytes > EXEMPLAR_LABEL_BYTES
+        || pairs
+            .iter()
+            .any(|&(_, value)| value.len() > usize::from(u16::MAX))
+    {
+        return Err(ExemplarError::TooLong {
+            chars: MAX_EXEMPLAR_CHARS + 1,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The stored form's header of one pair: the name's length (1 byte), the value's (2 bytes,
+/// little-endian). Only called on checked pairs, whose lengths fit.
+pub(super) fn pair_header(name: &str, value: &str) -> [u8; PAIR_HEADER] {
+    let [low, high] = (value.len() as u16).to_le_bytes();
+    [name.len() as u8, low, high]
 }
 
 impl<L: LabelSet> ExemplarLabels for L {

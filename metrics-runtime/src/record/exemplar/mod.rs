@@ -54,6 +54,7 @@ pub use labels::{
     EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS,
 };
 pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
+pub(crate) use slot::{epoch_seconds, with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};
 pub use slots::ExemplarSlots;
 
@@ -106,6 +107,10 @@ pub enum ExemplarError {
     /// Another write to the slot was in progress; that exemplar is kept instead. Counted in
     /// [`dropped_exemplars`], not as a rejection: nothing was wrong with this one.
     Contended,
+    /// The counter refused the increment the exemplar came with (negative, NaN or infinite:
+    /// counted in [`rejected_counter_increments`](crate::rejected_counter_increments)), so it
+    /// keeps no exemplar for it either.
+    RefusedValue,
 }
 
 impl fmt::Display for ExemplarError {
@@ -124,6 +129,9 @@ impl fmt::Display for ExemplarError {
             Self::Contended => {
                 f.write_str("another exemplar was being written to the slot; it is kept instead")
             }
+            Self::RefusedValue => f.write_str(
+                "the counter refused the increment (negative, NaN or infinite), and its exemplar",
+            ),
         }
     }
 }

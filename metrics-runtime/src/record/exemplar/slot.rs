@@ -23,7 +23,9 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::labels::{EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES};
+use super::labels::{
+    check_pairs, pair_header, EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES,
+};
 use super::read::{ExemplarBuffer, ExemplarRead};
 use super::sync::{fence, AtomicU64, Ordering};
 use super::{count_dropped, count_rejected, ExemplarError};
@@ -86,8 +88,8 @@ impl ExemplarSlot {
     }
 
     /// Checks `labels` and makes them the slot's exemplar with `value`, stamped `timestamp`
-    /// (now when `None`). Allocates nothing for slices, arrays and hand-written
-    /// [`ExemplarLabels`].
+    /// (now when `None`). Allocates nothing for slices, arrays, [`EncodedLabels`] and
+    /// hand-written [`ExemplarLabels`].
     ///
     /// An exemplar that breaks a rule is counted in
     /// [`rejected_exemplars`](crate::rejected_exemplars), one dropped because another writer
@@ -99,15 +101,15 @@ impl ExemplarSlot {
         value: f64,
         timestamp: Option<SystemTime>,
     ) -> Result<(), ExemplarError> {
-        let mut encoded = EncodedLabels::new();
-        checked(labels, &mut encoded)?;
-        self.store(&encoded, value, epoch_seconds(timestamp))
+        with_checked(labels, |labels| {
+            self.store(labels, value, epoch_seconds(timestamp))
+        })?
     }
 
     /// Makes `labels` (already checked) the slot's exemplar, unless a writer holds the slot.
-    pub(super) fn store(
+    pub(crate) fn store(
         &self,
-        labels: &EncodedLabels,
+        labels: CheckedLabels<'_>,
         value: f64,
         seconds: f64,
     ) -> Result<(), ExemplarError> {
@@ -127,13 +129,26 @@ impl ExemplarSlot {
         }
         // The field stores below stay after the claim for any reader that sees one of them.
         fence(Ordering::Release);
-        let bytes = labels.as_bytes();
-        self.label_len.store(bytes.len() as u64, Ordering::Relaxed);
-        for (word, chunk) in self.labels.iter().zip(bytes.chunks(8)) {
-            let mut le = [0u8; 8];
-            le[..chunk.len()].copy_from_slice(chunk);
-            word.store(u64::from_le_bytes(le), Ordering::Relaxed);
-        }
+        let len = match labels {
+            CheckedLabels::Encoded(encoded) => {
+                let bytes = encoded.as_bytes();
+                let mut words = WordWriter::new(&self.labels);
+                words.push(bytes);
+                words.finish();
+                bytes.len()
+            }
+            CheckedLabels::Pairs { pairs, bytes } => {
+                let mut words = WordWriter::new(&self.labels);
+                for &(name, value) in pairs {
+                    words.push(&pair_header(name, value));
+                    words.push(name.as_bytes());
+                    words.push(value.as_bytes());
+                }
+                words.finish();
+                bytes
+            }
+        };
+        self.label_len.store(len as u64, Ordering::Relaxed);
         self.value.store(value.to_bits(), Ordering::Relaxed);
         self.timestamp.store(seconds.to_bits(), Ordering::Relaxed);
         // Skips 0 (empty) when the sequence wraps, after 2^63 writes.
@@ -194,20 +209,89 @@ fn pause() {
     std::hint::spin_loop();
 }
 
-/// Checks `labels` and lays them out in `encoded` (filled in place: returning 528 bytes by
-/// value costs a copy on every exemplar), or returns the rule they break, counted in
-/// [`rejected_exemplars`](crate::rejected_exemplars).
-pub(super) fn checked(
+/// An exemplar's labels once checked: the caller's pairs as they are (with the bytes their
+/// stored form takes), or a layout already made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CheckedLabels<'a> {
+    /// Pairs checked in place; copied into a slot pair by pair.
+    Pairs {
+        pairs: &'a [(&'a str, &'a str)],
+        bytes: usize,
+    },
+    /// A stored form, copied into a slot as it is.
+    Encoded(&'a EncodedLabels),
+}
+
+/// Checks `labels` and hands them to `store`, or returns the rule they break, counted in
+/// [`rejected_exemplars`](crate::rejected_exemplars). Slices and arrays are checked in place,
+/// [`EncodedLabels`] not at all (they were checked when built); other label types are laid
+/// out on the stack first.
+pub(crate) fn with_checked<R>(
     labels: &(impl ExemplarLabels + ?Sized),
-    encoded: &mut EncodedLabels,
-) -> Result<(), ExemplarError> {
+    store: impl FnOnce(CheckedLabels<'_>) -> R,
+) -> Result<R, ExemplarError> {
+    if let Some(encoded) = labels.as_checked() {
+        return Ok(store(CheckedLabels::Encoded(encoded)));
+    }
+    if let Some(pairs) = labels.as_pairs() {
+        let bytes = check_pairs(pairs).inspect_err(|_| count_rejected())?;
+        return Ok(store(CheckedLabels::Pairs { pairs, bytes }));
+    }
+    let mut encoded = EncodedLabels::new();
     labels
-        .encode_exemplar_labels(encoded)
-        .inspect_err(|_| count_rejected())
+        .encode_exemplar_labels(&mut encoded)
+        .inspect_err(|_| count_rejected())?;
+    Ok(store(CheckedLabels::Encoded(&encoded)))
+}
+
+/// Packs bytes into a slot's label words, 8 a word (little-endian), as they come.
+struct WordWriter<'s> {
+    words: std::slice::Iter<'s, AtomicU64>,
+    word: [u8; 8],
+    filled: usize,
+}
+
+impl<'s> WordWriter<'s> {
+    fn new(words: &'s [AtomicU64]) -> Self {
+        Self {
+            words: words.iter(),
+            word: [0; 8],
+            filled: 0,
+        }
+    }
+
+    /// Appends `bytes`. Checked labels fit the slot; past its last word the rest is dropped
+    /// (and the read's well-formedness check would refuse the copy) rather than a panic.
+    fn push(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let take = (8 - self.filled).min(bytes.len());
+            self.word[self.filled..self.filled + take].copy_from_slice(&bytes[..take]);
+            self.filled += take;
+            bytes = &bytes[take..];
+            if self.filled == 8 {
+                self.flush();
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(word) = self.words.next() {
+            word.store(u64::from_le_bytes(self.word), Ordering::Relaxed);
+        }
+        self.word = [0; 8];
+        self.filled = 0;
+    }
+
+    /// Stores the last, partly filled word.
+    fn finish(mut self) {
+        if self.filled > 0 {
+            self.flush();
+        }
+    }
 }
 
 /// `time` (now when `None`) as seconds since the Unix epoch (negative before it).
-pub(super) fn epoch_seconds(time: Option<SystemTime>) -> f64 {
+pub(crate) fn epoch_seconds(time: Option<SystemTime>) -> f64 {
     match time
         .unwrap_or_else(SystemTime::now)
         .duration_since(UNIX_EPOCH)

@@ -3,9 +3,9 @@
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use super::labels::{EncodedLabels, ExemplarLabels};
+use super::labels::ExemplarLabels;
 use super::read::{ExemplarBuffer, ExemplarRead};
-use super::slot::{checked, epoch_seconds, ExemplarSlot};
+use super::slot::{epoch_seconds, with_checked, ExemplarSlot};
 use super::{count_rejected, ExemplarError};
 
 /// The exemplar slots of one series: one for a counter, one per bucket for a histogram.
@@ -64,12 +64,10 @@ impl ExemplarSlots {
             return Err(ExemplarError::NoSuchSlot);
         }
         // Checked before the slots are allocated: a refused exemplar allocates nothing.
-        let mut encoded = EncodedLabels::new();
-        checked(labels, &mut encoded)?;
-        match self.allocated().get(index) {
-            Some(slot) => slot.store(&encoded, value, epoch_seconds(timestamp)),
+        with_checked(labels, |labels| match self.allocated().get(index) {
+            Some(slot) => slot.store(labels, value, epoch_seconds(timestamp)),
             None => Err(ExemplarError::NoSuchSlot),
-        }
+        })?
     }
 
     /// The slot `index`, if the slots are allocated.
@@ -86,7 +84,8 @@ impl ExemplarSlots {
         }
     }
 
-    fn allocated(&self) -> &[ExemplarSlot] {
+    /// The slots, allocated on the first call.
+    pub(crate) fn allocated(&self) -> &[ExemplarSlot] {
         self.slots
             .get_or_init(|| (0..self.len).map(|_| ExemplarSlot::new()).collect())
     }
