@@ -6,7 +6,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use crate::counting::allocations_during;
 use metric_handles::{
-    EncodedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels, ExemplarRead, ExemplarSlots,
+    Counter, EncodedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels, ExemplarRead,
+    ExemplarSlots, Histogram, LabelSet, NativeConfig,
 };
 
 /// A trace id kept as a number and pushed as hex from the stack.
@@ -67,4 +68,76 @@ fn exemplars_allocate_only_their_slots_once() {
     });
     assert_eq!(allocations, 0);
     assert_eq!(seen, 4 * 10_000, "every read found a one-label exemplar");
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Trace {
+    trace_id: String,
+}
+
+#[test]
+fn recording_with_exemplars_allocates_only_on_the_first() {
+    let at = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let classic = Histogram::new([0.1, 1.0]);
+    let native = Histogram::new_native(NativeConfig::default());
+    let counter: Counter = Counter::default();
+    let first = allocations_during(|| {
+        classic
+            .observe_with_exemplar(0.5, &[("trace_id", "warm")])
+            .expect("kept");
+        counter
+            .inc_with_exemplar(&[("trace_id", "warm")])
+            .expect("kept");
+    });
+    assert_eq!(first, 2, "one allocation per series: its slots");
+    let first_native = allocations_during(|| {
+        native
+            .observe_with_exemplar(0.5, &[("trace_id", "warm")])
+            .expect("kept");
+    });
+    // The classic `+Inf` slot, the ring; the native buckets' first observation may allocate
+    // their table.
+    assert!(first_native >= 2, "{first_native}");
+    native.observe(0.7);
+    let checked = EncodedLabels::try_from_pairs(&[("trace_id", "checked")]).expect("valid");
+    let mut request = classic.local();
+    let allocations = allocations_during(|| {
+        for i in 0..10_000u32 {
+            let value = f64::from(i % 3) * 0.4;
+            let trace: &[(&str, &str)] = &[("trace_id", "3a2f90c9f80b894f")];
+            classic.observe_with_exemplar(value, trace).expect("kept");
+            classic
+                .observe_with_exemplar_at(value, &checked, at)
+                .expect("kept");
+            native
+                .observe_with_exemplar(0.7, &[("trace_id", "n")])
+                .expect("kept");
+            request.observe_with_exemplar(value, trace).expect("kept");
+            counter.inc_by_with_exemplar(2, &checked).expect("kept");
+            counter
+                .inc_by_with_exemplar_at(2, &TraceId(u64::from(i)), at)
+                .expect("kept");
+            // Refused: a bad name; the observation is recorded all the same.
+            assert!(classic
+                .observe_with_exemplar(value, &[("bad-name", "x")])
+                .is_err());
+        }
+    });
+    assert_eq!(allocations, 0);
+    drop(request);
+    assert_eq!(classic.snapshot().count(), 1 + 4 * 10_000);
+    assert_eq!(counter.get(), 1 + 4 * 10_000);
+}
+
+#[test]
+fn a_label_set_type_is_written_through_prometheus_client_which_allocates() {
+    let histogram = Histogram::new([1.0]);
+    let trace = Trace {
+        trace_id: "3a2f".into(),
+    };
+    histogram.observe_with_exemplar(0.5, &trace).expect("kept");
+    let allocations = allocations_during(|| {
+        histogram.observe_with_exemplar(0.5, &trace).expect("kept");
+    });
+    assert!(allocations > 0, "a scratch registry per record");
 }

@@ -9,6 +9,7 @@ mod support;
 // generated code only, which a private module would report as never read.
 pub mod concurrency;
 pub mod escaping;
+pub mod exemplars;
 pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod label_size;

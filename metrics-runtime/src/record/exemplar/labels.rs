@@ -280,7 +280,7 @@ pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError
     let mut bytes = 0;
     let mut text_bytes = 0;
     for (i, &(name, value)) in pairs.iter().enumerate() {
-        if !is_label_name(name) {
+        if !is_ascii_label_name(name.as_bytes()) {
             return Err(ExemplarError::InvalidLabelName);
         }
         if pairs[..i].iter().any(|&(seen, _)| seen == name) {
@@ -312,6 +312,18 @@ pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError
         });
     }
     Ok(bytes)
+}
+
+/// Whether `name` is `[a-zA-Z_][a-zA-Z0-9_]*`, byte by byte (any byte of a multi-byte
+/// character fails): the rule of `is_label_name` without decoding characters.
+fn is_ascii_label_name(name: &[u8]) -> bool {
+    match name.split_first() {
+        Some((first, rest)) => {
+            (first.is_ascii_alphabetic() || *first == b'_')
+                && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+        None => false,
+    }
 }
 
 /// The stored form's header of one pair: the name's length (1 byte), the value's (2 bytes,

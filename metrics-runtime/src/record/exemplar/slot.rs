@@ -244,48 +244,63 @@ pub(crate) fn with_checked<R>(
     Ok(store(CheckedLabels::Encoded(&encoded)))
 }
 
-/// Packs bytes into a slot's label words, 8 a word (little-endian), as they come.
+/// Packs bytes into a slot's label words, 8 a word (little-endian), as they come: whole
+/// 8-byte loads shifted into place, so copying a label costs a few word operations rather
+/// than a `memmove` call per piece.
 struct WordWriter<'s> {
     words: std::slice::Iter<'s, AtomicU64>,
-    word: [u8; 8],
-    filled: usize,
+    /// The bytes not stored yet, in the low `filled` bytes.
+    pending: u64,
+    filled: u32,
 }
 
 impl<'s> WordWriter<'s> {
     fn new(words: &'s [AtomicU64]) -> Self {
         Self {
             words: words.iter(),
-            word: [0; 8],
+            pending: 0,
             filled: 0,
         }
     }
 
     /// Appends `bytes`. Checked labels fit the slot; past its last word the rest is dropped
     /// (and the read's well-formedness check would refuse the copy) rather than a panic.
-    fn push(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let take = (8 - self.filled).min(bytes.len());
-            self.word[self.filled..self.filled + take].copy_from_slice(&bytes[..take]);
-            self.filled += take;
-            bytes = &bytes[take..];
+    fn push(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let Ok(chunk) = <[u8; 8]>::try_from(chunk) else {
+                continue;
+            };
+            let word = u64::from_le_bytes(chunk);
+            if self.filled == 0 {
+                self.store(word);
+            } else {
+                let shift = 8 * self.filled;
+                self.store(self.pending | (word << shift));
+                self.pending = word >> (64 - shift);
+            }
+        }
+        for &byte in chunks.remainder() {
+            self.pending |= u64::from(byte) << (8 * self.filled);
+            self.filled += 1;
             if self.filled == 8 {
-                self.flush();
+                self.store(self.pending);
+                self.pending = 0;
+                self.filled = 0;
             }
         }
     }
 
-    fn flush(&mut self) {
-        if let Some(word) = self.words.next() {
-            word.store(u64::from_le_bytes(self.word), Ordering::Relaxed);
+    fn store(&mut self, word: u64) {
+        if let Some(cell) = self.words.next() {
+            cell.store(word, Ordering::Relaxed);
         }
-        self.word = [0; 8];
-        self.filled = 0;
     }
 
     /// Stores the last, partly filled word.
     fn finish(mut self) {
         if self.filled > 0 {
-            self.flush();
+            self.store(self.pending);
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::time::SystemTime;
 
 use super::observe::Histogram;
 use crate::record::exemplar::{ExemplarError, ExemplarLabels};
@@ -176,6 +177,19 @@ impl LocalHistogram {
     ) -> Result<(), ExemplarError> {
         self.observe(value);
         self.histogram.exemplar_only(value, labels, None)
+    }
+
+    /// [`observe_with_exemplar`](Self::observe_with_exemplar) with the exemplar stamped `at`
+    /// instead of now.
+    #[inline]
+    pub fn observe_with_exemplar_at(
+        &mut self,
+        value: f64,
+        labels: &(impl ExemplarLabels + ?Sized),
+        at: SystemTime,
+    ) -> Result<(), ExemplarError> {
+        self.observe(value);
+        self.histogram.exemplar_only(value, labels, Some(at))
     }
 
     /// Merges the pending observations into the histogram now. Merging nothing touches

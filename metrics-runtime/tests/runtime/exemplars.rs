@@ -1,0 +1,216 @@
+//! Exemplars recorded through derived handles come out of an OpenMetrics scrape as parsers
+//! read them: Python's prometheus_client OpenMetrics parser reads each back with its labels,
+//! value and timestamp, and promtool imports the exposition (its OpenMetrics parser). The
+//! classic text carries none.
+//!
+//! No exemplar label value here holds a `"`: prometheus_client's parser (0.26) refuses an
+//! exemplar whose label value has an escaped quote (`# {t="a\"b"}`, valid OpenMetrics), and
+//! the escaping is checked byte for byte against prometheus-client's encoder in the crate's
+//! own tests.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, UNIX_EPOCH};
+
+use crate::support::exposition::{encode_openmetrics, encode_text};
+use crate::support::external_tool::{available_or_skip, runs};
+use metric_handles::{ByLabel, Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct Model {
+    pub model_name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum Finish {
+    Stop,
+    Length,
+}
+
+#[derive(Debug, MetricHandles)]
+#[metric_handles(labels = Model)]
+pub struct ServingMetrics {
+    /// Generated tokens
+    #[metric(name = "ex:generation_tokens")]
+    pub tokens: Family<Model, Counter>,
+    /// Finished requests, by reason
+    #[metric(name = "ex:request_success", label = "finished_reason")]
+    pub finished: Family<Model, ByLabel<Finish, Counter>>,
+    /// Time to first token
+    #[metric(name = "ex:time_to_first_token", unit = "seconds", buckets = [0.1, 0.5, 1.0])]
+    pub ttft: Family<Model, Histogram>,
+    /// Inter-token latency, native buckets beside classic ones
+    #[metric(name = "ex:inter_token_latency", unit = "seconds", buckets = [0.01, 0.1], native)]
+    pub itl: Family<Model, Histogram>,
+}
+
+/// Seconds after the epoch of the exemplars recorded here.
+const T0: u64 = 1_700_000_000;
+
+/// The exposition of one model's handles, each recorded with exemplars stamped `T0 + k` (the
+/// later exemplar of a bucket replacing the earlier), and one series without any.
+fn scrape() -> (metric_handles::Registry, String) {
+    let mut registry = metric_handles::Registry::default();
+    let metrics = ServingMetrics::register(&mut registry);
+    let at = |k: u64| UNIX_EPOCH + Duration::from_millis(1000 * T0 + 250 * k);
+    let llama = metrics.resolve(&Model {
+        model_name: "llama".into(),
+    });
+    llama
+        .tokens
+        .inc_by_with_exemplar_at(12, &[("trace_id", "aa11")], at(1))
+        .unwrap();
+    llama
+        .finished
+        .get(Finish::Length)
+        .inc_by_with_exemplar_at(1, &[("trace_id", "bb22"), ("span_id", "é-x")], at(2))
+        .unwrap();
+    llama
+        .ttft
+        .observe_with_exemplar_at(0.3, &[("trace_id", "old")], at(3))
+        .unwrap();
+    llama
+        .ttft
+        .observe_with_exemplar_at(0.4, &[("trace_id", "cc33")], at(4))
+        .unwrap();
+    llama
+        .ttft
+        .observe_with_exemplar_at(2.5, &[("trace_id", "dd44")], at(5))
+        .unwrap();
+    let mut request = llama.itl.local();
+    request
+        .observe_with_exemplar_at(0.05, &[("trace_id", "ee55")], at(6))
+        .unwrap();
+    drop(request);
+    metrics
+        .resolve(&Model {
+            model_name: "quiet".into(),
+        })
+        .tokens
+        .inc();
+    let text = encode_openmetrics(&registry);
+    (registry, text)
+}
+
+/// Prints, for every sample with an exemplar, `sample labels | exemplar labels | value |
+/// timestamp`, labels as sorted `k=v` joined by `,`.
+const READ_EXEMPLARS: &str = r#"
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+def labels(d):
+    return ",".join(f"{k}={v}" for k, v in sorted(d.items()))
+for family in text_string_to_metric_families(sys.stdin.read()):
+    for s in family.samples:
+        if s.exemplar is not None:
+            e = s.exemplar
+            print(f"{s.name}{{{labels(s.labels)}}}|{labels(e.labels)}|{e.value!r}|{float(e.timestamp)!r}")
+"#;
+
+#[test]
+fn pythons_openmetrics_parser_reads_the_exemplars_back() {
+    if !available_or_skip(
+        runs("python3", &["-c", "import prometheus_client"]),
+        "pythons_openmetrics_parser_reads_the_exemplars_back",
+        "python3 with prometheus_client",
+        "PyPI package prometheus_client",
+    ) {
+        return;
+    }
+    let (_, text) = scrape();
+    let mut child = Command::new("python3")
+        .args(["-c", READ_EXEMPLARS])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start python3");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), text.as_bytes())
+        .expect("feed python3");
+    let out = child.wait_with_output().expect("python3 output");
+    assert!(
+        out.status.success(),
+        "prometheus_client rejected the exposition:\n{}\n{text}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut read: Vec<String> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    read.sort();
+    let mut expected = vec![
+        "ex:generation_tokens_total{model_name=llama}|trace_id=aa11|12.0|1700000000.25",
+        "ex:request_success_total{finished_reason=length,model_name=llama}|span_id=é-x,trace_id=bb22|1.0|1700000000.5",
+        "ex:time_to_first_token_seconds_bucket{le=0.5,model_name=llama}|trace_id=cc33|0.4|1700000001.0",
+        "ex:time_to_first_token_seconds_bucket{le=+Inf,model_name=llama}|trace_id=dd44|2.5|1700000001.25",
+        "ex:inter_token_latency_seconds_bucket{le=0.1,model_name=llama}|trace_id=ee55|0.05|1700000001.5",
+    ];
+    expected.sort();
+    assert_eq!(read, expected, "{text}");
+}
+
+#[test]
+fn the_classic_text_has_the_samples_without_exemplars() {
+    let (registry, openmetrics) = scrape();
+    assert!(openmetrics.contains(" # {trace_id=\"aa11\"} 12.0 1700000000.25\n"));
+    let text = encode_text(&registry);
+    assert!(!text.contains(" # {"), "{text}");
+    assert!(text.contains("ex:generation_tokens_total{model_name=\"llama\"} 12\n"));
+}
+
+#[test]
+fn promtool_imports_the_openmetrics_exposition_with_its_exemplars() {
+    if !available_or_skip(
+        runs("promtool", &["--version"]),
+        "promtool_imports_the_openmetrics_exposition_with_its_exemplars",
+        "promtool",
+        "Debian package prometheus",
+    ) {
+        return;
+    }
+    let (_, text) = scrape();
+    let dir = std::env::temp_dir().join(format!("metric-handles-exemplars-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    // The importer reads OpenMetrics with Prometheus's own parser, exemplars included, and
+    // needs a timestamp on every sample: give each line one after its value (before `#`).
+    let stamped = stamp_samples(&text, T0);
+    let input: PathBuf = dir.join("metrics.om.txt");
+    std::fs::write(&input, &stamped).expect("write");
+    let output = Command::new("promtool")
+        .args(["tsdb", "create-blocks-from", "openmetrics"])
+        .arg(&input)
+        .arg(dir.join("blocks"))
+        .output()
+        .expect("run promtool");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        output.status.success(),
+        "promtool refused the exposition:\n{}{}\n{stamped}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `text` with ` seconds` after each sample's value: `name{..} value seconds # {..} ...`.
+fn stamp_samples(text: &str, seconds: u64) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with('#') {
+            out.push_str(line);
+        } else {
+            let (sample, exemplar) = match line.split_once(" # ") {
+                Some((sample, exemplar)) => (sample, Some(exemplar)),
+                None => (line, None),
+            };
+            out.push_str(&format!("{sample} {seconds}"));
+            if let Some(exemplar) = exemplar {
+                out.push_str(" # ");
+                out.push_str(exemplar);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
