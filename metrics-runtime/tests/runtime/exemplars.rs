@@ -49,8 +49,9 @@ pub struct ServingMetrics {
 const T0: u64 = 1_700_000_000;
 
 /// The exposition of one model's handles, each recorded with exemplars stamped `T0 + k` (the
-/// later exemplar of a bucket replacing the earlier), and one series without any.
-fn scrape() -> (metric_handles::Registry, String) {
+/// later exemplar of a bucket replacing the earlier), and one series without any, or with
+/// `quoted` one whose exemplar label value holds a `"`, a `\` and a line feed.
+fn scrape(quoted: bool) -> (metric_handles::Registry, String) {
     let mut registry = metric_handles::Registry::default();
     let metrics = ServingMetrics::register(&mut registry);
     let at = |k: u64| UNIX_EPOCH + Duration::from_millis(1000 * T0 + 250 * k);
@@ -83,12 +84,17 @@ fn scrape() -> (metric_handles::Registry, String) {
         .observe_with_exemplar_at(0.05, &[("trace_id", "ee55")], at(6))
         .unwrap();
     drop(request);
-    metrics
-        .resolve(&Model {
-            model_name: "quiet".into(),
-        })
-        .tokens
-        .inc();
+    let quiet = metrics.resolve(&Model {
+        model_name: "quiet".into(),
+    });
+    if quoted {
+        quiet
+            .tokens
+            .inc_by_with_exemplar_at(1, &[("note", "a\"b\\c\nd")], at(7))
+            .unwrap();
+    } else {
+        quiet.tokens.inc();
+    }
     let text = encode_openmetrics(&registry);
     (registry, text)
 }
@@ -117,7 +123,7 @@ fn pythons_openmetrics_parser_reads_the_exemplars_back() {
     ) {
         return;
     }
-    let (_, text) = scrape();
+    let (_, text) = scrape(false);
     let mut child = Command::new("python3")
         .args(["-c", READ_EXEMPLARS])
         .stdin(Stdio::piped())
@@ -152,7 +158,7 @@ fn pythons_openmetrics_parser_reads_the_exemplars_back() {
 
 #[test]
 fn the_classic_text_has_the_samples_without_exemplars() {
-    let (registry, openmetrics) = scrape();
+    let (registry, openmetrics) = scrape(true);
     assert!(openmetrics.contains(" # {trace_id=\"aa11\"} 12.0 1700000000.25\n"));
     let text = encode_text(&registry);
     assert!(!text.contains(" # {"), "{text}");
@@ -169,7 +175,11 @@ fn promtool_imports_the_openmetrics_exposition_with_its_exemplars() {
     ) {
         return;
     }
-    let (_, text) = scrape();
+    let (_, text) = scrape(true);
+    assert!(
+        text.contains("# {note=\"a\\\"b\\\\c\\nd\"} 1.0 1700000001.75\n"),
+        "{text}"
+    );
     let dir = std::env::temp_dir().join(format!("metric-handles-exemplars-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
