@@ -3,10 +3,10 @@
 //! value and timestamp, and promtool imports the exposition (its OpenMetrics parser). The
 //! classic text carries none.
 //!
-//! No exemplar label value here holds a `"`: prometheus_client's parser (0.26) refuses an
-//! exemplar whose label value has an escaped quote (`# {t="a\"b"}`, valid OpenMetrics), and
-//! the escaping is checked byte for byte against prometheus-client's encoder in the crate's
-//! own tests.
+//! The exposition Python reads holds no exemplar label value with a `"`: prometheus_client's
+//! parser (0.26) refuses an exemplar whose label value has an escaped quote
+//! (`# {t="a\"b"}`, valid OpenMetrics). promtool reads one, and the escaping is checked byte
+//! for byte against prometheus-client's encoder in the crate's own tests.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
