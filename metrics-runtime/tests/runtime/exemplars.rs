@@ -224,3 +224,100 @@ fn stamp_samples(text: &str, seconds: u64) -> String {
     }
     out
 }
+
+/// Writers recording exemplars into the same histogram and counter while a scraper encodes
+/// OpenMetrics: every exemplar a scrape shows is one writer's whole (its label names the
+/// value it came with), lies in the bucket whose line carries it, and stays the latest kept
+/// (a counter's exemplar never shows an increment from before one a previous scrape showed
+/// from the same writer). No timing: fixed counts of records and scrapes.
+#[test]
+fn exemplars_read_while_written_are_whole_and_in_their_bucket() {
+    const WRITERS: u64 = 2;
+    let records: u64 = crate::support::exposition::stress(20_000, 400_000);
+    let mut registry = metric_handles::Registry::default();
+    let metrics = ServingMetrics::register(&mut registry);
+    let handles = std::sync::Arc::new(metrics.resolve(&Model {
+        model_name: "race".into(),
+    }));
+    let bounds = [0.1, 0.5, 1.0];
+    let finished = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for writer in 0..WRITERS {
+            let handles = std::sync::Arc::clone(&handles);
+            let finished = &finished;
+            scope.spawn(move || {
+                for i in 0..records {
+                    // Values over every bucket, each tagged with who wrote it and which it is.
+                    let value = ((i * 7 + writer) % 23) as f64 * 0.1;
+                    let id = format!("w{writer}-{i}-{value}");
+                    let _ = handles
+                        .ttft
+                        .observe_with_exemplar(value, &[("trace_id", id.as_str())]);
+                    let _ = handles
+                        .tokens
+                        .inc_with_exemplar(&[("trace_id", id.as_str())]);
+                }
+                finished.fetch_add(1, std::sync::atomic::Ordering::Release);
+            });
+        }
+        let mut seen = 0;
+        let mut latest_counter_record = [0u64; WRITERS as usize];
+        // Scrapes until every writer is done (and at least 50), then stops.
+        let mut scrapes = 0;
+        loop {
+            let done = finished.load(std::sync::atomic::Ordering::Acquire) == WRITERS;
+            scrapes += 1;
+            let text = encode_openmetrics(&registry);
+            for line in text.lines().filter(|line| line.contains(" # {")) {
+                let (sample, exemplar) = line.split_once(" # {").expect("an exemplar");
+                let (labels, rest) = exemplar.split_once("} ").expect("closed labels");
+                let id = labels
+                    .strip_prefix("trace_id=\"")
+                    .and_then(|id| id.strip_suffix('"'))
+                    .unwrap_or_else(|| panic!("one trace_id label: {line}"));
+                let (value, timestamp) = rest.split_once(' ').expect("value and timestamp");
+                let value: f64 = value.parse().expect("a float");
+                assert!(timestamp.parse::<f64>().expect("a float") > 1.6e9, "{line}");
+                let recorded: f64 = id.rsplit('-').next().unwrap().parse().expect("a float");
+                if sample.starts_with("ex:generation_tokens_total") {
+                    assert_eq!(value, 1.0, "{line}");
+                    let mut parts = id.trim_start_matches('w').split('-');
+                    let writer: usize = parts.next().unwrap().parse().unwrap();
+                    let record: u64 = parts.next().unwrap().parse().unwrap();
+                    assert!(
+                        record >= latest_counter_record[writer],
+                        "an older exemplar after a newer one: {line}"
+                    );
+                    latest_counter_record[writer] = record;
+                } else {
+                    assert_eq!(value, recorded, "torn exemplar: {line}");
+                    let le = sample
+                        .split_once("le=\"")
+                        .and_then(|(_, rest)| rest.split_once('"'))
+                        .map(|(le, _)| le)
+                        .expect("a bucket line");
+                    let upper = if le == "+Inf" {
+                        f64::INFINITY
+                    } else {
+                        le.parse().unwrap()
+                    };
+                    let lower = bounds
+                        .iter()
+                        .copied()
+                        .filter(|&b| b < upper)
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    assert!(
+                        lower < value && value <= upper,
+                        "outside its bucket: {line}"
+                    );
+                }
+                seen += 1;
+            }
+            if done && scrapes >= 50 {
+                break;
+            }
+        }
+        // The last scrape came after every writer finished, so it saw their exemplars.
+        assert!(seen > 0, "no scrape saw an exemplar");
+    });
+}
