@@ -49,9 +49,14 @@ pub use declare::descriptor::{
 };
 pub use expose::exposition::{EncodeOptions, ExpositionFormat, NameEscaping, Negotiated};
 pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
+pub use record::exemplar::{
+    dropped_exemplars, rejected_exemplars, EncodedLabels, ExemplarBuffer, ExemplarError,
+    ExemplarLabelSet, ExemplarLabels, ExemplarRead, ExemplarSlot, ExemplarSlots, ExemplarView,
+    LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS, READ_ATTEMPTS,
+};
 pub use record::gauge::Gauge;
 pub use record::histogram::{
-    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
+    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,

@@ -14,7 +14,15 @@
 //! * [`number`]: the value formats of the two text formats.
 //! * [`protobuf`] (feature `protobuf`): the same series as `io.prometheus.client.Metric`
 //!   messages, through the same [`SeriesWriter`] calls.
+//!
+//! Exemplars (OpenMetrics only; the classic text has no place for them) follow the value of a
+//! counter's `_total` line and of a bucket's line as prometheus-client's OpenMetrics encoder
+//! writes them: ` # {k="v"} value timestamp`, the label values escaped as a series' are, the
+//! value and the timestamp (seconds since the epoch) with `dtoa`. Protobuf carries them in
+//! their messages' exemplar fields.
 
+#[cfg(test)]
+mod exemplar_tests;
 pub(crate) mod labels;
 pub(crate) mod number;
 pub(crate) mod once;
@@ -26,6 +34,7 @@ pub(crate) mod scratch;
 
 use std::fmt;
 
+use crate::record::exemplar::{ExemplarBuffer, ExemplarView};
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 pub use labels::{Label, LabelStack};
@@ -203,9 +212,40 @@ impl<'a> SeriesWriter<'a> {
         self.scratch.order = order;
     }
 
-    /// Writes one counter sample, `name_total{labels} value` (and its `_created` line when
-    /// asked for).
+    /// Writes one counter sample, `name_total{labels} value` (a counter without exemplars:
+    /// prometheus-client's), and its `_created` line when asked for.
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
+        self.write_counter(labels, value, None);
+    }
+
+    /// Writes one counter sample, `name_total{labels} value`, and in OpenMetrics and protobuf
+    /// the exemplar `read_exemplar` copies into the buffer it is given, if any.
+    pub(crate) fn counter_with_exemplar(
+        &mut self,
+        labels: &LabelStack<'_>,
+        value: impl TextNumber,
+        read_exemplar: impl for<'b> FnOnce(&'b mut ExemplarBuffer) -> Option<ExemplarView<'b>>,
+    ) {
+        if matches!(
+            self.target,
+            Target::Text {
+                format: TextFormat::Prometheus,
+                ..
+            }
+        ) {
+            return self.write_counter(labels, value, None);
+        }
+        let mut buffer = ExemplarBuffer::new();
+        let exemplar = read_exemplar(&mut buffer);
+        self.write_counter(labels, value, exemplar);
+    }
+
+    fn write_counter(
+        &mut self,
+        labels: &LabelStack<'_>,
+        value: impl TextNumber,
+        exemplar: Option<ExemplarView<'_>>,
+    ) {
         match self.target {
             Target::Text {
                 format,
@@ -213,15 +253,14 @@ impl<'a> SeriesWriter<'a> {
                 created_lines,
             } => {
                 let mut text = TextLines::new(self.out, format, heads);
-                text.line(&heads.counter, labels, "", value);
+                text.line(&heads.counter, labels, "", value, exemplar);
                 if created_lines {
                     text.created(labels);
                 }
             }
             #[cfg(feature = "protobuf")]
             Target::Protobuf(heads) => {
-                // The counter's exemplar joins here once counters keep one.
-                let exemplar = None;
+                let exemplar = exemplar.as_ref().map(protobuf::ExemplarData::of_view);
                 let written = protobuf::counter(self.out, heads, labels, value.as_f64(), exemplar);
                 self.failed |= written.is_err();
             }
@@ -232,7 +271,7 @@ impl<'a> SeriesWriter<'a> {
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         match self.target {
             Target::Text { format, heads, .. } => {
-                TextLines::new(self.out, format, heads).line(&heads.gauge, labels, "", value)
+                TextLines::new(self.out, format, heads).line(&heads.gauge, labels, "", value, None)
             }
             #[cfg(feature = "protobuf")]
             Target::Protobuf(heads) => {
@@ -257,16 +296,7 @@ impl<'a> SeriesWriter<'a> {
             } => (format, heads, created_lines),
             #[cfg(feature = "protobuf")]
             Target::Protobuf(heads) => {
-                // The histogram's exemplars join here once histograms keep them.
-                let exemplars = protobuf::HistogramExemplars::default();
-                return protobuf::histogram(
-                    self.out,
-                    heads,
-                    labels,
-                    histogram,
-                    self.scratch,
-                    exemplars,
-                );
+                return protobuf::histogram(self.out, heads, labels, histogram, self.scratch);
             }
         };
         let sum = histogram.read_into(&mut self.scratch.counts);
@@ -280,13 +310,14 @@ impl<'a> SeriesWriter<'a> {
         match format {
             TextFormat::OpenMetrics => {
                 text.sum_and_count(labels, sum, count);
-                text.buckets(labels, counts);
+                let exemplars = histogram.has_exemplars().then_some(histogram);
+                text.buckets(labels, counts, exemplars);
                 if created_lines {
                     text.created(labels);
                 }
             }
             TextFormat::Prometheus => {
-                text.buckets(labels, counts);
+                text.buckets(labels, counts, None);
                 text.sum_and_count(labels, sum, count);
             }
         }
@@ -308,17 +339,24 @@ impl<'w> TextLines<'w> {
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
         let heads = self.heads;
-        self.line(&heads.sum, labels, "", sum);
-        self.line(&heads.count, labels, "", count);
+        self.line(&heads.sum, labels, "", sum, None);
+        self.line(&heads.count, labels, "", count, None);
     }
 
-    fn buckets(&mut self, labels: &LabelStack<'_>, counts: &[u64]) {
+    /// The bucket lines, each with its exemplar when `exemplars` is the histogram to read
+    /// them from.
+    fn buckets(&mut self, labels: &LabelStack<'_>, counts: &[u64], exemplars: Option<&Histogram>) {
         let heads = self.heads;
         let mut cumulative = 0u64;
+        let mut buffer = exemplars.map(|_| ExemplarBuffer::new());
         for (i, head) in heads.buckets.iter().enumerate() {
             cumulative = cumulative.wrapping_add(counts[i]);
             let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
-            self.line(head, labels, tail, cumulative);
+            let exemplar = match (exemplars, buffer.as_mut()) {
+                (Some(histogram), Some(buffer)) => histogram.bucket_exemplar(i, buffer),
+                _ => None,
+            };
+            self.line(head, labels, tail, cumulative, exemplar);
         }
     }
 
@@ -331,12 +369,20 @@ impl<'w> TextLines<'w> {
             labels,
             "",
             labels.created().as_seconds_f64(),
+            None,
         );
     }
 
     /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
-    /// ` value` and the line feed.
-    fn line(&mut self, head: &Head, labels: &LabelStack<'_>, tail: &str, value: impl TextNumber) {
+    /// ` value`, the exemplar if there is one, and the line feed.
+    fn line(
+        &mut self,
+        head: &Head,
+        labels: &LabelStack<'_>,
+        tail: &str,
+        value: impl TextNumber,
+        exemplar: Option<ExemplarView<'_>>,
+    ) {
         let out = &mut *self.out;
         out.extend_from_slice(head.text.as_bytes());
         let mut list = LabelList {
@@ -369,8 +415,30 @@ impl<'w> TextLines<'w> {
             TextFormat::OpenMetrics => value.push_openmetrics(self.out),
             TextFormat::Prometheus => value.push_prometheus(self.out),
         }
+        if let Some(exemplar) = exemplar {
+            push_exemplar(self.out, &exemplar);
+        }
         self.out.push(b'\n');
     }
+}
+
+/// ` # {k="v",...} value timestamp`, as prometheus-client's OpenMetrics encoder writes an
+/// exemplar (its `encode_exemplar`): values escaped, numbers with `dtoa`.
+fn push_exemplar(out: &mut Vec<u8>, exemplar: &ExemplarView<'_>) {
+    out.extend_from_slice(b" # {");
+    for (i, (name, value)) in exemplar.labels().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"=\"");
+        push_escaped_label_value(out, value);
+        out.push(b'"');
+    }
+    out.extend_from_slice(b"} ");
+    exemplar.value().push_openmetrics(out);
+    out.push(b' ');
+    exemplar.timestamp_seconds().push_openmetrics(out);
 }
 
 /// A label list being written: `{` before the first label, `,` between labels.

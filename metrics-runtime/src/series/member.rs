@@ -383,7 +383,7 @@ where
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
     leaf_member_items!(Counter, |_spec| Self::default(), |this, labels, writer| {
-        writer.counter(labels, this.get());
+        writer.counter_with_exemplar(labels, this.get(), |buffer| this.exemplar(buffer));
         Ok(())
     });
 }

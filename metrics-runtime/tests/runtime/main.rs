@@ -10,6 +10,7 @@ mod support;
 pub mod concurrency;
 pub mod created;
 pub mod escaping;
+pub mod exemplars;
 pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod label_size;

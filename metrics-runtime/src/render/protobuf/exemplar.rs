@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use super::fields::{label_pair, timestamp};
 use super::wire;
 use crate::created::Created;
+use crate::record::exemplar::{ExemplarView, LabelPairs};
 use crate::sanitize::replace_controls;
 
 /// `Counter.exemplar`.
@@ -16,22 +17,37 @@ pub(crate) const BUCKET_EXEMPLAR: u32 = 3;
 /// `Histogram.exemplars` (repeated).
 pub(crate) const HISTOGRAM_EXEMPLARS: u32 = 16;
 
-/// One exemplar as a series keeps it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ExemplarData<'a> {
+/// One exemplar as the protobuf writes it: its label pairs (`L` yields them in order, and is
+/// cloned to walk them), its value and its timestamp, as plain data.
+#[derive(Clone, Debug)]
+pub(crate) struct ExemplarData<L> {
     /// Its label pairs, in order (a trace id, say).
-    pub(crate) labels: &'a [(&'a str, &'a str)],
+    pub(crate) labels: L,
     /// The observed value (an observation, or a counter's increment).
     pub(crate) value: f64,
     /// When it was recorded, if known.
     pub(crate) timestamp: Option<SystemTime>,
 }
 
+impl<'b> ExemplarData<LabelPairs<'b>> {
+    /// The exemplar a read of a series' exemplar slot copied into its buffer.
+    pub(crate) fn of_view(view: &ExemplarView<'b>) -> Self {
+        ExemplarData {
+            labels: view.labels(),
+            value: view.value(),
+            timestamp: view.timestamp(),
+        }
+    }
+}
+
 /// Appends `exemplar` as the `Exemplar` field `field`. Label values carry control characters
 /// as the text formats write them, as a series' own labels do.
-pub(crate) fn write_exemplar(out: &mut Vec<u8>, field: u32, exemplar: &ExemplarData<'_>) {
+pub(crate) fn write_exemplar<'l, L>(out: &mut Vec<u8>, field: u32, exemplar: &ExemplarData<L>)
+where
+    L: IntoIterator<Item = (&'l str, &'l str)> + Clone,
+{
     wire::message(out, field, 1, |out| {
-        for (name, value) in exemplar.labels {
+        for (name, value) in exemplar.labels.clone() {
             label_pair(out, 1, name, &replace_controls(value));
         }
         wire::double(out, 2, exemplar.value);
@@ -66,7 +82,7 @@ mod tests {
             &mut body,
             COUNTER_EXEMPLAR,
             &ExemplarData {
-                labels: &[("trace_id", "abc\r1"), ("span_id", "")],
+                labels: [("trace_id", "abc\r1"), ("span_id", "")],
                 value: 0.25,
                 timestamp: Some(at),
             },
@@ -86,7 +102,7 @@ mod tests {
     #[test]
     fn bucket_and_histogram_exemplars_sit_in_their_fields() {
         let data = ExemplarData {
-            labels: &[("trace_id", "t")],
+            labels: [("trace_id", "t")],
             value: 0.5,
             timestamp: None,
         };

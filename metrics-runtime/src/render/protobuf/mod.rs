@@ -7,7 +7,8 @@
 //!   writes), and its level's const labels as encoded `LabelPair`s.
 //! * [`wire`]: varints, doubles and length-delimited fields; [`fields`]: the label pair and
 //!   timestamp fields every message kind shares.
-//! * [`exemplar`]: the `Exemplar` message from plain data.
+//! * [`exemplar`]: the `Exemplar` message from plain data, and from what a read of a series'
+//!   exemplar slot copied.
 //! * [`counter`], [`gauge`], [`histogram`]: one `Metric` message each, called by
 //!   [`SeriesWriter`](super::SeriesWriter) in place of its text lines.
 //!
@@ -25,6 +26,7 @@ pub(crate) mod wire;
 
 use std::fmt;
 
+use crate::record::exemplar::ExemplarBuffer;
 use crate::record::histogram::Histogram;
 use crate::render::labels::{Label, LabelStack};
 use crate::render::scratch::Scratch;
@@ -47,33 +49,27 @@ const HISTOGRAM_CREATED: u32 = 15;
 
 /// Appends one `Metric` of a counter: the series' labels, its value, its exemplar if it has
 /// one, and its creation time.
-pub(crate) fn counter(
+pub(crate) fn counter<'l, L>(
     out: &mut Vec<u8>,
     heads: &MetricHeads,
     labels: &LabelStack<'_>,
     value: f64,
-    exemplar: Option<&ExemplarData<'_>>,
-) -> Result<(), fmt::Error> {
+    exemplar: Option<ExemplarData<L>>,
+) -> Result<(), fmt::Error>
+where
+    L: IntoIterator<Item = (&'l str, &'l str)> + Clone,
+{
     message(out, FAMILY_METRIC, 1, |out| {
         write_labels(out, heads, labels)?;
         message(out, METRIC_COUNTER, 1, |out| {
             double(out, 1, value);
-            if let Some(exemplar) = exemplar {
+            if let Some(exemplar) = &exemplar {
                 write_exemplar(out, COUNTER_EXEMPLAR, exemplar);
             }
             timestamp(out, COUNTER_CREATED, labels.created());
         });
         Ok(())
     })
-}
-
-/// The exemplars of one histogram series, by where `metrics.proto` puts them.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct HistogramExemplars<'a> {
-    /// One slot per classic bucket (`+Inf` last), or none at all: `Bucket.exemplar`.
-    pub(crate) buckets: &'a [Option<ExemplarData<'a>>],
-    /// A native histogram's exemplars: `Histogram.exemplars`.
-    pub(crate) native: &'a [ExemplarData<'a>],
 }
 
 /// Appends one `Metric` of a gauge.
@@ -91,15 +87,18 @@ pub(crate) fn gauge(
 }
 
 /// Appends one `Metric` of a histogram: its count, sum and cumulative classic buckets (`+Inf`
-/// included), its native buckets when it has them, and its creation time.
+/// included) with their exemplars, its native buckets when it has them, its creation time,
+/// and its native buckets' exemplars.
 pub(crate) fn histogram(
     out: &mut Vec<u8>,
     heads: &MetricHeads,
     labels: &LabelStack<'_>,
     histogram: &Histogram,
     scratch: &mut Scratch,
-    exemplars: HistogramExemplars<'_>,
 ) -> Result<(), fmt::Error> {
+    // A histogram that never had an exemplar has no slot worth reading.
+    let has_exemplars = histogram.has_exemplars();
+    let mut buffer = ExemplarBuffer::new();
     // A histogram with native buckets is read through a whole snapshot (which drains them and
     // keeps them within their limit); one without is read into the thread's scratch.
     let snapshot = histogram.native_config().map(|_| histogram.snapshot());
@@ -127,8 +126,12 @@ pub(crate) fn histogram(
                 message(out, 3, 1, |out| {
                     uint(out, 1, cumulative);
                     double(out, 2, upper_bound);
-                    if let Some(Some(exemplar)) = exemplars.buckets.get(i) {
-                        write_exemplar(out, BUCKET_EXEMPLAR, exemplar);
+                    let exemplar = match has_exemplars {
+                        true => histogram.bucket_exemplar(i, &mut buffer),
+                        false => None,
+                    };
+                    if let Some(view) = exemplar {
+                        write_exemplar(out, BUCKET_EXEMPLAR, &ExemplarData::of_view(&view));
                     }
                 });
             }
@@ -143,8 +146,10 @@ pub(crate) fn histogram(
                 packed_sint(out, 13, &positive.deltas);
             }
             timestamp(out, HISTOGRAM_CREATED, labels.created());
-            for exemplar in exemplars.native {
-                write_exemplar(out, HISTOGRAM_EXEMPLARS, exemplar);
+            if has_exemplars {
+                histogram.native_exemplars(&mut buffer, |view| {
+                    write_exemplar(out, HISTOGRAM_EXEMPLARS, &ExemplarData::of_view(&view));
+                });
             }
         });
         Ok(())

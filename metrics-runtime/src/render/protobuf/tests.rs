@@ -84,12 +84,12 @@ fn a_counter_metric_carries_every_label_piece_its_exemplar_and_creation_time() {
         .with(Label::Position("position", 12))
         .unwrap();
     let exemplar = ExemplarData {
-        labels: &[("trace_id", "abc")],
+        labels: [("trace_id", "abc")],
         value: 1.0,
         timestamp: None,
     };
     let metric = decode_metric(|out| {
-        counter(out, &heads, &labels, 7.0, Some(&exemplar)).unwrap();
+        counter(out, &heads, &labels, 7.0, Some(exemplar)).unwrap();
     });
     assert_eq!(
         metric.label,
@@ -126,35 +126,57 @@ fn a_gauge_metric_has_no_creation_time_and_a_zero_value_is_still_a_gauge() {
 
 #[test]
 fn histogram_exemplars_go_to_their_buckets_and_the_native_list() {
-    let histogram = Histogram::new([1.0, 2.0]);
-    histogram.observe(1.5);
     let heads = MetricHeads {
         const_labels: Box::default(),
     };
     let labels = LabelStack::new(Label::Rendered("a=\"b\""), Created::default());
-    let exemplar = ExemplarData {
-        labels: &[("trace_id", "t")],
-        value: 1.5,
-        timestamp: None,
-    };
-    let buckets = [None, Some(exemplar), None];
-    let exemplars = HistogramExemplars {
-        buckets: &buckets,
-        native: &[exemplar],
-    };
-    let metric = decode_metric(|out| {
-        histogram_metric(out, &heads, &labels, &histogram, exemplars);
-    });
-    let decoded = metric.histogram.expect("a histogram");
-    assert_eq!((decoded.sample_count, decoded.sample_sum), (1, 1.5));
+    let classic = Histogram::new([1.0, 2.0]);
+    classic.observe(0.5);
+    classic
+        .observe_with_exemplar(1.5, &[("trace_id", "t\r")])
+        .unwrap();
+    let decoded = decode_metric(|out| histogram_metric(out, &heads, &labels, &classic))
+        .histogram
+        .expect("a histogram");
+    assert_eq!((decoded.sample_count, decoded.sample_sum), (2, 2.0));
     let with_exemplar: Vec<bool> = decoded
         .bucket
         .iter()
         .map(|b| b.exemplar.is_some())
         .collect();
     assert_eq!(with_exemplar, [false, true, false]);
+    let exemplar = decoded.bucket[1].exemplar.as_ref().unwrap();
+    assert_eq!(exemplar.label, [pair("trace_id", "t\u{240d}")]);
+    assert_eq!(exemplar.value, 1.5);
+    assert!(exemplar.timestamp.is_some());
+    assert!(decoded.exemplars.is_empty());
+
+    let native = Histogram::new_native(crate::NativeConfig::default());
+    native
+        .observe_with_exemplar(3.0, &[("trace_id", "n")])
+        .unwrap();
+    native.observe(4.0);
+    let decoded = decode_metric(|out| histogram_metric(out, &heads, &labels, &native))
+        .histogram
+        .expect("a histogram");
     assert_eq!(decoded.exemplars.len(), 1);
-    assert_eq!(decoded.exemplars[0].value, 1.5);
+    assert_eq!(decoded.exemplars[0].value, 3.0);
+    assert_eq!(decoded.exemplars[0].label, [pair("trace_id", "n")]);
+}
+
+#[test]
+fn a_histogram_without_exemplars_writes_none() {
+    let heads = MetricHeads {
+        const_labels: Box::default(),
+    };
+    let labels = LabelStack::new(Label::Rendered(""), Created::default());
+    let histogram = Histogram::new([1.0]);
+    histogram.observe(0.5);
+    let decoded = decode_metric(|out| histogram_metric(out, &heads, &labels, &histogram))
+        .histogram
+        .expect("a histogram");
+    assert!(decoded.bucket.iter().all(|b| b.exemplar.is_none()));
+    assert!(decoded.exemplars.is_empty());
 }
 
 fn histogram_metric(
@@ -162,15 +184,6 @@ fn histogram_metric(
     heads: &MetricHeads,
     labels: &LabelStack<'_>,
     histogram: &Histogram,
-    exemplars: HistogramExemplars<'_>,
 ) {
-    super::histogram(
-        out,
-        heads,
-        labels,
-        histogram,
-        &mut Scratch::default(),
-        exemplars,
-    )
-    .unwrap();
+    super::histogram(out, heads, labels, histogram, &mut Scratch::default()).unwrap();
 }
