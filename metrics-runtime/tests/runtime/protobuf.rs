@@ -475,3 +475,56 @@ fn protobuf_carries_the_values_the_text_formats_write() {
     }
     assert!(checked > 15, "{checked} samples checked");
 }
+
+#[test]
+fn exemplars_recorded_through_handles_reach_their_protobuf_fields() {
+    let mut registry = Registry::default();
+    let serving = Serving::register(&mut registry);
+    let labels = Engine {
+        engine: "e0".to_owned(),
+    };
+    let h = serving.resolve(&labels);
+    serving
+        .requests
+        .get_or_create(&labels)
+        .inc_by_with_exemplar(2, &[("trace_id", "abc")])
+        .unwrap();
+    h.latency
+        .observe_with_exemplar(0.5, &[("trace_id", "def")])
+        .unwrap();
+    h.finished
+        .get(Reason::Stop)
+        .inc_with_exemplar(&[("trace_id", "ghi")])
+        .unwrap();
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&registry, &mut body)
+        .unwrap();
+    let families = decode_all(&body);
+    let family = |name: &str| {
+        families
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let requests = family("pb:requests_total").metric[0].counter.clone().unwrap();
+    let exemplar = requests.exemplar.expect("the counter's exemplar");
+    assert_eq!(
+        (exemplar.label, exemplar.value),
+        (vec![pair("trace_id", "abc")], 2.0)
+    );
+    assert!(exemplar.timestamp.is_some());
+    let latency = family("pb:latency_seconds").metric[0].histogram.clone().unwrap();
+    let exemplars: Vec<(f64, Vec<LabelPair>)> = latency
+        .bucket
+        .iter()
+        .filter_map(|b| Some((b.upper_bound, b.exemplar.clone()?.label)))
+        .collect();
+    assert_eq!(exemplars, [(1.0, vec![pair("trace_id", "def")])]);
+    let finished = &family("pb:finished_total").metric;
+    let with_exemplar: Vec<Option<f64>> = finished
+        .iter()
+        .map(|m| Some(m.counter.as_ref()?.exemplar.as_ref()?.value))
+        .collect();
+    assert_eq!(with_exemplar, [Some(1.0), None]);
+}
