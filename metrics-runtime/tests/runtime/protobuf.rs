@@ -507,14 +507,20 @@ fn exemplars_recorded_through_handles_reach_their_protobuf_fields() {
             .find(|f| f.name == name)
             .unwrap_or_else(|| panic!("{name}"))
     };
-    let requests = family("pb:requests_total").metric[0].counter.clone().unwrap();
+    let requests = family("pb:requests_total").metric[0]
+        .counter
+        .clone()
+        .unwrap();
     let exemplar = requests.exemplar.expect("the counter's exemplar");
     assert_eq!(
         (exemplar.label, exemplar.value),
         (vec![pair("trace_id", "abc")], 2.0)
     );
     assert!(exemplar.timestamp.is_some());
-    let latency = family("pb:latency_seconds").metric[0].histogram.clone().unwrap();
+    let latency = family("pb:latency_seconds").metric[0]
+        .histogram
+        .clone()
+        .unwrap();
     let exemplars: Vec<(f64, Vec<LabelPair>)> = latency
         .bucket
         .iter()
