@@ -9,12 +9,16 @@ Usage: check_exposition.py TEXT_0_0_4_FILE OPENMETRICS_FILE [EXPECTED_NAMES_FILE
 
 Both must parse, describe the same families (name, type, samples and values), and every
 histogram must be well formed (cumulative buckets, +Inf bucket equal to _count, finite _sum).
+OpenMetrics' own types are compared with the Prometheus-text fallback Python's
+prometheus_client writes for them: an info `x` is the gauge `x_info`, a stateset a gauge, and a
+gaugehistogram `x` the histogram `x` of its buckets beside the gauges `x_gcount` and `x_gsum`.
 With EXPECTED_NAMES_FILE (one family name per line), each name must be present in both.
 Exits non-zero with a message on the first failure; prints a one-line summary otherwise.
 """
 
 import math
 import sys
+from types import SimpleNamespace
 
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as parse_openmetrics,
@@ -75,6 +79,53 @@ def check_histogram(family, label):
     return len(series)
 
 
+def as_classic(om):
+    """The OpenMetrics families `om` as the Prometheus text (0.0.4) falls back on them."""
+    classic = {}
+    for name, family in om.items():
+        if family.type == "info":
+            classic[name + "_info"] = SimpleNamespace(
+                name=name + "_info", type="gauge", samples=family.samples
+            )
+        elif family.type == "stateset":
+            classic[name] = SimpleNamespace(name=name, type="gauge", samples=family.samples)
+        elif family.type == "gaugehistogram":
+            check_gauge_histogram(family)
+            by_suffix = {"_bucket": [], "_gcount": [], "_gsum": []}
+            for sample in family.samples:
+                by_suffix[sample.name[len(name):]].append(sample)
+            classic[name] = SimpleNamespace(
+                name=name, type="histogram", samples=by_suffix["_bucket"], gauge_histogram=True
+            )
+            for suffix in ("_gcount", "_gsum"):
+                classic[name + suffix] = SimpleNamespace(
+                    name=name + suffix, type="gauge", samples=by_suffix[suffix]
+                )
+        else:
+            classic[name] = family
+    return classic
+
+
+def check_gauge_histogram(family):
+    series = {}
+    for sample in family.samples:
+        labels = {k: v for k, v in sample.labels.items() if k != "le"}
+        entry = series.setdefault(tuple(sorted(labels.items())), {"buckets": [], "gcount": None})
+        if sample.name.endswith("_bucket"):
+            entry["buckets"].append((float(sample.labels["le"]), sample.value))
+        elif sample.name.endswith("_gcount"):
+            entry["gcount"] = sample.value
+    for key, entry in series.items():
+        where = f"OpenMetrics: {family.name}{dict(key)}"
+        buckets = entry["buckets"]
+        if not buckets or not math.isinf(buckets[-1][0]):
+            fail(f"{where}: no +Inf bucket")
+        if any(b[1] > c[1] for b, c in zip(buckets, buckets[1:])):
+            fail(f"{where}: buckets are not cumulative")
+        if entry["gcount"] != buckets[-1][1]:
+            fail(f"{where}: _gcount {entry['gcount']} != +Inf bucket {buckets[-1][1]}")
+
+
 def main(argv):
     if len(argv) not in (3, 4):
         fail(__doc__.strip().splitlines()[2])
@@ -84,7 +135,7 @@ def main(argv):
         openmetrics = f.read()
 
     classic = families(parse_text, text, "text format 0.0.4")
-    om = families(parse_openmetrics, openmetrics, "OpenMetrics")
+    om = as_classic(families(parse_openmetrics, openmetrics, "OpenMetrics"))
     if not classic:
         fail("the text exposition holds no family")
     if set(classic) != set(om):
@@ -105,7 +156,7 @@ def main(argv):
             diff = sorted(set(a.items()) ^ set(b.items()), key=str)[:6]
             fail(f"{name}: samples differ between the formats, e.g. {diff}")
         samples += len(a)
-        if family.type == "histogram":
+        if family.type == "histogram" and not getattr(other, "gauge_histogram", False):
             histograms += check_histogram(family, "0.0.4")
             check_histogram(other, "OpenMetrics")
 

@@ -547,9 +547,9 @@ fn families_without_samples(text: &str) -> (Vec<String>, Vec<String>) {
     (families, empty)
 }
 
-/// vLLM's Rust frontend's 61 families, and the `/metrics` handler's own 3
-/// (`metric_handles_metric_handler_*`).
-const FAMILIES: usize = 64;
+/// vLLM's Rust frontend's 61 families, its Python server's `vllm:cache_config_info`, and the
+/// `/metrics` handler's own 3 (`metric_handles_metric_handler_*`).
+const FAMILIES: usize = 65;
 
 /// A default workload (every behaviour on: connectors, LoRA adapters, sleep cycles, engine
 /// churn, HTTP clients) leaves samples in every family the exposition declares ([`FAMILIES`])
@@ -582,7 +582,7 @@ fn a_default_workload_fills_every_family() {
 }
 
 /// A default served run, scraped while its clients send requests: once sleep cycles and
-/// churn have happened, one scrape shows samples in all 64 families, LoRA info included.
+/// churn have happened, one scrape shows samples in all 65 families, LoRA info included.
 #[test]
 fn a_served_run_shows_every_family_while_requests_are_in_flight() {
     let (_server, addr, _lines) = serve_frontend(&[

@@ -8,6 +8,7 @@ pub mod baseline;
 pub mod batched;
 pub mod contended;
 pub mod fixtures;
+pub mod idle;
 pub mod itl;
 pub mod labels;
 pub mod recorder;

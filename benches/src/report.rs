@@ -97,6 +97,11 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "Counter increment on fixed label axes, 1 thread".into(),
         ),
         group(
+            "idle_expiry_1t".into(),
+            "kept_handle",
+            "Dynamic counter record with and without an idle timeout, 1 thread".into(),
+        ),
+        group(
             "itl_record_1t".into(),
             "local",
             "Inter-token latency record, 1 thread (one request)".into(),
@@ -317,6 +322,20 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "cached_handle",
             Bound::AtMost(1.2),
             "2-axis grid record <= 1.2x a single cached counter",
+        ),
+        target(
+            "idle_expiry_1t".into(),
+            "kept_handle_expiring",
+            "kept_handle",
+            Bound::AtMost(1.1),
+            "record through a kept handle, idle timeout on <= 1.1x off",
+        ),
+        target(
+            "idle_expiry_1t".into(),
+            "lookup_expiring",
+            "lookup",
+            Bound::AtMost(1.1),
+            "Dynamic lookup and record, idle timeout on <= 1.1x off",
         ),
         target(
             "histogram_1t".into(),

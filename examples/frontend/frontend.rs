@@ -15,7 +15,9 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use crate::sim::clock::SimClock;
 use crate::sim::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
 use crate::sim::plan::RequestPlan;
-use metric_handles::vllm::{iteration_tokens, RequestOutput, SchedulerStatsRecorder, VllmMetrics};
+use metric_handles::vllm::{
+    iteration_tokens, CacheConfig, RequestOutput, SchedulerStatsRecorder, VllmMetrics,
+};
 
 /// One output as it reaches the client.
 pub struct Delivery {
@@ -127,6 +129,18 @@ impl Frontend {
             .name(format!("engine-{index}"))
             .spawn(move || engine.run())
             .expect("spawn engine thread");
+        // vLLM's Python server exports each engine's KV-cache configuration as
+        // `vllm:cache_config_info`; removing the engine removes it.
+        let kv_blocks = u64::from(self.cfg.kv_blocks);
+        self.metrics.cache_config().set(
+            index,
+            &CacheConfig {
+                block_size: self.cfg.block_size,
+                num_gpu_blocks: Some(kv_blocks),
+                kv_cache_size_tokens: Some(kv_blocks * u64::from(self.cfg.block_size)),
+                ..CacheConfig::default()
+            },
+        );
         let scheduler = self.metrics.scheduler().clone();
         let handler_streams = streams.clone();
         let handler_thread = std::thread::Builder::new()

@@ -250,6 +250,7 @@ fn check_skip_alone(cx: &Ctxt, metric: &FieldAttrs) {
         metric.positions.as_ref().map(|k| &k.key),
         metric.max_series.as_ref().map(|k| &k.key),
         metric.max_label_sets.as_ref().map(|k| &k.key),
+        metric.idle_timeout.as_ref().map(|k| &k.key),
     ];
     for key in keys
         .into_iter()

@@ -24,6 +24,7 @@ mod attr;
 mod buckets;
 mod case;
 mod ctxt;
+mod duration;
 mod expand;
 mod fallback;
 mod label_attr;

@@ -120,6 +120,8 @@ pub struct FieldAttrs {
     pub positions: Option<Keyed<Option<TokenStream>>>,
     pub max_series: Option<Keyed<Option<TokenStream>>>,
     pub max_label_sets: Option<Keyed<Option<TokenStream>>>,
+    /// `idle_timeout = "5m"`, in milliseconds (a `Dynamic` axis's series expire when idle).
+    pub idle_timeout: Option<Keyed<Option<u64>>>,
     pub aliases: Vec<AliasAttr>,
     pub skip: Option<Ident>,
 }
@@ -134,6 +136,7 @@ const FIELD_KEYS: &[Symbol] = &[
     POSITIONS,
     MAX_SERIES,
     MAX_LABEL_SETS,
+    IDLE_TIMEOUT,
     ALIAS,
     SKIP,
 ];
@@ -148,6 +151,7 @@ fn example(symbol: Symbol) -> &'static str {
         POSITIONS => "positions = 3",
         MAX_SERIES => "max_series = 64",
         MAX_LABEL_SETS => "max_label_sets = 64",
+        IDLE_TIMEOUT => "idle_timeout = \"5m\"",
         _ => "...",
     }
 }
@@ -164,6 +168,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut positions = Once::new(METRIC, POSITIONS);
     let mut max_series = Once::new(METRIC, MAX_SERIES);
     let mut max_label_sets = Once::new(METRIC, MAX_LABEL_SETS);
+    let mut idle_timeout = Once::new(METRIC, IDLE_TIMEOUT);
     let mut skip = Once::new(METRIC, SKIP);
     let mut aliases = Vec::new();
     let parsed = attr::parse_attrs(cx, attrs, METRIC, FIELD_KEYS, |meta, key, symbol| {
@@ -199,6 +204,13 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             positions.set(cx, key, expr.and_then(|e| count(cx, e, key, 0)));
         } else if symbol == MAX_SERIES {
             max_series.set(cx, key, expr.and_then(|e| count(cx, e, key, 1)));
+        } else if symbol == IDLE_TIMEOUT {
+            let millis = string(expr).and_then(|lit| {
+                crate::duration::parse_millis(&lit.value())
+                    .map_err(|message| cx.error_spanned_by(&lit, message))
+                    .ok()
+            });
+            idle_timeout.set(cx, key, millis);
         } else {
             max_label_sets.set(cx, key, expr.and_then(|e| count(cx, e, key, 1)));
         }
@@ -216,6 +228,7 @@ pub fn parse_field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         positions: positions.get(),
         max_series: max_series.get(),
         max_label_sets: max_label_sets.get(),
+        idle_timeout: idle_timeout.get(),
         aliases,
         skip: skip.get().map(|k| k.key),
     }

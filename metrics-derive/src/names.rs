@@ -131,6 +131,9 @@ pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
         crate::ty::Leaf::Counter => &["", "_total", "_created"],
         crate::ty::Leaf::Gauge => &[""],
         crate::ty::Leaf::Histogram => &["", "_bucket", "_count", "_sum", "_created"],
+        crate::ty::Leaf::Info => &["", "_info"],
+        crate::ty::Leaf::StateSet => &[""],
+        crate::ty::Leaf::GaugeHistogram => &["", "_bucket", "_gcount", "_gsum"],
     };
     suffixes.iter().map(|s| format!("{family}{s}")).collect()
 }

@@ -37,6 +37,7 @@ pub const LABEL: Symbol = Symbol("label");
 pub const POSITIONS: Symbol = Symbol("positions");
 pub const MAX_SERIES: Symbol = Symbol("max_series");
 pub const MAX_LABEL_SETS: Symbol = Symbol("max_label_sets");
+pub const IDLE_TIMEOUT: Symbol = Symbol("idle_timeout");
 pub const ALIAS: Symbol = Symbol("alias");
 pub const SKIP: Symbol = Symbol("skip");
 
@@ -63,6 +64,9 @@ pub const FAMILY: Symbol = Symbol("Family");
 pub const COUNTER: Symbol = Symbol("Counter");
 pub const GAUGE: Symbol = Symbol("Gauge");
 pub const HISTOGRAM: Symbol = Symbol("Histogram");
+pub const INFO: Symbol = Symbol("Info");
+pub const STATE_SET: Symbol = Symbol("StateSet");
+pub const GAUGE_HISTOGRAM: Symbol = Symbol("GaugeHistogram");
 pub const BY_LABEL: Symbol = Symbol("ByLabel");
 pub const BY_LABELS: Symbol = Symbol("ByLabels");
 pub const BY_POSITION: Symbol = Symbol("ByPosition");

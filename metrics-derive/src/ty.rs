@@ -12,7 +12,8 @@ use syn::{GenericArgument, PathArguments, Type, TypePath};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::{
-    Symbol, BY_LABEL, BY_LABELS, BY_POSITION, COUNTER, DYNAMIC, FAMILY, GAUGE, HISTOGRAM, POSITION,
+    Symbol, BY_LABEL, BY_LABELS, BY_POSITION, COUNTER, DYNAMIC, FAMILY, GAUGE, GAUGE_HISTOGRAM,
+    HISTOGRAM, INFO, POSITION, STATE_SET,
 };
 
 /// The Prometheus type of the member's series.
@@ -21,6 +22,9 @@ pub enum Leaf {
     Counter,
     Gauge,
     Histogram,
+    Info,
+    StateSet,
+    GaugeHistogram,
 }
 
 impl Leaf {
@@ -29,7 +33,27 @@ impl Leaf {
             Leaf::Counter => "counter",
             Leaf::Gauge => "gauge",
             Leaf::Histogram => "histogram",
+            Leaf::Info => "info",
+            Leaf::StateSet => "state set",
+            Leaf::GaugeHistogram => "gauge histogram",
         }
+    }
+
+    /// The kind with its indefinite article: `a counter`, `an info`.
+    pub fn with_article(self) -> String {
+        let article = if self == Leaf::Info { "an" } else { "a" };
+        format!("{article} {}", self.as_str())
+    }
+
+    /// Whether `buckets = ...` applies (and is required).
+    pub fn has_buckets(self) -> bool {
+        matches!(self, Leaf::Histogram | Leaf::GaugeHistogram)
+    }
+
+    /// Whether OpenMetrics allows the type a unit (Python's parser refuses one on an info or
+    /// a state set).
+    pub fn allows_unit(self) -> bool {
+        !matches!(self, Leaf::Info | Leaf::StateSet)
     }
 }
 
@@ -166,6 +190,9 @@ fn swapped(labels: &Type, member: &Type) -> bool {
                 COUNTER,
                 GAUGE,
                 HISTOGRAM,
+                INFO,
+                STATE_SET,
+                GAUGE_HISTOGRAM,
                 BY_LABEL,
                 BY_LABELS,
                 BY_POSITION,
@@ -267,6 +294,25 @@ fn check_leaf(cx: &Ctxt, member: &Type, leaf: Leaf, args: &[Type]) -> Result<(),
         );
         return Err(());
     }
+    if leaf == Leaf::StateSet {
+        let [states] = args else {
+            cx.error_spanned_by(
+                member,
+                "`StateSet` takes one type argument, the enum that lists every state: write `StateSet<Phase>` with `#[derive(LabelEnum)] enum Phase { ... }`",
+            );
+            return Err(());
+        };
+        return check_label_type(cx, states, |shown| {
+            format!("`StateSet`'s argument is the enum that lists every state (`#[derive(LabelEnum)]`), not `{shown}`: a state set exposes one sample per state, so its states must be known at compile time")
+        });
+    }
+    if leaf == Leaf::Info && names_prometheus_client(member) {
+        cx.error_spanned_by(
+            member,
+            "prometheus-client's `Info` holds its labels itself and is not a family member here: use `metric_handles::Info`, whose labels are the family's label set",
+        );
+        return Err(());
+    }
     if leaf == Leaf::Gauge {
         if let [value] = args {
             let value = render(value);
@@ -364,6 +410,12 @@ fn leaf_of(name: &str) -> Option<Leaf> {
         Some(Leaf::Gauge)
     } else if is(HISTOGRAM) {
         Some(Leaf::Histogram)
+    } else if is(INFO) {
+        Some(Leaf::Info)
+    } else if is(STATE_SET) {
+        Some(Leaf::StateSet)
+    } else if is(GAUGE_HISTOGRAM) {
+        Some(Leaf::GaugeHistogram)
     } else {
         None
     }

@@ -55,9 +55,11 @@ pub use record::exemplar::{
     LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS, READ_ATTEMPTS,
 };
 pub use record::gauge::Gauge;
+pub use record::gauge_histogram::GaugeHistogram;
 pub use record::histogram::{
     Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
+pub use record::info::Info;
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
@@ -73,6 +75,7 @@ pub use series::grid::{
 pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use series::labels::{LabelEnum, LabelSet, NoLabels};
 pub use series::member::{AxisShape, FamilyMember, SeriesSpec};
+pub use series::state_set::StateSet;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 

@@ -174,9 +174,23 @@ impl FieldItems {
             },
             check_consts: quote!(#(#check_consts)*),
             descriptors: quote!(#cfgs Self::#const_ident,),
-            registers: quote! {
-                #cfgs
-                #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
+            registers: match plan.idle_timeout {
+                None => quote! {
+                    #cfgs
+                    #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
+                },
+                Some(millis) => quote! {
+                    #cfgs
+                    #field: (Self::#ops.register)(
+                        registry,
+                        &Self::#const_ident,
+                        &#krate::__private::with_declared_idle_timeout(
+                            options,
+                            Self::#const_ident.name,
+                            #millis,
+                        ),
+                    ),
+                },
             },
             resolves: quote! {
                 #cfgs
@@ -410,17 +424,25 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
         }
         if plan.buckets.is_some() {
             let message = format!(
-                "field `{field}`: `buckets` only applies to histograms, and `{shown}` is not one: remove `buckets`"
+                "field `{field}`: `buckets` only applies to histograms and gauge histograms, and `{shown}` is neither: remove `buckets`"
             );
             checks.push(at_member(
-                quote!(if !#krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
+                quote!(if !#krate::__private::has_buckets(#kind) { ::core::panic!(#message) }),
             ));
         } else if plan.native.is_none() {
             let message = format!(
                 "field `{field}`: `{shown}` is a histogram and needs buckets: add e.g. `buckets = [0.1, 0.5, 1.0]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
             );
             checks.push(at_member(
-                quote!(if #krate::__private::is_histogram(#kind) { ::core::panic!(#message) }),
+                quote!(if #krate::__private::has_buckets(#kind) { ::core::panic!(#message) }),
+            ));
+        }
+        if plan.unit.is_some() {
+            let message = format!(
+                "field `{field}`: `unit` does not apply to `{shown}`, an info or a state set, which OpenMetrics gives no unit: remove `unit`"
+            );
+            checks.push(at_member(
+                quote!(if !#krate::__private::allows_unit(#kind) { ::core::panic!(#message) }),
             ));
         }
     }
@@ -440,6 +462,16 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
             );
             checks.push(at_member(quote!(
                 if ::core::matches!(#shape, #krate::AxisShape::None) {
+                    ::core::panic!(#message)
+                }
+            )));
+        }
+        if plan.idle_timeout.is_some() {
+            let message = format!(
+                "field `{field}`: `idle_timeout` expires the idle series of a `Dynamic<Labels, _>` axis, and `{shown}` has none: remove `idle_timeout`"
+            );
+            checks.push(at_member(quote!(
+                if !::core::matches!(#shape, #krate::AxisShape::Dynamic(_)) {
                     ::core::panic!(#message)
                 }
             )));

@@ -29,7 +29,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
 
     let mut missing = Missing::default();
     let name = given_name(field, &mut missing);
-    let unit = check_unit(cx, field);
+    let unit = check_unit(cx, field, leaf);
     let name = name.and_then(|name| check_metric_name(cx, name, leaf, &unit));
     let help = check_help(cx, field);
     let computed = check_computed(cx, field);
@@ -40,6 +40,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
     let positions = check_positions(cx, field, axis);
     let max_series = check_max_series(cx, field, axis);
     let max_label_sets = value_of(&attrs.max_label_sets);
+    let idle_timeout = check_idle_timeout(cx, field, axis);
     let aliases = check_aliases(cx, field, leaf);
 
     let family = family
@@ -58,6 +59,7 @@ pub fn check<'a>(cx: &Ctxt, field: &'a Field<'a>) -> Checked<MetricPlan<'a>> {
         positions: positions?,
         max_series: max_series?,
         max_label_sets: max_label_sets?,
+        idle_timeout: idle_timeout?,
         aliases: aliases?,
     })
 }
@@ -144,10 +146,21 @@ fn given_name<'a>(field: &'a Field, missing: &mut Missing) -> Checked<&'a LitStr
 }
 
 /// `unit = "..."`: a valid unit, or none.
-fn check_unit(cx: &Ctxt, field: &Field) -> Checked<Option<String>> {
+fn check_unit(cx: &Ctxt, field: &Field, leaf: Option<Leaf>) -> Checked<Option<String>> {
     let Some(lit) = value_of(&field.metric.unit)? else {
         return Ok(None);
     };
+    if let Some(leaf) = leaf.filter(|leaf| !leaf.allows_unit()) {
+        cx.error_spanned_by(
+            &lit,
+            format!(
+                "`unit` does not apply to field `{}`: OpenMetrics gives {} no unit (Python's parser refuses one); remove `unit`, or put the unit in a label",
+                field.ident,
+                leaf.with_article()
+            ),
+        );
+        return Err(Invalid);
+    }
     match names::check_unit(&lit.value()) {
         Ok(()) => Ok(Some(lit.value())),
         Err(message) => {
@@ -166,6 +179,16 @@ fn check_metric_name(
     unit: &Checked<Option<String>>,
 ) -> Checked<LitStr> {
     let mut checked = check_name(cx, name, leaf, "metric name");
+    if leaf == Some(Leaf::StateSet) && name.value().contains(':') {
+        cx.error_spanned_by(
+            name,
+            format!(
+                "a state set's name is also the label key of its states, and a label key cannot contain `:`: write `\"{}\"`",
+                name.value().replace(':', "_")
+            ),
+        );
+        checked = Err(Invalid);
+    }
     if let (Ok(Some(unit)), Ok(())) = (unit, names::check_metric_name(&name.value())) {
         let suffix = format!("_{unit}");
         if name.value().ends_with(&suffix) {
@@ -194,25 +217,26 @@ fn check_buckets(
     let attrs = &field.metric;
     let ident = field.ident;
     match (&attrs.buckets, leaf) {
-        (Some(keyed), Some(other)) if other != Leaf::Histogram => {
+        (Some(keyed), Some(other)) if !other.has_buckets() => {
             cx.error_spanned_by(
                 &keyed.key,
                 format!(
-                    "`buckets` only applies to histograms, and field `{ident}` is a {}: remove `buckets`",
-                    other.as_str()
+                    "`buckets` only applies to histograms and gauge histograms, and field `{ident}` is {}: remove `buckets`",
+                    other.with_article()
                 ),
             );
             Err(Invalid)
         }
         // Native buckets alone are a complete histogram.
         (None, Some(Leaf::Histogram)) if attrs.native.is_some() => Ok(None),
-        (None, Some(Leaf::Histogram)) => {
+        (None, Some(leaf)) if leaf.has_buckets() => {
             if attrs.parsed {
                 missing.add(
                     "buckets = [0.1, 0.5, 1.0]".to_owned(),
                     ident.to_token_stream(),
                     format!(
-                        "histogram `{ident}` needs buckets: add e.g. `#[metric(buckets = [0.1, 0.5, 1.0])]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`"
+                        "{} `{ident}` needs buckets: add e.g. `#[metric(buckets = [0.1, 0.5, 1.0])]` or `buckets = exponential(start = 0.001, factor = 2.0, count = 16)`",
+                        leaf.as_str()
                     ),
                 );
             }
@@ -235,8 +259,8 @@ fn check_native(
             cx.error_spanned_by(
                 &keyed.key,
                 format!(
-                    "`native` (native histogram buckets) only applies to histograms, and field `{ident}` is a {}: remove `native`",
-                    other.as_str()
+                    "`native` (native histogram buckets) only applies to histograms, and field `{ident}` is {}: remove `native`",
+                    other.with_article()
                 ),
             );
             Err(Invalid)
@@ -261,6 +285,15 @@ fn check_max_series(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Checked<Op
     let applies = !(parsed && matches!(axis, Some(Axis::None)));
     value_where(cx, max_series, applies, || {
         format!("`max_series` limits the series an axis creates per label set, and field `{}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`", field.ident)
+    })
+}
+
+/// `idle_timeout = "..."`: only on a member with a `Dynamic` axis, whose series come and go
+/// with the data (a fixed axis's series are all resolved up front, and stay).
+fn check_idle_timeout(cx: &Ctxt, field: &Field, axis: Option<&Axis>) -> Checked<Option<u64>> {
+    let applies = axis.is_none_or(|axis| matches!(axis, Axis::Dynamic(_)));
+    value_where(cx, &field.metric.idle_timeout, applies, || {
+        format!("`idle_timeout` expires the idle series of a `Dynamic<Labels, _>` axis, and field `{}` has none: its series are resolved with the common labels and stay until `remove`; remove `idle_timeout`, or make the field `Family<_, Dynamic<Labels, _>>`", field.ident)
     })
 }
 
@@ -443,6 +476,16 @@ fn check_name(cx: &Ctxt, lit: &LitStr, leaf: Option<Leaf>, what: &str) -> Checke
     let name = lit.value();
     if let Err(message) = names::check_metric_name(&name) {
         cx.error_spanned_by(lit, format!("invalid {what}: {message}"));
+        return Err(Invalid);
+    }
+    if leaf == Some(Leaf::Info) && name.ends_with("_info") {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "info {what} `{name}` ends with `_info`, which prometheus-client appends to infos: write `\"{}\"`",
+                name.trim_end_matches("_info")
+            ),
+        );
         return Err(Invalid);
     }
     if leaf == Some(Leaf::Counter) && name.ends_with("_total") {

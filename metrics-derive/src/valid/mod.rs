@@ -31,6 +31,8 @@ pub struct MetricPlan<'a> {
     pub positions: Option<TokenStream>,
     pub max_series: Option<TokenStream>,
     pub max_label_sets: Option<TokenStream>,
+    /// `idle_timeout = "..."`, in milliseconds.
+    pub idle_timeout: Option<u64>,
     pub aliases: Vec<(LitStr, LitStr)>,
 }
 /// Checks every metric field; returns the plans of the fields that passed.

@@ -184,7 +184,7 @@ impl Metrics {
         ::metric_handles::__private::dynamic_keys(Self::__METRIC_HANDLES_TOKENS_OPS.axis),
     );
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS_CHECK_1: () = if ::metric_handles::__private::is_histogram(
+    const __METRIC_HANDLES_TOKENS_CHECK_1: () = if ::metric_handles::__private::has_buckets(
         Self::__METRIC_HANDLES_TOKENS_OPS.kind,
     ) {
         ::core::panic!(

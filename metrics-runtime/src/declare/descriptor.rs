@@ -18,21 +18,40 @@ pub enum MetricKind {
     Gauge,
     /// A distribution over fixed buckets.
     Histogram,
+    /// A constant 1 whose labels carry information (exposed with an `_info` suffix).
+    Info,
+    /// One sample per value of an enum, exactly one of them 1.
+    StateSet,
+    /// A distribution of what is present now, whose buckets and sum go up and down.
+    GaugeHistogram,
 }
 
 impl MetricKind {
-    /// The lower-case name Prometheus uses in `# TYPE` lines.
+    /// The lower-case name OpenMetrics uses in `# TYPE` lines (`stateset`, `gaugehistogram`
+    /// and `info` are written as `gauge`, `histogram` and `gauge` in the Prometheus text).
     pub const fn as_str(self) -> &'static str {
-        type_name(self.metric_type())
+        match self {
+            MetricKind::StateSet => "stateset",
+            MetricKind::GaugeHistogram => "gaugehistogram",
+            _ => type_name(self.metric_type()),
+        }
     }
 
-    /// prometheus-client's name for the kind.
+    /// prometheus-client's name for the kind: the type its encoders write, which for the
+    /// kinds it lacks is the type Prometheus' text and protobuf formats fall back on (a
+    /// state set is a gauge, a gauge histogram a histogram).
     pub(crate) const fn metric_type(self) -> MetricType {
         match self {
             MetricKind::Counter => MetricType::Counter,
-            MetricKind::Gauge => MetricType::Gauge,
-            MetricKind::Histogram => MetricType::Histogram,
+            MetricKind::Gauge | MetricKind::StateSet => MetricType::Gauge,
+            MetricKind::Histogram | MetricKind::GaugeHistogram => MetricType::Histogram,
+            MetricKind::Info => MetricType::Info,
         }
+    }
+
+    /// Whether the kind's series have buckets (`buckets = ...` applies).
+    pub const fn has_buckets(self) -> bool {
+        matches!(self, MetricKind::Histogram | MetricKind::GaugeHistogram)
     }
 }
 
@@ -255,16 +274,18 @@ impl MetricDescriptor {
         self
     }
 
-    /// The name as it appears on samples in the exposition: counters get `_total`, and a
-    /// declared unit is appended the way prometheus-client does it.
+    /// The name as it appears on samples in the exposition: counters get `_total`, infos
+    /// `_info`, and a declared unit is appended the way prometheus-client does it.
     pub fn exposed_name(&self) -> String {
         let mut name = self.name.to_owned();
         if let Some(unit) = self.unit {
             name.push('_');
             name.push_str(unit);
         }
-        if self.kind == MetricKind::Counter {
-            name.push_str("_total");
+        match self.kind {
+            MetricKind::Counter => name.push_str("_total"),
+            MetricKind::Info => name.push_str("_info"),
+            _ => {}
         }
         name
     }

@@ -356,6 +356,7 @@ fn build<L: LabelSet, M: RuntimeMember>(spec: &FamilySpec) -> RuntimeFamily<L, M
         SeriesSpec::new()
             .with_buckets(spec.buckets.clone().unwrap_or_default())
             .with_native(spec.native)
-            .with_max_series(spec.max_series.max(1)),
+            .with_max_series(spec.max_series.max(1))
+            .with_idle_timeout(spec.idle_timeout),
     )
 }

@@ -81,7 +81,7 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
             extra_keys: extra_keys.into_boxed_slice(),
         };
         RuntimeFamily {
-            inner: SeriesMap::new(spec.clone(), spec.max_series, described),
+            inner: SeriesMap::new(spec.clone(), spec.max_series, spec.idle_timeout, described),
         }
     }
 
@@ -192,6 +192,21 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         self.inner.overflowed_lookups()
     }
 
+    /// Sweeps the series now, as a scrape does: with an idle timeout
+    /// ([`FamilySpec::idle_timeout`](super::FamilySpec::idle_timeout)), the series not recorded
+    /// nor looked up for it leave the exposition and dormant series recorded since come back,
+    /// by the rules of a [`Dynamic`](crate::Dynamic#idle-series-expiry) axis. Returns how many
+    /// series left. Without an idle timeout, does nothing.
+    pub fn expire_idle(&self) -> usize {
+        self.inner.series.sweep()
+    }
+
+    /// How many times a series went dormant for being idle, and how many dormant series were
+    /// dropped to give their slot to a new label set.
+    pub fn expired_series(&self) -> (u64, u64) {
+        self.inner.series.expiry_counts()
+    }
+
     /// How many `get_or_create` calls were routed to the overflow series because their extra
     /// labels were over the size limits (also counted in
     /// [`overflowed_lookups`](Self::overflowed_lookups)).
@@ -239,6 +254,8 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
             inner.about.unit.as_ref(),
             inner.about.kind.metric_type(),
         )?;
+        // The scrape is the sweep's clock: no record ever pays for expiry.
+        inner.series.sweep();
         inner.series.for_each(|key, member| match key {
             Some((common, values)) => {
                 let extra = ExtraLabels {

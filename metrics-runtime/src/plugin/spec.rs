@@ -2,6 +2,7 @@
 
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_SERIES};
 use crate::record::histogram::NativeConfig;
+use std::time::Duration;
 
 /// Everything needed to register one family at run time: what a `#[metric(...)]` field says at
 /// compile time, as owned values (a KV connector's descriptor, a configuration file...).
@@ -27,6 +28,7 @@ pub struct FamilySpec {
     pub(crate) native: Option<NativeConfig>,
     pub(crate) extra_label_keys: Vec<String>,
     pub(crate) max_series: usize,
+    pub(crate) idle_timeout: Option<Duration>,
 }
 
 impl FamilySpec {
@@ -42,6 +44,7 @@ impl FamilySpec {
             native: None,
             extra_label_keys: Vec::new(),
             max_series: DEFAULT_MAX_SERIES,
+            idle_timeout: None,
         }
     }
 
@@ -111,6 +114,22 @@ impl FamilySpec {
     pub fn max_series(mut self, limit: usize) -> Self {
         self.max_series = limit.max(1);
         self
+    }
+
+    /// Drops from the exposition the series not recorded nor looked up for `timeout` (checked
+    /// at each scrape; off by default), by the rules of a `Dynamic` axis: a record through a
+    /// handle kept from before brings its series back with every count, and a series dropped
+    /// for good to make room for a new label set starts again from zero (see
+    /// [idle-series expiry](crate::Dynamic#idle-series-expiry)). A timeout under a millisecond
+    /// counts as one millisecond.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = Some(timeout);
+        self
+    }
+
+    /// The idle timeout, if the family's series expire.
+    pub fn expires_idle_after(&self) -> Option<Duration> {
+        self.idle_timeout
     }
 
     /// The registered name.

@@ -23,6 +23,17 @@ pub fn new_family<L: crate::LabelSet, M: crate::FamilyMember>(
     crate::Family::new(spec)
 }
 
+/// `options` with the idle timeout a field declares (`#[metric(idle_timeout = "...")]`, in
+/// milliseconds) for `metric`, unless they override it: what the generated `register_with`
+/// gives that field's registration.
+pub fn with_declared_idle_timeout<'a>(
+    options: &'a crate::RegisterOptions,
+    metric: &str,
+    millis: u64,
+) -> std::borrow::Cow<'a, crate::RegisterOptions> {
+    options.with_declared_idle_timeout(metric, std::time::Duration::from_millis(millis))
+}
+
 /// Fails compilation (in a `const _: () = ...` item) when an axis label key repeats one of
 /// the struct's common label keys: the series would carry the same key twice.
 pub const fn assert_axis_key_is_free(common: &[&str], axis_key: &str) {
@@ -147,9 +158,20 @@ pub const fn is_counter(kind: crate::MetricKind) -> bool {
     matches!(kind, crate::MetricKind::Counter)
 }
 
-/// Whether the member is a histogram (for the generated `buckets` checks).
+/// Whether the member is a histogram (for the generated `native` checks).
 pub const fn is_histogram(kind: crate::MetricKind) -> bool {
     matches!(kind, crate::MetricKind::Histogram)
+}
+
+/// Whether the member has buckets (for the generated `buckets` checks).
+pub const fn has_buckets(kind: crate::MetricKind) -> bool {
+    kind.has_buckets()
+}
+
+/// Whether OpenMetrics allows the member a unit: not an info or a state set (for the
+/// generated `unit` check).
+pub const fn allows_unit(kind: crate::MetricKind) -> bool {
+    !matches!(kind, crate::MetricKind::Info | crate::MetricKind::StateSet)
 }
 
 /// Fails compilation when a `Dynamic<D, _>` axis repeats one of the struct's common label

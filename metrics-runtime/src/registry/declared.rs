@@ -41,7 +41,11 @@ pub fn check_registration(
                     .collect(),
             }),
             option,
-            known: descriptors.iter().map(|d| d.name.to_owned()).collect(),
+            known: descriptors
+                .iter()
+                .filter(|d| RegisterOptions::applies(option, d))
+                .map(|d| d.name.to_owned())
+                .collect(),
         });
     }
     registry.claim(declared_claims(
@@ -140,19 +144,15 @@ where
                 .min(MAX_PRERESOLVED_POSITIONS),
         )
         .with_max_series(options.series_limit(descriptor))
-        .with_max_label_sets(options.label_set_limit(descriptor));
+        .with_max_label_sets(options.label_set_limit(descriptor))
+        .with_family_name(&registry.exposed_name(descriptor.name, descriptor.unit))
+        .with_idle_timeout(options.idle_timeout_for(descriptor));
     let family = Family::new(spec);
     // One line, as `# HELP` is: each line break or tab becomes a space.
     let help = help_line(descriptor.help);
     for name in shown_names(descriptor, Some(options)) {
         if M::WRITES_TEXT {
-            registry.register_claimed_text(
-                name,
-                &help,
-                descriptor.unit,
-                M::KIND.metric_type(),
-                family.clone(),
-            );
+            registry.register_claimed_text(name, &help, descriptor.unit, M::KIND, family.clone());
         } else {
             let unit = descriptor.unit.map(unit_from_str);
             registry.register_claimed(name, help.clone(), unit, family.clone());

@@ -1,10 +1,12 @@
 //! Run-time choices made at registration: bucket overrides, position counts, series limits and
 //! which deprecated names to expose.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::time::Duration;
 
 use crate::buckets::{self, BucketError};
-use crate::declare::descriptor::{Alias, MetricDescriptor};
+use crate::declare::descriptor::{Alias, LabelAxis, MetricDescriptor};
 use crate::NativeConfig;
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
@@ -40,6 +42,7 @@ pub struct RegisterOptions {
     positions: HashMap<String, usize>,
     max_series: HashMap<String, usize>,
     max_label_sets: HashMap<String, usize>,
+    idle_timeout: HashMap<String, Option<Duration>>,
     show_hidden_for: Option<String>,
 }
 
@@ -98,6 +101,23 @@ impl RegisterOptions {
         self
     }
 
+    /// Sets how long a series of the `Dynamic` axis of `metric` may go without a record or a
+    /// lookup before it leaves the exposition (checked at each scrape), replacing the field's
+    /// `#[metric(idle_timeout = "...")]`; `None` turns a declared timeout off. See
+    /// [idle-series expiry](crate::Dynamic#idle-series-expiry). A registration refuses it for a
+    /// metric without a `Dynamic` axis ([`RegistrationError::UnknownOverride`]), where it
+    /// would change nothing. A timeout under a millisecond counts as one millisecond.
+    ///
+    /// [`RegistrationError::UnknownOverride`]: crate::RegistrationError::UnknownOverride
+    pub fn idle_timeout(
+        mut self,
+        metric: impl Into<String>,
+        timeout: impl Into<Option<Duration>>,
+    ) -> Self {
+        self.idle_timeout.insert(metric.into(), timeout.into());
+        self
+    }
+
     /// Also exposes the deprecated names that version `version` still exposed, so dashboards
     /// written against that version keep working.
     ///
@@ -133,6 +153,7 @@ impl RegisterOptions {
             positions: keep(&self.positions, descriptors),
             max_series: keep(&self.max_series, descriptors),
             max_label_sets: keep(&self.max_label_sets, descriptors),
+            idle_timeout: keep(&self.idle_timeout, descriptors),
             show_hidden_for: self.show_hidden_for.clone(),
         }
     }
@@ -143,20 +164,56 @@ impl RegisterOptions {
         &self,
         descriptors: &[MetricDescriptor],
     ) -> Option<(&'static str, &str)> {
-        let names: [(&'static str, Vec<&String>); 5] = [
+        let names: [(&'static str, Vec<&String>); 6] = [
             ("buckets", self.buckets.keys().collect()),
             ("native", self.native.keys().collect()),
             ("positions", self.positions.keys().collect()),
             ("max_series", self.max_series.keys().collect()),
             ("max_label_sets", self.max_label_sets.keys().collect()),
+            ("idle_timeout", self.idle_timeout.keys().collect()),
         ];
         names.into_iter().find_map(|(builder, mut names)| {
             names.sort();
             names
                 .into_iter()
-                .find(|name| !descriptors.iter().any(|d| d.name == name.as_str()))
+                .find(|name| {
+                    !descriptors
+                        .iter()
+                        .any(|d| d.name == name.as_str() && Self::applies(builder, d))
+                })
                 .map(|name| (builder, name.as_str()))
         })
+    }
+
+    /// Whether the override `builder` can change `descriptor`'s metric: an idle timeout only
+    /// a `Dynamic` axis's, every other override any metric's (a bucket override of a counter
+    /// is left alone, as it always was).
+    pub(crate) fn applies(builder: &str, descriptor: &MetricDescriptor) -> bool {
+        builder != "idle_timeout" || matches!(descriptor.axis, Some(LabelAxis::Dynamic { .. }))
+    }
+
+    /// The idle timeout of the `Dynamic` axis of `descriptor`'s metric: the override if any,
+    /// else the declared one (which the derive passes in with
+    /// [`with_declared_idle_timeout`](Self::with_declared_idle_timeout)).
+    pub(crate) fn idle_timeout_for(&self, descriptor: &MetricDescriptor) -> Option<Duration> {
+        self.idle_timeout.get(descriptor.name).copied().flatten()
+    }
+
+    /// These options with `declared` as the idle timeout of `metric` unless they override it:
+    /// how a field's `#[metric(idle_timeout = "...")]` reaches its registration.
+    pub(crate) fn with_declared_idle_timeout(
+        &self,
+        metric: &str,
+        declared: Duration,
+    ) -> Cow<'_, RegisterOptions> {
+        if self.idle_timeout.contains_key(metric) {
+            return Cow::Borrowed(self);
+        }
+        let mut options = self.clone();
+        options
+            .idle_timeout
+            .insert(metric.to_owned(), Some(declared));
+        Cow::Owned(options)
     }
 
     /// The bucket bounds for `descriptor`: the override if any, else the declared ones.

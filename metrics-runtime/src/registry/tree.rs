@@ -11,7 +11,7 @@ use prometheus_client::registry::{Metric, Unit};
 
 use super::error::{RegisteredFamily, RegistrationError};
 use super::ledger::{declared_families, FamilyClaim, Ledger};
-use crate::declare::descriptor::type_name;
+use crate::declare::descriptor::{type_name, MetricKind};
 use crate::render::once::{self, Headers};
 use crate::render::{SampleHeads, TextFamily, TextFormat};
 use crate::sync::lock;
@@ -106,7 +106,7 @@ impl Scope {
     }
 
     /// `name` as written at this level: prefix, name and unit joined by `_`.
-    fn full_name(&self, name: &str, unit: Option<&str>) -> String {
+    pub(crate) fn full_name(&self, name: &str, unit: Option<&str>) -> String {
         let mut full = String::new();
         if let Some(prefix) = &self.prefix {
             full.push_str(prefix);
@@ -216,6 +216,12 @@ impl Registry {
             ledger,
             scope,
         }
+    }
+
+    /// `name` with `unit` as a family registered here is exposed: prefix, name and unit
+    /// joined by `_`.
+    pub(crate) fn exposed_name(&self, name: &str, unit: Option<&str>) -> String {
+        self.scope.full_name(name, unit)
     }
 
     /// The prefix every name registered here starts with (joined by `_`), if any.
@@ -339,7 +345,7 @@ impl Registry {
         name: &str,
         help: &str,
         unit: Option<&str>,
-        metric_type: MetricType,
+        kind: MetricKind,
         family: F,
     ) where
         F: TextFamily + Metric + Clone,
@@ -349,21 +355,25 @@ impl Registry {
             name,
             help,
             unit.map(unit_from_str),
-            metric_type,
+            kind,
         );
         match headers {
             Ok(headers) => {
                 #[cfg(feature = "protobuf")]
-                let protobuf = self.protobuf_part(name, help, unit, metric_type, &family);
+                let protobuf = self.protobuf_part(name, help, unit, kind.metric_type(), &family);
+                let unprefixed = name_with_unit(name, unit);
                 let name = self.scope.full_name(name, unit);
                 let heads = |format| {
                     let le = family.bucket_labels(format);
                     SampleHeads::new(format, &name, &self.const_labels, le)
                 };
-                let heads = [
-                    heads(TextFormat::OpenMetrics),
-                    heads(TextFormat::Prometheus),
-                ];
+                let mut classic = heads(TextFormat::Prometheus);
+                if kind == MetricKind::GaugeHistogram {
+                    let [gcount, gsum] = ["_gcount", "_gsum"]
+                        .map(|suffix| self.gauge_part_headers(&unprefixed, suffix, help));
+                    classic = classic.with_gauge_histogram_parts(gcount, gsum);
+                }
+                let heads = [heads(TextFormat::OpenMetrics), classic];
                 self.parts.push(Part::Text(Box::new(TextPart {
                     headers,
                     heads,
@@ -414,6 +424,21 @@ impl Registry {
             None => metrics.register(name, help, family.clone()),
         }
         ProtobufPart::Encoded(metrics)
+    }
+
+    /// The classic-text header lines of the gauge family `name` + `suffix` (a gauge
+    /// histogram's `_gcount` or `_gsum`) at this level; empty if they cannot be rendered,
+    /// which prometheus-client's encoder never fails to do.
+    fn gauge_part_headers(&self, name: &str, suffix: &str, help: &str) -> Box<str> {
+        once::typed_headers(
+            self.scope.inner(),
+            &format!("{name}{suffix}"),
+            help,
+            None,
+            MetricType::Gauge,
+        )
+        .map(|headers| headers.prometheus)
+        .unwrap_or_default()
     }
 
     /// Registers a collector, whose families are encoded at each scrape.
@@ -669,5 +694,13 @@ pub(crate) fn unit_from_str(unit: &str) -> Unit {
         "seconds" => Unit::Seconds,
         "volts" => Unit::Volts,
         other => Unit::Other(other.to_owned()),
+    }
+}
+
+/// `name` and `unit` joined by `_`, as a family's name is written before the level's prefix.
+fn name_with_unit(name: &str, unit: Option<&str>) -> String {
+    match unit {
+        Some(unit) => format!("{name}_{unit}"),
+        None => name.to_owned(),
     }
 }

@@ -35,6 +35,7 @@ pub(crate) mod scratch;
 use std::fmt;
 
 use crate::record::exemplar::{ExemplarBuffer, ExemplarView};
+use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 pub use labels::{Label, LabelStack};
@@ -59,10 +60,18 @@ pub enum TextFormat {
 pub(crate) struct SampleHeads {
     gauge: Head,
     counter: Head,
+    info: Head,
     sum: Head,
     count: Head,
     /// The OpenMetrics `_created` line of a counter or histogram, written when asked for.
     created: Head,
+    gsum: Head,
+    gcount: Head,
+    /// The family's name: the label key of a state set's states.
+    state_key: Box<str>,
+    /// A gauge histogram's `_gcount` and `_gsum` families' header lines in the classic text,
+    /// where they are gauges of their own; empty otherwise.
+    gauge_histogram_parts: [Box<str>; 2],
     /// One per bucket in OpenMetrics (each with its `le`); one for every bucket in the classic
     /// text, whose `le` comes after the series' labels ([`bucket_tails`](Self::bucket_tails)).
     buckets: Box<[Head]>,
@@ -119,13 +128,51 @@ impl SampleHeads {
         SampleHeads {
             gauge: head(""),
             counter: head("_total"),
+            info: head("_info"),
             sum: head("_sum"),
             count: head("_count"),
             created: head("_created"),
+            gsum: head("_gsum"),
+            gcount: head("_gcount"),
+            state_key: name.into(),
+            gauge_histogram_parts: Default::default(),
             buckets,
             bucket_tails,
         }
     }
+
+    /// Sets the header lines of a gauge histogram's `_gcount` and `_gsum` gauge families,
+    /// which the classic text writes after the family's buckets.
+    pub(crate) fn with_gauge_histogram_parts(mut self, gcount: Box<str>, gsum: Box<str>) -> Self {
+        self.gauge_histogram_parts = [gcount, gsum];
+        self
+    }
+}
+
+/// Which samples of a gauge histogram a pass over a family's series writes. OpenMetrics
+/// writes every sample of a series together ([`All`](Self::All)); the classic text has no
+/// gauge histogram and writes, as Python's `prometheus_client` does, every series' buckets
+/// as a histogram family, then every `_gcount` as a gauge family, then every `_gsum`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GaugeHistogramPass {
+    /// Every sample (OpenMetrics, and every family that is no gauge histogram).
+    All,
+    /// The `_bucket` samples.
+    Buckets,
+    /// The `_gcount` samples.
+    Count,
+    /// The `_gsum` samples.
+    Sum,
+}
+
+/// What follows a series' own labels on a sample line.
+#[derive(Clone, Copy, Debug)]
+enum Tail<'t> {
+    None,
+    /// Labels rendered once (a classic-text `le`).
+    Rendered(&'t str),
+    /// One `key="value"` whose value is escaped as it is written (a state).
+    Pair(&'t str, &'t str),
 }
 
 /// Where a family's members write their samples: the scrape's buffer, what the family
@@ -135,6 +182,8 @@ impl SampleHeads {
 pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
     target: Target<'a>,
+    /// Which samples a gauge histogram writes in this pass over the family's series.
+    pass: GaugeHistogramPass,
     /// Storage that outlives the scrape, so a steady scrape allocates nothing.
     scratch: &'a mut Scratch,
     /// Whether a sample could not be written (see [`finish`](Self::finish)).
@@ -170,6 +219,7 @@ impl<'a> SeriesWriter<'a> {
                 heads,
                 created_lines: created_lines && format == TextFormat::OpenMetrics,
             },
+            pass: GaugeHistogramPass::All,
             scratch,
             failed: false,
         }
@@ -185,6 +235,7 @@ impl<'a> SeriesWriter<'a> {
         SeriesWriter {
             out,
             target: Target::Protobuf(heads),
+            pass: GaugeHistogramPass::All,
             scratch,
             failed: false,
         }
@@ -199,6 +250,37 @@ impl<'a> SeriesWriter<'a> {
         } else {
             Ok(())
         }
+    }
+
+    /// The passes a gauge histogram family's series are written in, in order.
+    pub(crate) fn gauge_histogram_passes(&self) -> &'static [GaugeHistogramPass] {
+        match self.target {
+            Target::Text {
+                format: TextFormat::Prometheus,
+                ..
+            } => &[
+                GaugeHistogramPass::Buckets,
+                GaugeHistogramPass::Count,
+                GaugeHistogramPass::Sum,
+            ],
+            _ => &[GaugeHistogramPass::All],
+        }
+    }
+
+    /// Starts `pass` over the series: a classic-text `_gcount` or `_gsum` pass first writes
+    /// the header lines of its gauge family.
+    pub(crate) fn start_pass(&mut self, pass: GaugeHistogramPass) {
+        let header: &str = match (self.target, pass) {
+            (Target::Text { heads, .. }, GaugeHistogramPass::Count) => {
+                &heads.gauge_histogram_parts[0]
+            }
+            (Target::Text { heads, .. }, GaugeHistogramPass::Sum) => {
+                &heads.gauge_histogram_parts[1]
+            }
+            _ => "",
+        };
+        self.out.extend_from_slice(header.as_bytes());
+        self.pass = pass;
     }
 
     /// The scratch for sorting a map's series, taken while the series are written (a member
@@ -253,7 +335,7 @@ impl<'a> SeriesWriter<'a> {
                 created_lines,
             } => {
                 let mut text = TextLines::new(self.out, format, heads);
-                text.line(&heads.counter, labels, "", value, exemplar);
+                text.line(&heads.counter, labels, Tail::None, value, exemplar);
                 if created_lines {
                     text.created(labels);
                 }
@@ -270,14 +352,98 @@ impl<'a> SeriesWriter<'a> {
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
         match self.target {
-            Target::Text { format, heads, .. } => {
-                TextLines::new(self.out, format, heads).line(&heads.gauge, labels, "", value, None)
-            }
+            Target::Text { format, heads, .. } => TextLines::new(self.out, format, heads).line(
+                &heads.gauge,
+                labels,
+                Tail::None,
+                value,
+                None,
+            ),
             #[cfg(feature = "protobuf")]
             Target::Protobuf(heads) => {
                 self.failed |= protobuf::gauge(self.out, heads, labels, value.as_f64()).is_err()
             }
         }
+    }
+
+    /// The text heads and format, or `None` in protobuf: for the kinds the protobuf writer
+    /// does not know (their families go through prometheus-client's encoder instead), a
+    /// protobuf writer reaching them fails the scrape rather than write text into it.
+    fn text_target(&mut self) -> Option<(TextFormat, &'a SampleHeads)> {
+        match self.target {
+            Target::Text { format, heads, .. } => Some((format, heads)),
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(_) => {
+                self.failed = true;
+                None
+            }
+        }
+    }
+
+    /// Writes one info sample, `name_info{labels} 1`.
+    pub(crate) fn info(&mut self, labels: &LabelStack<'_>) {
+        if let Some((format, heads)) = self.text_target() {
+            TextLines::new(self.out, format, heads).line(
+                &heads.info,
+                labels,
+                Tail::None,
+                1u64,
+                None,
+            );
+        }
+    }
+
+    /// Writes a state set's samples, `name{labels,name="state"} 1` for the state at `current`
+    /// and `0` for the others, in the order of `states`.
+    pub(crate) fn state_set(
+        &mut self,
+        labels: &LabelStack<'_>,
+        states: &[&'static str],
+        current: usize,
+    ) {
+        let Some((format, heads)) = self.text_target() else {
+            return;
+        };
+        let mut text = TextLines::new(self.out, format, heads);
+        for (index, state) in states.iter().enumerate() {
+            let tail = Tail::Pair(&heads.state_key, state);
+            text.line(
+                &heads.gauge,
+                labels,
+                tail,
+                u64::from(index == current),
+                None,
+            );
+        }
+    }
+
+    /// Writes a gauge histogram's samples of this pass: in OpenMetrics `_gsum`, `_gcount`,
+    /// then the buckets (the histogram's order); in the classic text the buckets, the
+    /// `_gcount` or the `_gsum`, as the pass says.
+    pub(crate) fn gauge_histogram(
+        &mut self,
+        labels: &LabelStack<'_>,
+        histogram: &GaugeHistogram,
+    ) -> Result<(), fmt::Error> {
+        let (format, heads) = self.text_target().ok_or(fmt::Error)?;
+        let sum = histogram.read_into(&mut self.scratch.counts);
+        let counts = &self.scratch.counts;
+        if counts.len() != heads.buckets.len() {
+            return Err(fmt::Error);
+        }
+        let count = counts.iter().copied().fold(0, u64::wrapping_add);
+        let pass = self.pass;
+        let mut text = TextLines::new(self.out, format, heads);
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Sum) {
+            text.line(&heads.gsum, labels, Tail::None, sum, None);
+        }
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Count) {
+            text.line(&heads.gcount, labels, Tail::None, count, None);
+        }
+        if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Buckets) {
+            text.buckets(labels, counts, None);
+        }
+        Ok(())
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
@@ -339,8 +505,8 @@ impl<'w> TextLines<'w> {
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
         let heads = self.heads;
-        self.line(&heads.sum, labels, "", sum, None);
-        self.line(&heads.count, labels, "", count, None);
+        self.line(&heads.sum, labels, Tail::None, sum, None);
+        self.line(&heads.count, labels, Tail::None, count, None);
     }
 
     /// The bucket lines, each with its exemplar when `exemplars` is the histogram to read
@@ -351,7 +517,10 @@ impl<'w> TextLines<'w> {
         let mut buffer = exemplars.map(|_| ExemplarBuffer::new());
         for (i, head) in heads.buckets.iter().enumerate() {
             cumulative = cumulative.wrapping_add(counts[i]);
-            let tail = heads.bucket_tails.get(i).map_or("", |tail| &**tail);
+            let tail = heads
+                .bucket_tails
+                .get(i)
+                .map_or(Tail::None, |tail| Tail::Rendered(tail));
             let exemplar = match (exemplars, buffer.as_mut()) {
                 (Some(histogram), Some(buffer)) => histogram.bucket_exemplar(i, buffer),
                 _ => None,
@@ -367,19 +536,19 @@ impl<'w> TextLines<'w> {
         self.line(
             &heads.created,
             labels,
-            "",
+            Tail::None,
             labels.created().as_seconds_f64(),
             None,
         );
     }
 
-    /// `head`, the series' labels, `tail` (a classic-text `le`), `}` if a label was written,
-    /// ` value`, the exemplar if there is one, and the line feed.
+    /// `head`, the series' labels, `tail` (a classic-text `le`, a state), `}` if a label was
+    /// written, ` value`, the exemplar if there is one, and the line feed.
     fn line(
         &mut self,
         head: &Head,
         labels: &LabelStack<'_>,
-        tail: &str,
+        tail: Tail<'_>,
         value: impl TextNumber,
         exemplar: Option<ExemplarView<'_>>,
     ) {
@@ -392,11 +561,7 @@ impl<'w> TextLines<'w> {
         for piece in labels.pieces() {
             match *piece {
                 Label::Rendered(rendered) => list.rendered(rendered),
-                Label::Pair(key, value) => {
-                    list.key(key);
-                    push_escaped_label_value(list.out, value);
-                    list.out.push(b'"');
-                }
+                Label::Pair(key, value) => list.pair(key, value),
                 Label::Position(key, position) => {
                     list.key(key);
                     list.out
@@ -405,7 +570,11 @@ impl<'w> TextLines<'w> {
                 }
             }
         }
-        list.rendered(tail);
+        match tail {
+            Tail::None => {}
+            Tail::Rendered(rendered) => list.rendered(rendered),
+            Tail::Pair(key, value) => list.pair(key, value),
+        }
         if list.open {
             list.out.extend_from_slice(b"} ");
         } else {
@@ -458,6 +627,13 @@ impl LabelList<'_> {
             self.separator();
             self.out.extend_from_slice(rendered.as_bytes());
         }
+    }
+
+    /// `key="value"`, the value escaped.
+    fn pair(&mut self, key: &str, value: &str) {
+        self.key(key);
+        push_escaped_label_value(self.out, value);
+        self.out.push(b'"');
     }
 
     /// `key="`; the caller writes the value and the closing quote.

@@ -13,6 +13,7 @@ use prometheus_client::encoding::{prometheus_text, text, EncodeLabelSet, EncodeM
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry as Inner, Unit};
 
+use crate::declare::descriptor::{type_name, MetricKind};
 use crate::record::histogram::Histogram;
 use crate::sanitize::{replace_controls, sanitize};
 
@@ -47,9 +48,50 @@ impl<L: EncodeLabelSet + fmt::Debug + Send + Sync + 'static> EncodeMetric for On
     }
 }
 
-/// The header lines of a family in OpenMetrics and in the classic text, as `scope` (an empty
-/// prometheus-client registry with the level's prefix and const labels) writes them.
+/// The header lines of a family of `kind` in OpenMetrics and in the classic text, as `scope`
+/// (an empty prometheus-client registry with the level's prefix and const labels) writes them
+/// for the type its encoders know; a state set's and a gauge histogram's OpenMetrics
+/// `# TYPE` line then names their own type.
 pub(crate) fn headers(
+    scope: Inner,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    kind: MetricKind,
+) -> Result<Headers, fmt::Error> {
+    let mut headers = typed_headers(scope, name, help, unit, kind.metric_type())?;
+    if kind.as_str() != type_name(kind.metric_type()) {
+        headers.openmetrics = retyped(&headers.openmetrics, kind.as_str())?;
+    }
+    Ok(headers)
+}
+
+/// `headers` with the type word of its `# TYPE` line replaced by `metric_type`.
+fn retyped(headers: &str, metric_type: &str) -> Result<Box<str>, fmt::Error> {
+    let mut out = String::with_capacity(headers.len() + metric_type.len());
+    let mut retyped = false;
+    for line in headers.split_inclusive('\n') {
+        match line.strip_prefix("# TYPE ") {
+            Some(rest) if !retyped => {
+                let (family, _) = rest
+                    .trim_end_matches('\n')
+                    .rsplit_once(' ')
+                    .ok_or(fmt::Error)?;
+                out.push_str("# TYPE ");
+                out.push_str(family);
+                out.push(' ');
+                out.push_str(metric_type);
+                out.push('\n');
+                retyped = true;
+            }
+            _ => out.push_str(line),
+        }
+    }
+    retyped.then(|| out.into_boxed_str()).ok_or(fmt::Error)
+}
+
+/// The header lines of a family as prometheus-client writes `metric_type`.
+pub(crate) fn typed_headers(
     scope: Inner,
     name: &str,
     help: &str,
@@ -210,7 +252,7 @@ mod tests {
             "n",
             "Say \"hi\"",
             Some(Unit::Seconds),
-            MetricType::Counter,
+            MetricKind::Counter,
         )
         .unwrap();
         assert_eq!(
@@ -221,5 +263,24 @@ mod tests {
             &*headers.prometheus,
             "# HELP p_n_seconds_total Say \"hi\".\n# TYPE p_n_seconds_total counter\n"
         );
+    }
+
+    #[test]
+    fn state_sets_and_gauge_histograms_name_their_type_in_openmetrics_only() {
+        let cases = [
+            (MetricKind::StateSet, "stateset", "gauge"),
+            (MetricKind::GaugeHistogram, "gaugehistogram", "histogram"),
+        ];
+        for (kind, openmetrics, classic) in cases {
+            let headers = headers(Inner::default(), "n", "A TYPE n gauge", None, kind).unwrap();
+            assert_eq!(
+                &*headers.openmetrics,
+                format!("# HELP n A TYPE n gauge.\n# TYPE n {openmetrics}\n")
+            );
+            assert_eq!(
+                &*headers.prometheus,
+                format!("# HELP n A TYPE n gauge.\n# TYPE n {classic}\n")
+            );
+        }
     }
 }

@@ -12,6 +12,7 @@ use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{prometheus_text, text, DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::Counter as PcCounter;
 use prometheus_client::metrics::gauge::Gauge as PcGauge;
+use prometheus_client::metrics::info::Info as PcInfo;
 use prometheus_client::registry::Registry as PcRegistry;
 
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
@@ -20,7 +21,7 @@ use crate::sanitize::sanitize;
 use crate::series::grid::Position;
 use crate::{
     Buckets, ByLabel, ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge,
-    Histogram, LabelEnum, LabelSet, RegisterOptions,
+    GaugeHistogram, Histogram, Info, LabelEnum, LabelSet, RegisterOptions, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -268,4 +269,155 @@ fn the_text_writer_writes_what_prometheus_client_s_encoders_wrote() {
             assert!(ours_text.contains(needle), "{format:?} lacks {needle:?}");
         }
     }
+}
+
+/// The three OpenMetrics types this crate has beyond prometheus-client's counter, gauge and
+/// histogram, registered at the top level and under a prefix with a const label.
+struct OpenMetricsTypes {
+    info: Family<Service, Info>,
+    state: Family<Service, StateSet<Operation>>,
+    queue: Family<Service, GaugeHistogram>,
+}
+
+fn register_openmetrics_types(registry: &mut Registry) -> OpenMetricsTypes {
+    let options = RegisterOptions::default();
+    OpenMetricsTypes {
+        info: register_family(registry, &descriptor("build", MetricKind::Info), &options),
+        state: register_family(
+            registry,
+            &descriptor("mode", MetricKind::StateSet),
+            &options,
+        ),
+        queue: register_family(
+            registry,
+            &descriptor("queued", MetricKind::GaugeHistogram).unit("seconds"),
+            &options,
+        ),
+    }
+}
+
+#[test]
+fn an_info_family_is_written_as_prometheus_client_s_info() {
+    // prometheus-client's `Info` is one series: one registry pair per label set.
+    for service in services() {
+        let mut ours = Registry::default();
+        let mut reference = PcRegistry::default();
+        let families = register_openmetrics_types(ours.sub_registry_with_prefix("sub"));
+        families.info.get_or_create(&service);
+        let labels = vec![("service".to_owned(), service.service.clone())];
+        let help = crate::sanitize::help_line(HELP).into_owned();
+        reference
+            .sub_registry_with_prefix("sub")
+            .register("build", help, PcInfo::new(labels));
+        for format in [
+            ExpositionFormat::OpenMetrics,
+            ExpositionFormat::PrometheusText,
+        ] {
+            let info_lines: String = format
+                .encode(&ours)
+                .unwrap()
+                .split_inclusive('\n')
+                .filter(|line| line.contains("build"))
+                .collect();
+            let expected: String = reference_text(&reference, format)
+                .split_inclusive('\n')
+                .filter(|line| !line.starts_with("# EOF"))
+                .collect();
+            assert_eq!(info_lines, expected, "{format:?}");
+        }
+    }
+}
+
+#[test]
+fn a_state_set_is_a_gauge_family_to_prometheus_client_s_encoders_and_a_stateset_to_openmetrics() {
+    let mut ours = Registry::default();
+    let mut reference = PcRegistry::default();
+    let label = ("zone".into(), "eu".into());
+    let families = register_openmetrics_types(
+        ours.sub_registry_with_prefix("sub")
+            .sub_registry_with_label(label.clone()),
+    );
+    let help = crate::sanitize::help_line(HELP).into_owned();
+    reference
+        .sub_registry_with_prefix("sub")
+        .sub_registry_with_label(label)
+        .register("mode", help, families.state.clone());
+    let [api, awkward] = services();
+    families.state.get_or_create(&api).set(Operation::Write);
+    families.state.get_or_create(&awkward);
+
+    let mode_lines = |text: &str| -> String {
+        text.split_inclusive('\n')
+            .filter(|line| line.contains("mode"))
+            .collect()
+    };
+    let classic = ExpositionFormat::PrometheusText.encode(&ours).unwrap();
+    let expected = reference_text(&reference, ExpositionFormat::PrometheusText);
+    assert_eq!(mode_lines(&classic), expected);
+    assert!(classic
+        .contains("sub_mode{zone=\"eu\",service=\"api\",sub_mode=\"wri\\\"te\\\\\u{240d}\"} 1\n"));
+    assert!(classic.contains("sub_mode{zone=\"eu\",service=\"api\",sub_mode=\"read\"} 0\n"));
+    // OpenMetrics: the same samples under `# TYPE sub_mode stateset`.
+    let openmetrics = ExpositionFormat::OpenMetrics.encode(&ours).unwrap();
+    let expected = reference_text(&reference, ExpositionFormat::OpenMetrics)
+        .replace("# TYPE sub_mode gauge", "# TYPE sub_mode stateset");
+    assert_eq!(mode_lines(&openmetrics), mode_lines(&expected));
+}
+
+#[test]
+fn a_gauge_histogram_writes_gcount_and_gsum_in_openmetrics_and_python_s_fallback_in_text() {
+    let mut ours = Registry::default();
+    let families = register_openmetrics_types(&mut ours);
+    let [api, awkward] = services();
+    let queue = families.queue.get_or_create(&api);
+    for value in [0.001, 0.3, 0.3, 2.0, 1e9] {
+        queue.add(value);
+    }
+    queue.remove(0.3);
+    families.queue.get_or_create(&awkward);
+
+    let openmetrics = ExpositionFormat::OpenMetrics.encode(&ours).unwrap();
+    let expected_openmetrics = [
+        "# HELP queued_seconds Say \\\"hi\\\" to C:\\\\temp\u{2407}.",
+        "# TYPE queued_seconds gaugehistogram",
+        "# UNIT queued_seconds seconds",
+        "queued_seconds_gsum{service=\"api\"} 1000000002.301",
+        "queued_seconds_gcount{service=\"api\"} 4",
+        "queued_seconds_bucket{le=\"0.005\",service=\"api\"} 1",
+        "queued_seconds_bucket{le=\"0.25\",service=\"api\"} 1",
+        "queued_seconds_bucket{le=\"1.0\",service=\"api\"} 2",
+        "queued_seconds_bucket{le=\"2.5\",service=\"api\"} 3",
+        "queued_seconds_bucket{le=\"10000000.0\",service=\"api\"} 3",
+        "queued_seconds_bucket{le=\"+Inf\",service=\"api\"} 4",
+    ]
+    .join("\n");
+    assert!(openmetrics.contains(&expected_openmetrics), "{openmetrics}");
+    let classic = ExpositionFormat::PrometheusText.encode(&ours).unwrap();
+    let awkward_labels = "service=\"a\\\"b\\\\c\\nd\u{240d}e\u{2400}f\u{2421}é\"";
+    let expected_classic = [
+        "# HELP queued_seconds Say \"hi\" to C:\\\\temp\u{2407}.".to_owned(),
+        "# TYPE queued_seconds histogram".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"0.005\"} 1".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"0.25\"} 1".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"1\"} 2".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"2.5\"} 3".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"1e+07\"} 3".into(),
+        "queued_seconds_bucket{service=\"api\",le=\"+Inf\"} 4".into(),
+        format!("queued_seconds_bucket{{{awkward_labels},le=\"0.005\"}} 0"),
+    ]
+    .join("\n");
+    assert!(classic.contains(&expected_classic), "{classic}");
+    let expected_parts = [
+        format!("queued_seconds_bucket{{{awkward_labels},le=\"+Inf\"}} 0"),
+        "# HELP queued_seconds_gcount Say \"hi\" to C:\\\\temp\u{2407}.".into(),
+        "# TYPE queued_seconds_gcount gauge".into(),
+        "queued_seconds_gcount{service=\"api\"} 4".into(),
+        format!("queued_seconds_gcount{{{awkward_labels}}} 0"),
+        "# HELP queued_seconds_gsum Say \"hi\" to C:\\\\temp\u{2407}.".into(),
+        "# TYPE queued_seconds_gsum gauge".into(),
+        "queued_seconds_gsum{service=\"api\"} 1000000002.301".into(),
+        format!("queued_seconds_gsum{{{awkward_labels}}} 0"),
+    ]
+    .join("\n");
+    assert!(classic.contains(&expected_parts), "{classic}");
 }

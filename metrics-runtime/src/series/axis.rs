@@ -17,6 +17,7 @@ use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 use crate::declare::descriptor::MetricKind;
 use crate::render::{Label, LabelStack, SeriesWriter};
 use crate::series::bounded::{encode_overflow, BoundedSeries, SeriesMap, OVERFLOW};
+use crate::series::idle::fold_all;
 use crate::series::label_size::label_set_fits;
 use crate::series::labels::{LabelEnum, LabelSet, WithLabel, WithLabels};
 use crate::series::member::{AxisShape, FamilyMember, SeriesSpec};
@@ -72,6 +73,10 @@ impl<E: LabelEnum, M: fmt::Debug> fmt::Debug for ByLabel<E, M> {
 impl<E: LabelEnum, M: FamilyMember> FamilyMember for ByLabel<E, M> {
     const KIND: MetricKind = M::KIND;
     const AXIS: AxisShape = AxisShape::Enum(E::VALUES);
+
+    fn activity(&self) -> Option<u64> {
+        fold_all(self.children.iter().map(M::activity))
+    }
 
     fn build(spec: &SeriesSpec) -> Self {
         ByLabel {
@@ -290,6 +295,32 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
 ///
 /// Each record pays a hash and a read lock, like a prometheus-client `Family`; use an enum or
 /// position axis whenever the values are known in advance.
+///
+/// # Idle-series expiry
+///
+/// With an idle timeout (`#[metric(idle_timeout = "5m")]`,
+/// [`RegisterOptions::idle_timeout`](crate::RegisterOptions::idle_timeout), or
+/// [`SeriesSpec::with_idle_timeout`]; off by default), a series that was neither recorded nor
+/// looked up for that long leaves the exposition at the next scrape (or
+/// [`expire_idle`](Self::expire_idle) call): a tenant or a path that went away stops being
+/// exported. Nothing is added to the record path: each scrape compares every series' value
+/// (a counter's value, a histogram's count, a gauge's value) with the previous scrape's, and
+/// a series whose value did not change for the timeout is *dormant*.
+///
+/// * A dormant series keeps its values and its place. [`get_or_create`](Self::get_or_create)
+///   of its labels, or a record through a handle kept from before (seen at the next scrape),
+///   brings it back, with every count it ever had: nothing recorded is lost.
+/// * When the map is at `max_series` and a new label set arrives, the dormant series quiet for
+///   longest gives its slot up and is dropped (unless it was recorded since it went dormant).
+///   Its label set, looked up again, starts from zero: a counter reset, which Prometheus'
+///   `rate()` and `increase()` handle. A handle kept across that records into a series that is
+///   no longer exported: keep handles only for series you record into more often than the
+///   timeout, or look them up again.
+/// * A gauge set to the value it already holds is not a change: a gauge that keeps one value
+///   for the timeout goes dormant, and comes back when its value changes or its labels are
+///   looked up.
+/// * A scrape reads each histogram of the map once more (as a scrape reads it) to see its
+///   count.
 pub struct Dynamic<D, M> {
     inner: SeriesMap<D, M>,
 }
@@ -306,8 +337,8 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
             return series;
         }
         // A full map sends every new label set to the overflow series anyway: measure only
-        // a label set that would get its own series.
-        if !inner.series.is_full() && !label_set_fits(labels) {
+        // a label set that would get its own series (in a free slot, or a dormant series').
+        if inner.series.has_room() && !label_set_fits(labels) {
             return inner.oversized();
         }
         inner.resolve(labels)
@@ -319,7 +350,8 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
         self.inner.oversized_lookups()
     }
 
-    /// The series for `labels` if it exists; never creates one.
+    /// The series for `labels` if it exists; never creates one (a dormant one, with an idle
+    /// timeout, is brought back).
     pub fn get(&self, labels: &D) -> Option<M> {
         self.inner.series.get(labels)
     }
@@ -342,6 +374,20 @@ impl<D: LabelSet, M: FamilyMember> Dynamic<D, M> {
     /// How many lookups were routed to the overflow series.
     pub fn overflowed_lookups(&self) -> u64 {
         self.inner.overflowed_lookups()
+    }
+
+    /// Sweeps the series now, as a scrape does: with an idle timeout, the series not recorded
+    /// nor looked up for it leave the exposition, and dormant series recorded since come
+    /// back (see [idle-series expiry](Self#idle-series-expiry)). Returns how many series left.
+    /// Without an idle timeout, does nothing.
+    pub fn expire_idle(&self) -> usize {
+        self.inner.series.sweep()
+    }
+
+    /// How many times a series went dormant for being idle, and how many dormant series were
+    /// dropped to give their slot to a new label set.
+    pub fn expired_series(&self) -> (u64, u64) {
+        self.inner.series.expiry_counts()
     }
 }
 
@@ -377,7 +423,7 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
 
     fn build(spec: &SeriesSpec) -> Self {
         Dynamic {
-            inner: SeriesMap::rendering(spec.clone(), spec.max_series, ()),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_series, spec.idle_timeout, ()),
         }
     }
 
@@ -386,6 +432,8 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
         labels: &L,
         encoder: &mut MetricEncoder<'_>,
     ) -> Result<(), fmt::Error> {
+        // The scrape is the sweep's clock: no record ever pays for expiry.
+        self.inner.series.sweep();
         self.inner.series.for_each(|extra, child| match extra {
             Some(extra) => child.encode_member(
                 &WithLabels {
@@ -406,6 +454,7 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
         labels: &LabelStack<'_>,
         writer: &mut SeriesWriter<'_>,
     ) -> Result<(), fmt::Error> {
+        self.inner.series.sweep();
         self.inner
             .series
             .for_each_rendered(|extra, child, created| {

@@ -9,12 +9,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::created::Created;
 use crate::render::{once, Label};
+use crate::series::idle::{self, IdleState, Swept};
 use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
 use crate::series::member::{FamilyMember, SeriesSpec};
 use crate::sync::{read, write};
@@ -49,6 +51,24 @@ pub(crate) struct BoundedSeries<K, M> {
     overflow: RwLock<Option<(M, Created)>>,
     /// How many lookups were routed to the overflow series.
     overflowed_lookups: AtomicU64,
+    /// Idle-series expiry, when the map has an idle timeout (see `series::idle`).
+    expiry: Option<Expiry<M>>,
+}
+
+/// A map's idle timeout and how it reads a series' activity.
+struct Expiry<M> {
+    timeout_ms: u64,
+    activity: fn(&M) -> Option<u64>,
+    /// Held by the sweep under way: a second scrape at the same moment skips its sweep
+    /// rather than repeat it.
+    sweeping: Mutex<()>,
+    /// How many series sweeps marked dormant, and how many dormant ones gave their slot up.
+    expired: AtomicU64,
+    evicted: AtomicU64,
+    /// How many series are dormant now, about (a lookup racing a sweep may leave it one off
+    /// for a sweep): a full map with none answers a new label set under the read lock, as a
+    /// map without expiry does, so an overflow storm never takes the write lock.
+    dormant: AtomicU64,
 }
 
 /// How a map renders a key's labels (`k="v",...`, escaped and sanitised); `None` when the
@@ -63,13 +83,22 @@ struct Table<K, M> {
     entries: Vec<Entry<K, M>>,
 }
 
-/// One series of a map: its key, the series, its rendered labels when the map renders them,
-/// and when it was created.
+/// One series: its key, its member, its rendered labels, its expiry state and when it was
+/// created.
 struct Entry<K, M> {
     key: Arc<K>,
     series: M,
     rendered: Option<Box<str>>,
     created: Created,
+    idle: IdleState,
+}
+
+impl<K, M> Entry<K, M> {
+    /// Whether the exposition shows the series (not expired, or brought back).
+    #[inline]
+    fn is_exported(&self) -> bool {
+        !self.idle.is_dormant()
+    }
 }
 
 impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
@@ -92,7 +121,127 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             }),
             overflow: RwLock::new(None),
             overflowed_lookups: AtomicU64::new(0),
+            expiry: None,
         }
+    }
+
+    /// The map with series that were not recorded nor looked up for `timeout` leaving the
+    /// exposition at the next sweep (see `series::idle`); `activity` reads a series'
+    /// fingerprint. `None` keeps every series until it is removed.
+    pub(crate) fn expiring(
+        mut self,
+        timeout: Option<Duration>,
+        activity: fn(&M) -> Option<u64>,
+    ) -> Self {
+        self.expiry = timeout.map(|timeout| Expiry {
+            timeout_ms: idle::timeout_ms(timeout),
+            activity,
+            sweeping: Mutex::new(()),
+            expired: AtomicU64::new(0),
+            evicted: AtomicU64::new(0),
+            dormant: AtomicU64::new(0),
+        });
+        self
+    }
+
+    /// Whether the map expires idle series.
+    pub(crate) fn expires(&self) -> bool {
+        self.expiry.is_some()
+    }
+
+    /// One sweep at the current time: marks the series quiet for the idle timeout dormant and
+    /// brings back the dormant ones that were recorded since; returns how many it marked.
+    /// Nothing without an idle timeout. Takes the read lock only: lookups go on meanwhile.
+    pub(crate) fn sweep(&self) -> usize {
+        if self.expiry.is_none() {
+            return 0;
+        }
+        self.sweep_at(idle::now_ms())
+    }
+
+    pub(crate) fn sweep_at(&self, now_ms: u64) -> usize {
+        let Some(expiry) = &self.expiry else {
+            return 0;
+        };
+        let Ok(_sweeping) = expiry.sweeping.try_lock() else {
+            return 0;
+        };
+        let table = self.read();
+        let (mut expired, mut revived) = (0, 0);
+        for entry in &table.entries {
+            // A member that cannot tell whether it was recorded never expires.
+            let Some(activity) = (expiry.activity)(&entry.series) else {
+                continue;
+            };
+            match entry.idle.sweep(activity, now_ms, expiry.timeout_ms) {
+                Swept::Expired => expired += 1,
+                Swept::Revived => revived += 1,
+                Swept::Active | Swept::Quiet => {}
+            }
+        }
+        expiry.expired.fetch_add(expired, Ordering::Relaxed);
+        expiry.dormant.fetch_add(expired, Ordering::Relaxed);
+        expiry.less_dormant(revived);
+        expired as usize
+    }
+
+    /// How many series sweeps marked dormant, and how many dormant series gave their slot up
+    /// to a new label set; `(0, 0)` without an idle timeout.
+    pub(crate) fn expiry_counts(&self) -> (u64, u64) {
+        self.expiry.as_ref().map_or((0, 0), |expiry| {
+            (
+                expiry.expired.load(Ordering::Relaxed),
+                expiry.evicted.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Notes a lookup of `entry` for the sweeps (and brings it back if it was dormant).
+    #[inline]
+    fn touch(&self, entry: &Entry<K, M>) {
+        if let Some(expiry) = &self.expiry {
+            if entry.idle.touch() {
+                expiry.less_dormant(1);
+            }
+        }
+    }
+
+    /// Whether a new label set could get a series of its own: the map is not full, or a
+    /// dormant series may give its slot up.
+    pub(crate) fn has_room(&self) -> bool {
+        !self.is_full() || self.may_evict()
+    }
+
+    /// Whether a full map may have a dormant series to give its slot up (decided under the
+    /// write lock); `false` without expiry.
+    fn may_evict(&self) -> bool {
+        self.expiry
+            .as_ref()
+            .is_some_and(|expiry| expiry.dormant.load(Ordering::Relaxed) > 0)
+    }
+
+    /// Under the write lock of a full map: drops the dormant series quiet for longest (after
+    /// a last look at its fingerprint) so a new label set can have its slot; returns whether
+    /// one was dropped.
+    fn evict_one(&self, table: &mut Table<K, M>) -> bool {
+        let Some(expiry) = &self.expiry else {
+            return false;
+        };
+        let oldest = table
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.idle.evictable((expiry.activity)(&entry.series)))
+            .min_by_key(|(_, entry)| entry.idle.quiet_since())
+            .map(|(position, _)| position);
+        let Some(position) = oldest else {
+            return false;
+        };
+        let key = Arc::clone(&table.entries[position].key);
+        table.remove_at(&key, position);
+        expiry.evicted.fetch_add(1, Ordering::Relaxed);
+        expiry.less_dormant(1);
+        true
     }
 
     /// The series for `key`, created with `build` on first sight; the overflow series once the
@@ -111,9 +260,13 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         {
             let table = self.read();
             if let Some(&i) = table.index.get(key) {
-                return (table.entries[i].series.clone(), false);
+                let entry = &table.entries[i];
+                self.touch(entry);
+                return (entry.series.clone(), false);
             }
-            if table.entries.len() >= self.max_series {
+            // A map that expires series may have a dormant one to give its slot up: that is
+            // decided under the write lock.
+            if table.entries.len() >= self.max_series && !self.may_evict() {
                 drop(table);
                 return (self.overflow_series(&build), true);
             }
@@ -122,12 +275,17 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let rendered = self.render.and_then(|render| render(key));
         let mut table = self.write();
         if let Some(&i) = table.index.get(key) {
-            return (table.entries[i].series.clone(), false);
+            let entry = &table.entries[i];
+            self.touch(entry);
+            return (entry.series.clone(), false);
         }
-        if table.entries.len() >= self.max_series {
+        if table.entries.len() >= self.max_series && !self.evict_one(&mut table) {
             drop(table);
             return (self.overflow_series(&build), true);
         }
+        // A label set whose series expired and was dropped starts again from zero here (a
+        // counter reset, to Prometheus' `rate()`), with a new created time. A dormant series
+        // brought back (above, or by a sweep) keeps its values and its created time.
         let series = build();
         let position = table.entries.len();
         let key = Arc::new(key.clone());
@@ -137,6 +295,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             series: series.clone(),
             rendered,
             created: Created::now(),
+            idle: IdleState::new(),
         });
         (series, false)
     }
@@ -161,35 +320,47 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         write(&self.overflow).take().is_some()
     }
 
+    /// The series of `key` if it exists; a dormant one is brought back (the caller is about
+    /// to record into it).
     pub(crate) fn get(&self, key: &K) -> Option<M> {
         let table = self.read();
-        table
-            .index
-            .get(key)
-            .map(|&i| table.entries[i].series.clone())
+        table.index.get(key).map(|&i| {
+            let entry = &table.entries[i];
+            self.touch(entry);
+            entry.series.clone()
+        })
     }
 
     /// Removes `key`'s series; returns whether it existed.
     pub(crate) fn remove(&self, key: &K) -> bool {
         let mut table = self.write();
-        let Some(position) = table.index.remove(key) else {
+        let Some(&position) = table.index.get(key) else {
             return false;
         };
-        table.entries.remove(position);
-        // Entries after the removed one moved down by one.
-        for slot in table.index.values_mut() {
-            if *slot > position {
-                *slot -= 1;
-            }
-        }
+        let dormant = table.entries[position].idle.is_dormant();
+        table.remove_at(key, position);
+        self.forget_dormant(u64::from(dormant));
         true
+    }
+
+    /// Takes `n` removed dormant series off the count.
+    fn forget_dormant(&self, n: u64) {
+        if let Some(expiry) = &self.expiry {
+            expiry.less_dormant(n);
+        }
     }
 
     /// Removes every series whose key fails `keep`; returns how many were removed.
     pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
         let mut table = self.write();
         let before = table.entries.len();
-        table.entries.retain(|entry| keep(&entry.key));
+        let mut dormant = 0;
+        table.entries.retain(|entry| {
+            let kept = keep(&entry.key);
+            dormant += u64::from(!kept && entry.idle.is_dormant());
+            kept
+        });
+        self.forget_dormant(dormant);
         let removed = before - table.entries.len();
         if removed > 0 {
             let Table { index, entries } = &mut *table;
@@ -201,13 +372,21 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         removed
     }
 
-    /// Whether the map holds `max_series` label sets (a new one would overflow).
+    /// Whether the map holds `max_series` label sets (a new one would overflow, unless a
+    /// dormant series gives its slot up).
     pub(crate) fn is_full(&self) -> bool {
         self.read().entries.len() >= self.max_series
     }
 
+    /// How many series the exposition shows (the dormant ones and the overflow series not
+    /// counted).
     pub(crate) fn len(&self) -> usize {
-        self.read().entries.len()
+        let table = self.read();
+        if self.expires() {
+            table.entries.iter().filter(|e| e.is_exported()).count()
+        } else {
+            table.entries.len()
+        }
     }
 
     pub(crate) fn overflowed_lookups(&self) -> u64 {
@@ -230,7 +409,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         mut f: impl FnMut(Option<(&K, Option<&str>)>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E> {
         let table = self.read();
-        for entry in &table.entries {
+        for entry in table.entries.iter().filter(|e| e.is_exported()) {
             f(
                 Some((&*entry.key, entry.rendered.as_deref())),
                 &entry.series,
@@ -255,7 +434,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .read()
             .entries
             .iter()
-            .map(|entry| ((*entry.key).clone(), entry.series.clone()))
+            .filter(|e| e.is_exported())
+            .map(|e| ((*e.key).clone(), e.series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let overflow = read(&self.overflow).clone().map(|(series, _)| series);
@@ -276,7 +456,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     {
         let table = self.read();
         order.clear();
-        order.extend(0..table.entries.len());
+        order.extend((0..table.entries.len()).filter(|&i| table.entries[i].is_exported()));
         order.sort_unstable_by(|&a, &b| table.entries[a].key.cmp(&table.entries[b].key));
         for &i in order.iter() {
             let entry = &table.entries[i];
@@ -301,6 +481,33 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     }
 }
 
+impl<M> Expiry<M> {
+    /// `n` fewer dormant series (brought back or dropped), never below zero.
+    fn less_dormant(&self, n: u64) {
+        if n > 0 {
+            let _ = self
+                .dormant
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| {
+                    Some(d.saturating_sub(n))
+                });
+        }
+    }
+}
+
+impl<K: Hash + Eq, M> Table<K, M> {
+    /// Removes the entry at `position`, whose key is `key`.
+    fn remove_at(&mut self, key: &K, position: usize) {
+        self.index.remove(key);
+        self.entries.remove(position);
+        // Entries after the removed one moved down by one.
+        for slot in self.index.values_mut() {
+            if *slot > position {
+                *slot -= 1;
+            }
+        }
+    }
+}
+
 /// The series of one family or axis and what builds them, behind one `Arc`: the state
 /// [`Family`](crate::Family), [`Dynamic`](crate::Dynamic) and
 /// [`RuntimeFamily`](crate::plugin::RuntimeFamily) share (each adds its own lookups and
@@ -317,24 +524,38 @@ pub(crate) struct Shared<K, M, X> {
 }
 
 impl<K, M, X> SeriesMap<K, M, X> {
-    /// A map of at most `max_series` series whose members are built from `spec`.
-    pub(crate) fn new(spec: SeriesSpec, max_series: usize, about: X) -> Self
+    /// A map of at most `max_series` series whose members are built from `spec`, expiring
+    /// series idle for `idle_timeout` (see `series::idle`).
+    pub(crate) fn new(
+        spec: SeriesSpec,
+        max_series: usize,
+        idle_timeout: Option<Duration>,
+        about: X,
+    ) -> Self
     where
         K: Clone + Hash + Eq,
-        M: Clone,
+        M: FamilyMember,
     {
-        Self::from_series(spec, BoundedSeries::new(max_series), about)
+        let series = BoundedSeries::new(max_series).expiring(idle_timeout, M::activity);
+        Self::from_series(spec, series, about)
     }
 
     /// A map keyed by label sets, whose labels are rendered once per new series for the text
     /// encoder.
-    pub(crate) fn rendering(spec: SeriesSpec, max_series: usize, about: X) -> Self
+    pub(crate) fn rendering(
+        spec: SeriesSpec,
+        max_series: usize,
+        idle_timeout: Option<Duration>,
+        about: X,
+    ) -> Self
     where
         K: EncodeLabelSet + Clone + Hash + Eq + fmt::Debug + Send + Sync + 'static,
-        M: Clone,
+        M: FamilyMember,
     {
         let render: RenderLabels<K> = |key| once::label_set(key).ok();
-        Self::from_series(spec, BoundedSeries::rendering(max_series, render), about)
+        let series =
+            BoundedSeries::rendering(max_series, render).expiring(idle_timeout, M::activity);
+        Self::from_series(spec, series, about)
     }
 
     fn from_series(spec: SeriesSpec, series: BoundedSeries<K, M>, about: X) -> Self {
@@ -378,7 +599,7 @@ impl<K: Clone + Hash + Eq, M: FamilyMember, X> Shared<K, M, X> {
     /// otherwise have had a series of their own.
     #[cold]
     pub(crate) fn oversized(&self) -> M {
-        if !self.series.is_full() {
+        if self.series.has_room() {
             self.oversized_lookups.fetch_add(1, Ordering::Relaxed);
         }
         self.series.overflow_series(|| M::build(&self.spec))
@@ -473,5 +694,22 @@ mod tests {
         }
         assert_eq!(map.get(&1), None);
         assert_eq!(map.resolve(&1, || 7), 7);
+    }
+
+    #[test]
+    fn a_full_expiring_map_without_dormant_series_answers_new_keys_without_the_write_lock() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(1)
+            .expiring(Some(Duration::from_millis(10)), |v| Some(u64::from(*v)));
+        map.resolve(&1, || 1);
+        map.sweep_at(0);
+        // Dormant at 10 ms: now a new key may take its slot (under the write lock).
+        assert_eq!(map.sweep_at(10), 1);
+        assert_eq!(map.resolve(&2, || 2), 2);
+        assert_eq!(map.expiry_counts(), (1, 1));
+        // Full, nothing dormant: a reader holds the lock, and the lookup still answers.
+        let scrape = map.read();
+        assert_eq!(map.resolve(&3, || 9), 9);
+        assert_eq!(map.overflowed_lookups(), 1);
+        drop(scrape);
     }
 }

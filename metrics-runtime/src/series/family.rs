@@ -8,7 +8,7 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use crate::declare::descriptor::MetricKind;
 use crate::render::once::{self, BucketLabels};
-use crate::render::{Label, LabelStack, SeriesWriter, TextFamily, TextFormat};
+use crate::render::{GaugeHistogramPass, Label, LabelStack, SeriesWriter, TextFamily, TextFormat};
 use crate::series::bounded::{encode_overflow, SeriesMap, OVERFLOW};
 use crate::series::labels::NoLabels;
 use crate::series::member::{FamilyMember, SeriesSpec};
@@ -44,12 +44,13 @@ where
     pub(crate) fn new(spec: SeriesSpec) -> Self {
         // Every histogram of the family has the spec's bounds: their `le` labels are
         // rendered once here. Rendering them cannot fail; should it, the family's scrapes do.
-        let buckets = match M::KIND {
-            MetricKind::Histogram => once::bucket_labels(spec.buckets()).unwrap_or_default(),
-            _ => BucketLabels::default(),
+        let buckets = if M::KIND.has_buckets() {
+            once::bucket_labels(spec.buckets()).unwrap_or_default()
+        } else {
+            BucketLabels::default()
         };
         Family {
-            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, buckets),
+            inner: SeriesMap::rendering(spec.clone(), spec.max_label_sets, None, buckets),
         }
     }
 
@@ -128,16 +129,24 @@ where
     }
 
     fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error> {
-        self.inner
-            .series
-            .for_each_rendered(|series, member, created| match series {
-                Some((_, rendered)) => {
-                    // A label set whose encoder failed fails the scrape, as it always did.
-                    let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
-                    member.write_text(&LabelStack::new(labels, created), writer)
-                }
-                None => member.write_text(&LabelStack::new(OVERFLOW, created), writer),
-            })
+        let passes = match M::KIND {
+            MetricKind::GaugeHistogram => writer.gauge_histogram_passes(),
+            _ => &[GaugeHistogramPass::All],
+        };
+        for pass in passes {
+            writer.start_pass(*pass);
+            self.inner
+                .series
+                .for_each_rendered(|series, member, created| match series {
+                    Some((_, rendered)) => {
+                        // A label set whose encoder failed fails the scrape, as it always did.
+                        let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
+                        member.write_text(&LabelStack::new(labels, created), writer)
+                    }
+                    None => member.write_text(&LabelStack::new(OVERFLOW, created), writer),
+                })?;
+        }
+        Ok(())
     }
 
     #[cfg(feature = "protobuf")]

@@ -10,9 +10,14 @@ use prometheus_client::metrics::gauge::Gauge;
 
 use crate::declare::descriptor::{LabelAxis, MetricKind};
 use crate::record::counter::CounterValue;
+use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
+use crate::record::info::Info;
 use crate::render::number::TextNumber;
 use crate::render::{LabelStack, SeriesWriter};
+use crate::series::idle::ActivityValue;
+use crate::series::labels::LabelEnum;
+use crate::series::state_set::StateSet;
 
 /// Construction parameters of one family's series, fixed at registration.
 #[derive(Clone, Debug)]
@@ -24,6 +29,8 @@ pub struct SeriesSpec {
     pub(crate) positions: usize,
     pub(crate) max_series: usize,
     pub(crate) max_label_sets: usize,
+    pub(crate) family_name: Arc<str>,
+    pub(crate) idle_timeout: Option<std::time::Duration>,
 }
 
 impl SeriesSpec {
@@ -37,7 +44,29 @@ impl SeriesSpec {
             positions: 0,
             max_series: crate::declare::descriptor::DEFAULT_MAX_SERIES,
             max_label_sets: crate::declare::descriptor::DEFAULT_MAX_LABEL_SETS,
+            family_name: Arc::from(""),
+            idle_timeout: None,
         }
+    }
+
+    /// Sets the family's name as exposed (prefix and name): a [`StateSet`]'s states carry it
+    /// as their label key when prometheus-client's encoders write them.
+    pub fn with_family_name(mut self, name: &str) -> Self {
+        self.family_name = Arc::from(name);
+        self
+    }
+
+    /// Sets how long a series of a [`Dynamic`](crate::Dynamic) axis may go without a record
+    /// before it leaves the exposition (`None`, the default: never). See
+    /// [`Dynamic`](crate::Dynamic#idle-series-expiry).
+    pub fn with_idle_timeout(mut self, idle_timeout: Option<std::time::Duration>) -> Self {
+        self.idle_timeout = idle_timeout;
+        self
+    }
+
+    /// The idle timeout of a [`Dynamic`](crate::Dynamic) axis's series, if they expire.
+    pub fn idle_timeout(&self) -> Option<std::time::Duration> {
+        self.idle_timeout
     }
 
     /// Gives histograms native buckets laid out by `native` (beside the bucket bounds, if any).
@@ -116,6 +145,11 @@ impl SeriesSpec {
     pub fn max_label_sets(&self) -> usize {
         self.max_label_sets
     }
+
+    /// The family's name as exposed, empty when the family was not registered by name.
+    pub fn family_name(&self) -> &str {
+        &self.family_name
+    }
 }
 
 impl Default for SeriesSpec {
@@ -127,7 +161,9 @@ impl Default for SeriesSpec {
 /// A value a [`Family`](crate::Family) stores per label set, and the handle `resolve` returns.
 ///
 /// Implemented for prometheus-client's `Counter` and `Gauge` (every value type, under any
-/// path or type alias), this crate's [`Histogram`], and the axis containers
+/// path or type alias), this crate's [`Histogram`], [`Info`](crate::Info),
+/// [`StateSet`](crate::StateSet) and [`GaugeHistogram`](crate::GaugeHistogram), and the axis
+/// containers
 /// [`ByLabel`](crate::ByLabel), [`ByLabels`](crate::ByLabels),
 /// [`ByPosition`](crate::ByPosition) and [`Dynamic`](crate::Dynamic). Cloning must be cheap and
 /// yield a handle to the same series.
@@ -174,7 +210,7 @@ impl Default for SeriesSpec {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a metric family member",
     label = "not a family member",
-    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), or `ByLabel<E, _>`, `ByLabels<(E1, E2), _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them, or implement `FamilyMember` for your own type"
+    note = "use `Counter`, `Gauge`, `Histogram` (this crate's), `Info`, `StateSet<E>`, `GaugeHistogram`, or `ByLabel<E, _>`, `ByLabels<(E1, E2), _>`, `ByPosition<_>`, `Dynamic<D, _>` over one of them, or implement `FamilyMember` for your own type"
 )]
 pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
     /// The Prometheus type of every series in the member.
@@ -193,6 +229,15 @@ pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
         labels: &L,
         encoder: &mut MetricEncoder<'_>,
     ) -> Result<(), fmt::Error>;
+
+    /// A fingerprint of the member's values that changes whenever anything is recorded into
+    /// it (a counter's value, a histogram's count), read at scrape time by the families that
+    /// expire idle series; `None`, the default, when the member cannot tell, and then it never
+    /// expires. A gauge set to the value it already holds does not change it.
+    #[doc(hidden)]
+    fn activity(&self) -> Option<u64> {
+        None
+    }
 
     /// Whether the member writes its samples with [`write_text`](Self::write_text), this
     /// crate's text encoder; a family of members that do not is encoded by prometheus-client's
@@ -236,7 +281,8 @@ macro_rules! leaf_member_items {
     (
         $kind:ident,
         |$spec:pat_param| $build:expr,
-        |$this:ident, $labels:ident, $writer:ident| $write:expr
+        |$this:ident, $labels:ident, $writer:ident| $write:expr,
+        |$that:ident| $activity:expr
     ) => {
         const KIND: MetricKind = MetricKind::$kind;
         const AXIS: AxisShape = AxisShape::None;
@@ -247,6 +293,11 @@ macro_rules! leaf_member_items {
             MetricKind::$kind,
             MetricKind::Counter | MetricKind::Gauge | MetricKind::Histogram
         );
+
+        fn activity(&self) -> Option<u64> {
+            let $that = self;
+            $activity
+        }
 
         fn write_text(
             &self,
@@ -278,7 +329,7 @@ macro_rules! impl_family_member_for_atomic_metric {
         impl<N, A> FamilyMember for $metric<N, A>
         where
             $metric<N, A>: EncodeMetric + Default + Clone + Send + Sync + fmt::Debug + 'static,
-            N: TextNumber,
+            N: TextNumber + ActivityValue,
             A: $atomic,
         {
             leaf_member_items!(
@@ -287,7 +338,8 @@ macro_rules! impl_family_member_for_atomic_metric {
                 |this, labels, writer| {
                     writer.$write(labels, this.get());
                     Ok(())
-                }
+                },
+                |this| Some(this.get().activity_bits())
             );
         }
     )*};
@@ -373,17 +425,89 @@ impl FamilyMember for Histogram {
     leaf_member_items!(
         Histogram,
         |spec| Histogram::with_native(spec.buckets.iter().copied(), spec.native),
-        |this, labels, writer| writer.histogram(labels, this)
+        |this, labels, writer| writer.histogram(labels, this),
+        // Every observation adds one to a bucket: the count changes with each. Read as a
+        // scrape reads it (records never wait for it).
+        |this| {
+            let mut counts = Vec::new();
+            this.read_into(&mut counts);
+            Some(counts.iter().fold(0u64, |count, &n| count.wrapping_add(n)))
+        }
     );
 }
 
 impl<N, A> FamilyMember for crate::Counter<N, A>
 where
-    N: CounterValue<A> + EncodeCounterValue + TextNumber + fmt::Debug + Send + Sync + 'static,
+    N: CounterValue<A>
+        + EncodeCounterValue
+        + TextNumber
+        + ActivityValue
+        + fmt::Debug
+        + Send
+        + Sync
+        + 'static,
     A: Atomic<N> + Default + fmt::Debug + Send + Sync + 'static,
 {
-    leaf_member_items!(Counter, |_spec| Self::default(), |this, labels, writer| {
-        writer.counter_with_exemplar(labels, this.get(), |buffer| this.exemplar(buffer));
+    leaf_member_items!(
+        Counter,
+        |_spec| Self::default(),
+        |this, labels, writer| {
+            writer.counter_with_exemplar(labels, this.get(), |buffer| this.exemplar(buffer));
+            Ok(())
+        },
+        |this| Some(this.get().activity_bits())
+    );
+}
+
+impl FamilyMember for Info {
+    leaf_member_items!(
+        Info,
+        |_spec| Info,
+        |_this, labels, writer| {
+            writer.info(labels);
+            Ok(())
+        },
+        // A constant: nothing to tell a record by, so an info never expires.
+        |_this| None
+    );
+}
+
+impl<E: LabelEnum> FamilyMember for StateSet<E> {
+    const KIND: MetricKind = MetricKind::StateSet;
+    const AXIS: AxisShape = AxisShape::None;
+    const WRITES_TEXT: bool = true;
+
+    fn build(spec: &SeriesSpec) -> Self {
+        StateSet::with_key(Arc::clone(&spec.family_name))
+    }
+
+    /// One gauge sample per state, the state labelled last (prometheus-client's encoders
+    /// take one label set per sample, so the states cannot go through `encode_family`).
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.encode_states(labels, encoder)
+    }
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        writer.state_set(labels, E::VALUES, self.current_index());
         Ok(())
-    });
+    }
+}
+
+impl FamilyMember for GaugeHistogram {
+    leaf_member_items!(
+        GaugeHistogram,
+        |spec| GaugeHistogram::with_bounds(Arc::clone(&spec.buckets)),
+        |this, labels, writer| writer.gauge_histogram(labels, this),
+        // Adds and removes can cancel out between two scrapes: it cannot tell, and never
+        // expires.
+        |_this| None
+    );
 }

@@ -1,10 +1,12 @@
 //! Series: label sets and their size limits, label axes and grids, the bounded series map,
-//! families and the members they hold.
+//! families and the members they hold, and the state set (a member keyed by an enum).
 
 pub(crate) mod axis;
 pub(crate) mod bounded;
 pub(crate) mod family;
 pub(crate) mod grid;
+pub(crate) mod idle;
 pub(crate) mod label_size;
 pub(crate) mod labels;
 pub(crate) mod member;
+pub(crate) mod state_set;

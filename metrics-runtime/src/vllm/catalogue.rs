@@ -9,6 +9,7 @@ use super::buckets::{
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 use super::request::metrics::RequestMetrics;
+use super::scheduler::cache_config::CacheConfigMetrics;
 use super::scheduler::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
 use super::scheduler::lora_info::LoraInfoMetrics;
 use super::scheduler::metrics::SchedulerMetrics;
@@ -51,6 +52,14 @@ const VLLM_SOURCES: &[(&str, &str)] = &[
         "rust/src/metrics/src/lib.rs",
         "154aa495a1213d50b56338fcfc408380db8d7569",
     ),
+    (
+        "vllm/v1/metrics/loggers.py",
+        "005a810bc40faa25b8870fbc8559c3462581eee3",
+    ),
+    (
+        "vllm/config/cache.py",
+        "002f10e0cfa1373a19a0d2756598a34b700d20e5",
+    ),
 ];
 
 /// Every family of the catalogue, by section: (title, descriptors).
@@ -83,6 +92,10 @@ fn catalogue_sections() -> Vec<(&'static str, &'static [MetricDescriptor])> {
         (
             "LoRA adapters (`LoraInfoMetrics`, no model_name/engine labels)",
             LoraInfoMetrics::DESCRIPTORS,
+        ),
+        (
+            "KV-cache configuration (`CacheConfigMetrics`, one series per engine, no model_name label)",
+            CacheConfigMetrics::DESCRIPTORS,
         ),
         (
             "HTTP API server (`metric_handles::http::HttpMetrics`, registered by the HTTP layer)",
@@ -137,11 +150,13 @@ pub fn catalogue() -> Catalogue {
     );
     let mut catalogue = Catalogue::new("vLLM metric catalogue")
         .intro(format!(
-            "The {families} families of vLLM's Rust frontend `/metrics`, with vLLM's names, types, \
-             labels, buckets and help texts: `metric_handles::vllm::VllmMetrics` registers all but \
-             the three HTTP families, which `metric_handles::http::HttpMetrics` declares for an HTTP \
-             layer. Where the Rust frontend's help text differs from vLLM's Python frontend, the \
-             Rust frontend's is used. Per-engine series carry `model_name` and `engine` first. \
+            "The {families} families of vLLM's Rust frontend `/metrics` and its Python server's \
+             `vllm:cache_config_info`, with vLLM's names, types, labels, buckets and help texts: \
+             `metric_handles::vllm::VllmMetrics` registers all but the three HTTP families, which \
+             `metric_handles::http::HttpMetrics` declares for an HTTP layer. Where the Rust \
+             frontend's help text differs from vLLM's Python frontend, the Rust frontend's is used. \
+             Per-engine series carry `model_name` and `engine` first (`vllm:cache_config_info` \
+             only `engine`, as in vLLM). \
              Counters are exposed with the `_total` suffix. The token-count histograms' last bound \
              is `max_model_len` (`VllmMetricsConfig`, default {TOKENS_BUCKETS_DEFAULT_MAX})."
         ))

@@ -13,6 +13,7 @@ use crate::vllm::recorders::core::{Core, Families};
 use crate::vllm::recorders::requests::RequestMetricsRecorder;
 use crate::vllm::recorders::scheduler::SchedulerStatsRecorder;
 use crate::vllm::request::metrics::RequestMetrics;
+use crate::vllm::scheduler::cache_config::{CacheConfigMetrics, CacheConfigRecorder};
 use crate::vllm::scheduler::connectors::{
     ConnectorFamilies, MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS,
 };
@@ -100,6 +101,10 @@ impl VllmMetrics {
             registry,
             &only(LoraInfoMetrics::DESCRIPTORS),
         )?);
+        let cache_config = CacheConfigRecorder::new(&CacheConfigMetrics::try_register_with(
+            registry,
+            &only(CacheConfigMetrics::DESCRIPTORS),
+        )?);
         let plugins = RuntimeFamilies::register_in(registry);
         for descriptors in [
             NIXL_DESCRIPTORS,
@@ -123,6 +128,7 @@ impl VllmMetrics {
             plugins,
             sleep_mode,
             lora,
+            cache_config,
             overflowed_engines,
         });
         Ok(Self::recorders(families, config))
@@ -186,6 +192,11 @@ impl VllmMetrics {
     /// `vllm:sleep_mode_operations_in_flight`).
     pub fn sleep_mode(&self) -> &SleepModeRecorder {
         &self.scheduler.core().families.sleep_mode
+    }
+
+    /// The `vllm:cache_config_info` recorder: set each engine's KV-cache configuration.
+    pub fn cache_config(&self) -> &CacheConfigRecorder {
+        &self.scheduler.core().families.cache_config
     }
 
     /// The `vllm:lora_requests_info` recorder.
@@ -293,11 +304,12 @@ impl VllmMetrics {
 const PLUG_IN_OWNER: &str = "VllmMetrics";
 
 /// The derived structs `VllmMetrics` registers, with their descriptor tables.
-fn registered_tables() -> [(&'static str, &'static [MetricDescriptor]); 4] {
+fn registered_tables() -> [(&'static str, &'static [MetricDescriptor]); 5] {
     [
         ("SchedulerMetrics", SchedulerMetrics::DESCRIPTORS),
         ("RequestMetrics", RequestMetrics::DESCRIPTORS),
         ("SleepModeMetrics", SleepModeMetrics::DESCRIPTORS),
         ("LoraInfoMetrics", LoraInfoMetrics::DESCRIPTORS),
+        ("CacheConfigMetrics", CacheConfigMetrics::DESCRIPTORS),
     ]
 }

@@ -15,7 +15,8 @@
 //! * [`RequestMetricsRecorder::track`] creates one [`RequestMetricsTracker`] per request, which
 //!   records every output and the finish (every edge case of vLLM's output processor).
 //! * [`SleepModeRecorder`] times sleep-mode operations; [`LoraInfoRecorder`] exports the LoRA
-//!   adapters in use. The HTTP families are declared in [`crate::http`].
+//!   adapters in use; [`CacheConfigRecorder`] exports each engine's KV-cache configuration
+//!   (`vllm:cache_config_info`). The HTTP families are declared in [`crate::http`].
 //! * [`StatsLogger`] computes vLLM's periodic log line.
 //!
 //! ```
@@ -82,6 +83,9 @@ pub use request::lifecycle::{
 };
 pub use request::metrics::{RequestHandles, RequestMetrics};
 pub use request::pending::FLUSH_INTERVAL_TOKENS;
+pub use scheduler::cache_config::{
+    CacheConfig, CacheConfigHandles, CacheConfigLabels, CacheConfigMetrics, CacheConfigRecorder,
+};
 pub use scheduler::connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
 pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
 pub use scheduler::lora_info::{

@@ -8,7 +8,10 @@ use metric_handles::__private::{new_family, SeriesSpec};
 use metric_handles::prometheus_client::encoding::{
     EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, LabelValueEncoder,
 };
-use metric_handles::{ByLabel, ByPosition, Counter, Gauge, Histogram, LabelEnum, LabelSet, Local};
+use metric_handles::{
+    ByLabel, ByPosition, Counter, Gauge, GaugeHistogram, Histogram, LabelEnum, LabelSet, Local,
+    StateSet,
+};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Engine {
@@ -87,6 +90,38 @@ fn recording_through_resolved_handles_never_allocates() {
     assert_eq!(by_reason.get(Reason::Length).get(), 10_000);
     assert_eq!(by_position.get(3).expect("pre-resolved").get(), 5_000);
     assert_eq!(histogram.snapshot().count(), 20_000);
+}
+
+#[test]
+fn state_sets_and_gauge_histograms_record_without_allocating() {
+    let labels = Engine {
+        model_name: "m".into(),
+        engine: 0,
+    };
+    let spec = SeriesSpec::new().with_buckets(vec![0.1, 1.0, 10.0]);
+    let state = new_family::<Engine, StateSet<Reason>>(spec.clone()).get_or_create(&labels);
+    let queue = new_family::<Engine, GaugeHistogram>(spec.clone()).get_or_create(&labels);
+    let by_reason =
+        new_family::<Engine, ByLabel<Reason, GaugeHistogram>>(spec).get_or_create(&labels);
+
+    let allocations = allocations_during(|| {
+        for i in 0..10_000u64 {
+            state.set(if i % 2 == 0 {
+                Reason::Length
+            } else {
+                Reason::Stop
+            });
+            let age = i as f64 * 0.001;
+            queue.add(age);
+            queue.add(f64::NAN);
+            queue.remove(age);
+            by_reason.get(Reason::Stop).add(age);
+        }
+    });
+    assert_eq!(allocations, 0, "the record path allocated");
+    assert_eq!(state.get(), "stop");
+    assert_eq!(queue.snapshot().0, 10_000, "the NaNs stay, the ages left");
+    assert_eq!(by_reason.get(Reason::Stop).snapshot().0, 10_000);
 }
 
 #[test]

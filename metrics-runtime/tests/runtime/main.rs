@@ -13,10 +13,12 @@ pub mod escaping;
 pub mod exemplars;
 pub mod histogram_consistency;
 pub mod histogram_parity;
+pub mod idle_expiry;
 pub mod label_size;
 pub mod module_graph;
 pub mod native_declared;
 pub mod native_parity;
+pub mod openmetrics_types;
 pub mod plugin;
 pub mod process;
 #[cfg(feature = "protobuf")]

@@ -295,6 +295,7 @@ fn register_mixed_as(registry: &mut Registry, p: &str) -> Result<(), Registratio
             MetricKind::Counter => drop(reg::<Replica, Counter>(registry, d, &options)),
             MetricKind::Gauge => drop(reg::<Replica, Gauge>(registry, d, &options)),
             MetricKind::Histogram => drop(reg::<Replica, Histogram>(registry, d, &options)),
+            other => panic!("`Mixed` declares no {other:?}"),
         }
     }
     Ok(())

@@ -10,7 +10,8 @@ use std::process::Command;
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::vllm::*;
 use metric_handles::vllm::{
-    FinishReason, RequestMetrics, RequestParams, SchedulerMetrics, VllmMetrics, VllmMetricsConfig,
+    CacheConfig, FinishReason, RequestMetrics, RequestParams, SchedulerMetrics, VllmMetrics,
+    VllmMetricsConfig,
 };
 use metric_handles::MetricKind;
 
@@ -22,6 +23,15 @@ fn record_everything(metrics: &VllmMetrics) {
             &busy_scheduler_stats(),
         );
         metrics.scheduler().record_iteration_tokens(engine, 300);
+        metrics.cache_config().set(
+            engine,
+            &CacheConfig {
+                num_gpu_blocks: Some(2048),
+                kv_cache_size_tokens: Some(32768),
+                kv_cache_max_concurrency: Some(2.58203125),
+                ..CacheConfig::default()
+            },
+        );
         for (i, reason) in [
             FinishReason::Stop,
             FinishReason::Length,
@@ -114,6 +124,7 @@ fn both_formats_parse_with_pythons_prometheus_client() {
             num_speculative_tokens: 2,
             max_model_len: 8192,
             show_hidden_metrics_for_version: Some(version.into()),
+            ..VllmMetricsConfig::default()
         });
         record_everything(&metrics);
         let text = encode_text(&registry);
@@ -129,6 +140,7 @@ fn both_formats_parse_with_pythons_prometheus_client() {
                         .map(|a| a.name),
                 )
             })
+            .chain(["vllm:cache_config_info"])
             .collect();
         assert!(expected.len() >= 40, "{expected:?}");
         assert!(SchedulerMetrics::DESCRIPTORS

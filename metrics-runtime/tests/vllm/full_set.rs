@@ -8,10 +8,10 @@ use crate::support::vllm::*;
 use metric_handles::http::HttpMetrics;
 use metric_handles::plugin::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
-    catalogue, iteration_tokens, CachedTokensBySource, EngineLabels, EngineSleepState, EventType,
-    FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation, MooncakeRecord,
-    MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats, RequestOutput,
-    RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
+    catalogue, iteration_tokens, CacheConfig, CachedTokensBySource, EngineLabels, EngineSleepState,
+    EventType, FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
+    MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats,
+    RequestOutput, RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
 };
 use metric_handles::{Counter, MetricKind};
 
@@ -564,13 +564,19 @@ fn every_catalogued_family_is_exported_with_its_type_and_samples() {
         1.0,
     );
     metrics.requests().track(0, params()).abort(101.0);
+    metrics.cache_config().set(0, &CacheConfig::default());
     let s = scrape(&registry);
     let mut families = 0;
     let catalogue = catalogue();
     for d in catalogue.descriptors() {
         families += 1;
         let exposed = d.exposed_name();
-        let type_line = format!("# TYPE {exposed} {}", d.kind.as_str());
+        // The Prometheus text has no info type: an info family is a gauge there.
+        let type_word = match d.kind {
+            MetricKind::Info => "gauge",
+            kind => kind.as_str(),
+        };
+        let type_line = format!("# TYPE {exposed} {type_word}");
         assert!(s.text.contains(&type_line), "missing {type_line:?}");
         let sample = match d.kind {
             MetricKind::Histogram => format!("{exposed}_count"),
@@ -589,5 +595,8 @@ fn every_catalogued_family_is_exported_with_its_type_and_samples() {
             assert_eq!(series_buckets, bounds.len() + 1, "{exposed}: bucket count");
         }
     }
-    assert_eq!(families, 61, "vLLM's Rust frontend registers 61 families");
+    assert_eq!(
+        families, 62,
+        "vLLM's Rust frontend registers 61 families, and the Python server's cache_config_info"
+    );
 }

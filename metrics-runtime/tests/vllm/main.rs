@@ -13,12 +13,15 @@ mod support;
 pub mod bad_input;
 pub mod bad_input_full_set;
 pub mod bounds;
+pub mod cache_config;
 pub mod catalogue;
 pub mod churn;
 pub mod concurrency;
 pub mod exposition_parsers;
 pub mod full_set;
 pub mod grafana_dashboard;
+#[cfg(feature = "protobuf")]
+pub mod native_latency;
 pub mod props;
 pub mod request_local;
 pub mod requests;

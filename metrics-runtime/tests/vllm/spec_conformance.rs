@@ -172,6 +172,8 @@ const OTHER_FAMILIES: &[(&str, &str)] = &[
     ("vllm:sleep_mode_operation_duration_seconds", "histogram"),
     ("vllm:sleep_mode_operations_in_flight", "gauge"),
     ("vllm:lora_requests_info", "gauge"),
+    // vLLM's Python server's; the Prometheus text names it `vllm:cache_config_info`.
+    ("vllm:cache_config", "info"),
 ];
 
 /// `# TYPE` lines of the OpenMetrics exposition: name → type.
@@ -210,8 +212,9 @@ fn the_exposition_holds_exactly_the_spec_metrics() {
                 .map(|(name, ty)| ((*name).to_owned(), (*ty).to_owned())),
         )
         .collect();
-    // With the three HTTP families `HttpMetrics` registers: vLLM's Rust frontend's 61.
-    assert_eq!(expected_types.len() + 3, 61);
+    // With the three HTTP families `HttpMetrics` registers: vLLM's Rust frontend's 61, and
+    // the Python server's `vllm:cache_config_info`.
+    assert_eq!(expected_types.len() + 3, 62);
     assert_eq!(types(&openmetrics), expected_types, "names and types");
 
     for Expected { name, kind, axis } in &spec {

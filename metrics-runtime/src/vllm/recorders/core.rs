@@ -10,6 +10,7 @@ use crate::vllm::engines::{EngineTable, EntryRef, OverflowGroup, OverflowedEngin
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::log::interval::LogStatsAccumulator;
 use crate::vllm::request::metrics::{RequestHandles, RequestMetrics};
+use crate::vllm::scheduler::cache_config::CacheConfigRecorder;
 use crate::vllm::scheduler::connectors::{ConnectorFamilies, ConnectorHandles};
 use crate::vllm::scheduler::lora_info::LoraInfoRecorder;
 use crate::vllm::scheduler::metrics::{SchedulerHandles, SchedulerMetrics};
@@ -37,6 +38,7 @@ pub(crate) struct Families {
     pub(crate) plugins: RuntimeFamilies<EngineLabels>,
     pub(crate) sleep_mode: SleepModeRecorder,
     pub(crate) lora: LoraInfoRecorder,
+    pub(crate) cache_config: CacheConfigRecorder,
     /// The engines (of every model) recording into the overflow series, by group; its lock,
     /// the joins-and-leaves lock, serialises the resolutions of series on join and on first
     /// record (sleep state, Mooncake pairs, `resolve_for_engine`) and their removal on leave
@@ -160,6 +162,7 @@ impl Core {
                     families.scheduler.remove(&entry.labels);
                     families.requests.remove(&entry.labels);
                     families.plugins.remove_common(&entry.labels);
+                    families.cache_config.remove(engine);
                     entry.connectors.leave();
                     let sleep_overflowed = entry.sleep.leave();
                     [

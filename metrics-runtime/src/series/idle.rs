@@ -1,0 +1,240 @@
+//! Idle-series expiry: which series of a map were not recorded for the map's idle timeout,
+//! decided at scrape time at no cost to the record path.
+//!
+//! A record through a handle is the handle's own atomic operation and nothing else: it
+//! neither reads a clock nor sets a flag. Instead, each sweep (at a scrape, or on an explicit
+//! `expire_idle` call) reads every series' *activity*, a fingerprint of its values
+//! ([`FamilyMember::activity`](crate::FamilyMember::activity): a counter's value, a
+//! histogram's count), and compares it with the one the previous sweep read. A series whose
+//! fingerprint changed was recorded, and is kept (or brought back); one whose fingerprint
+//! stayed the same for the idle timeout is marked *dormant*: it leaves the exposition but
+//! keeps its place and its values in the map. A lookup of its label set, or a record through
+//! a handle somebody kept (seen by the next sweep as a changed fingerprint), brings it back
+//! with every count it ever had.
+//!
+//! A dormant series gives its slot up only when a new label set needs it (the map is at its
+//! limit): then the one quiet for longest is dropped, after a last check of its fingerprint
+//! under the map's write lock. A record through a handle kept across *that* is not seen again
+//! (the handle records into a series nobody exports); the documentation says so.
+//!
+//! The state of one series is two words, written by sweeps and lookups, never by records:
+//! the fingerprint the last sweep read, and a word with the time (milliseconds on a
+//! process-wide clock) the series was last seen active, a `TOUCHED` bit (looked up since the
+//! last sweep) and a `DORMANT` bit. A lookup sets `TOUCHED` (one read-modify-write per series
+//! per sweep at most: once set, lookups only load the word); a sweep marks a series dormant
+//! with a compare-and-swap from a word without `TOUCHED`, so a lookup and a sweep racing each
+//! other always leave the series exported: either the sweep saw the touch, or the touch clears
+//! the mark.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Looked up since the last sweep: the next sweep counts the series as active.
+const TOUCHED: u64 = 1;
+/// Out of the exposition until a lookup or a record brings it back.
+const DORMANT: u64 = 2;
+/// The bits below the time in a state word.
+const FLAG_BITS: u32 = 2;
+
+/// Milliseconds since the first call in this process: the clock of every sweep (one read per
+/// sweep, never one per record).
+pub(crate) fn now_ms() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    let elapsed = START.get_or_init(Instant::now).elapsed();
+    u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX >> FLAG_BITS)
+}
+
+/// The idle timeout of a map in the milliseconds of [`now_ms`]; at least 1.
+pub(crate) fn timeout_ms(timeout: Duration) -> u64 {
+    u64::try_from(timeout.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+/// The expiry state of one series.
+pub(crate) struct IdleState {
+    /// The activity fingerprint the last sweep read.
+    fingerprint: AtomicU64,
+    /// `last active (ms) << FLAG_BITS | DORMANT | TOUCHED`.
+    state: AtomicU64,
+}
+
+/// What a sweep did to one series.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Swept {
+    /// Recorded or looked up since the last sweep.
+    Active,
+    /// Dormant, and recorded or looked up since: brought back by this sweep.
+    Revived,
+    /// Quiet, but not for the idle timeout yet (or already dormant).
+    Quiet,
+    /// Quiet for the idle timeout: marked dormant by this sweep.
+    Expired,
+}
+
+impl IdleState {
+    /// The state of a series just created: touched, so the first sweep takes it as active.
+    pub(crate) fn new() -> Self {
+        IdleState {
+            fingerprint: AtomicU64::new(0),
+            state: AtomicU64::new(TOUCHED),
+        }
+    }
+
+    /// Whether the series is out of the exposition.
+    #[inline]
+    pub(crate) fn is_dormant(&self) -> bool {
+        self.state.load(Ordering::Acquire) & DORMANT != 0
+    }
+
+    /// Records a lookup: the series is active, and exported again if it was dormant (then
+    /// returns `true`). Only a load once the series was touched since the last sweep.
+    #[inline]
+    pub(crate) fn touch(&self) -> bool {
+        let mut state = self.state.load(Ordering::Relaxed);
+        while state & (TOUCHED | DORMANT) != TOUCHED {
+            let touched = (state | TOUCHED) & !DORMANT;
+            match self.state.compare_exchange_weak(
+                state,
+                touched,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return state & DORMANT != 0,
+                Err(current) => state = current,
+            }
+        }
+        false
+    }
+
+    /// One sweep of this series at `now` (ms) with the series' current `activity`: active if
+    /// the fingerprint changed or the series was looked up, dormant once quiet for `timeout`.
+    pub(crate) fn sweep(&self, activity: u64, now: u64, timeout: u64) -> Swept {
+        let state = self.state.load(Ordering::Acquire);
+        if state & TOUCHED != 0 || activity != self.fingerprint.load(Ordering::Relaxed) {
+            self.fingerprint.store(activity, Ordering::Relaxed);
+            // Clears TOUCHED and DORMANT. A touch racing this store is not lost in any way
+            // that matters: the series is active as of `now` either way.
+            let before = self.state.swap(now << FLAG_BITS, Ordering::AcqRel);
+            return if before & DORMANT != 0 {
+                Swept::Revived
+            } else {
+                Swept::Active
+            };
+        }
+        let quiet_since = state >> FLAG_BITS;
+        if state & DORMANT != 0 || now.saturating_sub(quiet_since) < timeout {
+            return Swept::Quiet;
+        }
+        // From a word without TOUCHED: a lookup since the load above makes this fail, and a
+        // lookup after it clears the mark again.
+        match self.state.compare_exchange(
+            state,
+            state | DORMANT,
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => Swept::Expired,
+            Err(_) => Swept::Quiet,
+        }
+    }
+
+    /// Whether the series may give its slot up to a new label set: dormant, not looked up
+    /// since, and not recorded since the sweep that marked it (its fingerprint is `activity`).
+    /// Called under the map's write lock, which no lookup holds.
+    pub(crate) fn evictable(&self, activity: Option<u64>) -> bool {
+        let state = self.state.load(Ordering::Acquire);
+        state & (DORMANT | TOUCHED) == DORMANT
+            && activity == Some(self.fingerprint.load(Ordering::Relaxed))
+    }
+
+    /// When the series was last seen active (ms), to evict the one quiet for longest first.
+    pub(crate) fn quiet_since(&self) -> u64 {
+        self.state.load(Ordering::Relaxed) >> FLAG_BITS
+    }
+}
+
+/// A value type of a counter or gauge, as an activity fingerprint: its bits, so that every
+/// change of the value is a change of the fingerprint.
+pub trait ActivityValue: Copy {
+    /// The value's bits.
+    fn activity_bits(self) -> u64;
+}
+
+macro_rules! activity_value {
+    ($($t:ty => |$v:ident| $bits:expr),* $(,)?) => {$(
+        impl ActivityValue for $t {
+            #[inline]
+            fn activity_bits(self) -> u64 {
+                let $v = self;
+                $bits
+            }
+        }
+    )*};
+}
+
+activity_value!(
+    u64 => |v| v,
+    u32 => |v| u64::from(v),
+    i64 => |v| v as u64,
+    i32 => |v| i64::from(v) as u64,
+    f64 => |v| v.to_bits(),
+    f32 => |v| u64::from(v.to_bits()),
+);
+
+/// Folds a child's activity into a container's, so that a change of any child changes the
+/// result (two changes cancelling out has a chance of 2^-64, and would only make the series
+/// look quiet for one sweep, its values kept).
+#[inline]
+pub(crate) fn fold(acc: u64, child: u64) -> u64 {
+    (acc.rotate_left(7) ^ child).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The activity of a container: its children's folded, or `None` if any child cannot tell.
+pub(crate) fn fold_all(children: impl IntoIterator<Item = Option<u64>>) -> Option<u64> {
+    children
+        .into_iter()
+        .try_fold(0u64, |acc, child| child.map(|c| fold(acc, c)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_expires_only_after_the_timeout_without_a_change() {
+        let idle = IdleState::new();
+        assert_eq!(idle.sweep(5, 100, 50), Swept::Active);
+        assert_eq!(idle.sweep(5, 149, 50), Swept::Quiet);
+        assert!(!idle.is_dormant());
+        assert_eq!(idle.sweep(5, 150, 50), Swept::Expired);
+        assert!(idle.is_dormant());
+        assert_eq!(idle.sweep(5, 500, 50), Swept::Quiet);
+        // A record through a kept handle changes the fingerprint: back.
+        assert_eq!(idle.sweep(6, 501, 50), Swept::Revived);
+        assert!(!idle.is_dormant());
+    }
+
+    #[test]
+    fn a_lookup_keeps_a_series_and_brings_a_dormant_one_back() {
+        let idle = IdleState::new();
+        idle.sweep(1, 0, 10);
+        idle.touch();
+        assert_eq!(idle.sweep(1, 100, 10), Swept::Active);
+        assert_eq!(idle.sweep(1, 200, 10), Swept::Expired);
+        assert!(!idle.evictable(Some(2)), "recorded since the mark");
+        assert!(idle.evictable(Some(1)));
+        idle.touch();
+        assert!(!idle.is_dormant());
+        assert!(!idle.evictable(Some(1)));
+    }
+
+    #[test]
+    fn a_container_changes_when_any_child_does_and_cannot_tell_if_one_cannot() {
+        let before = fold_all([Some(1), Some(2), Some(3)]);
+        assert_ne!(before, fold_all([Some(1), Some(3), Some(3)]));
+        assert_ne!(before, fold_all([Some(2), Some(1), Some(3)]));
+        assert_eq!(fold_all([Some(1), None]), None);
+    }
+}

@@ -1,0 +1,10 @@
+use metric_handles::{Family, GaugeHistogram, MetricHandles, NoLabels};
+
+#[derive(MetricHandles)]
+pub struct Metrics {
+    /// Waiting requests by prompt length
+    #[metric(name = "waiting_prompt_tokens")]
+    waiting: Family<NoLabels, GaugeHistogram>,
+}
+
+fn main() {}

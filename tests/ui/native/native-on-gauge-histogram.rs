@@ -1,0 +1,10 @@
+use metric_handles::{Family, GaugeHistogram, MetricHandles, NoLabels};
+
+#[derive(MetricHandles)]
+pub struct Metrics {
+    /// Waiting requests by prompt length
+    #[metric(name = "waiting_prompt_tokens", buckets = [1.0, 2.0], native(bucket_factor = 1.1))]
+    waiting: Family<NoLabels, GaugeHistogram>,
+}
+
+fn main() {}
