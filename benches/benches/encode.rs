@@ -5,6 +5,9 @@
 //!   buffer) and by prometheus-client's text encoders on its own families of the same shape
 //!   and values (reusing the string), in OpenMetrics and in the Prometheus text format 0.0.4.
 //!   Each id's throughput is its exposition's size, so the report compares time per byte.
+//! * `encode_same_shape_{64,1024}_protobuf`: the same shapes in the Prometheus protobuf
+//!   format, ours against our OpenMetrics text of the same registry and against
+//!   prometheus-client's protobuf encoder over its families.
 //! * `scrape_while_recording`: request lifecycles recorded on 2 threads (an engine each) into
 //!   the 64-engine vLLM registry, alone and while a third thread scrapes that registry in a
 //!   loop. The figure is the recording threads' own CPU time per lifecycle (the slower
@@ -62,6 +65,45 @@ fn encode_same_shape(c: &mut Criterion) {
             });
             group.finish();
         }
+    }
+}
+
+/// The same shapes in the Prometheus protobuf format: ours (`encode_into`, reusing the
+/// buffer), our OpenMetrics text of the same registry (the target: protobuf no slower), and
+/// prometheus-client's protobuf encoder (`encode_to_vec`, its one call that writes the bytes)
+/// over its own families of the same shape and values.
+fn encode_same_shape_protobuf(c: &mut Criterion) {
+    use prometheus_client::encoding::prometheus_protobuf;
+
+    for label_sets in [64u32, 1024] {
+        let ours = same_shape::ours(label_sets);
+        let baseline = same_shape::prometheus_client(label_sets);
+        let mut body = Vec::new();
+        ExpositionFormat::PrometheusProtobuf
+            .encode_into(&ours, &mut body)
+            .expect("encodes");
+        let theirs = prometheus_protobuf::encode_to_vec(&baseline).expect("encodes");
+        eprintln!(
+            "encode_same_shape_{label_sets}_protobuf: ours {} bytes, prometheus-client {} bytes",
+            body.len(),
+            theirs.len()
+        );
+        let mut group = c.benchmark_group(format!("encode_same_shape_{label_sets}_protobuf"));
+        for (id, format) in [
+            ("ours", ExpositionFormat::PrometheusProtobuf),
+            ("ours_openmetrics", ExpositionFormat::OpenMetrics),
+        ] {
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    body.clear();
+                    format.encode_into(black_box(&ours), &mut body)
+                })
+            });
+        }
+        group.bench_function("prometheus_client", |b| {
+            b.iter(|| prometheus_protobuf::encode_to_vec(black_box(&baseline)))
+        });
+        group.finish();
     }
 }
 
@@ -141,5 +183,10 @@ fn scrape_while_recording(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, encode_same_shape, scrape_while_recording);
+criterion_group!(
+    benches,
+    encode_same_shape,
+    encode_same_shape_protobuf,
+    scrape_while_recording
+);
 criterion_main!(benches);

@@ -173,8 +173,8 @@ fn encode(c: &mut Criterion) {
 }
 
 /// The 64-engine scrape in the Prometheus protobuf format, against OpenMetrics text of the same
-/// registry (the baseline of the ratio): ours (prometheus-client's protobuf encoder over every
-/// level of our registry, the messages written straight into the caller's buffer), and
+/// registry (the baseline of the ratio): ours (the protobuf writer over this crate's families,
+/// the messages written straight into the caller's buffer), and
 /// prometheus-client's `encode_to_vec` over the baseline's prometheus-client families with
 /// the same series (fewer: the baseline's families hold only the label sets recorded). Each
 /// appends to a buffer kept across iterations; the handler (last) makes a new body per scrape

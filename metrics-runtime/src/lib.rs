@@ -9,6 +9,7 @@ extern crate self as metric_handles;
 
 // The rooms, in the order a metric passes through them: declared, recorded, kept per series,
 // registered, exposed.
+mod created;
 mod declare;
 mod expose;
 mod record;
@@ -46,12 +47,17 @@ pub use declare::descriptor::{
     Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
     MAX_PRERESOLVED_POSITIONS,
 };
-pub use expose::exposition::{ExpositionFormat, NameEscaping, Negotiated};
+pub use expose::exposition::{EncodeOptions, ExpositionFormat, NameEscaping, Negotiated};
 pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
+pub use record::exemplar::{
+    dropped_exemplars, rejected_exemplars, EncodedLabels, ExemplarBuffer, ExemplarError,
+    ExemplarLabelSet, ExemplarLabels, ExemplarRead, ExemplarSlot, ExemplarSlots, ExemplarView,
+    LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS, READ_ATTEMPTS,
+};
 pub use record::gauge::Gauge;
 pub use record::gauge_histogram::GaugeHistogram;
 pub use record::histogram::{
-    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans,
+    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
 pub use record::info::Info;
 pub use record::local::{

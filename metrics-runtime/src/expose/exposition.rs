@@ -26,6 +26,40 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// What an encode writes beyond the format's defaults.
+///
+/// ```
+/// use metric_handles::{EncodeOptions, ExpositionFormat, Registry};
+///
+/// let registry = Registry::default();
+/// let options = EncodeOptions::default().with_created_lines(true);
+/// let mut body = Vec::new();
+/// ExpositionFormat::OpenMetrics
+///     .encode_into_with(&registry, &mut body, options)
+///     .unwrap();
+/// assert_eq!(body, b"# EOF\n");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct EncodeOptions {
+    /// OpenMetrics text: a `_created` line after each counter and histogram series of this
+    /// crate's families, its start timestamp in seconds since the epoch (as client_golang
+    /// writes them with `expfmt.WithCreatedLines`, or `EnableOpenMetricsTextCreatedSamples`
+    /// in its handler). Off by default: the lines are one more sample per series, which
+    /// Prometheus stores as series of their own unless it reads them as start timestamps
+    /// (`created-timestamp-zero-ingestion`). The classic text formats never carry them; the
+    /// protobuf format always carries start timestamps, in its `created_timestamp` fields.
+    pub created_lines: bool,
+}
+
+impl EncodeOptions {
+    /// These options, with [`created_lines`](Self::created_lines) set to `on`.
+    pub const fn with_created_lines(mut self, on: bool) -> Self {
+        self.created_lines = on;
+        self
+    }
+}
+
 /// How specifically a media range names a format: the most specific match decides its weight
 /// (RFC 9110: a range naming the version overrides one naming the media type alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -380,7 +414,8 @@ impl ExpositionFormat {
         String::from_utf8(out).map_err(|_| fmt::Error)
     }
 
-    /// Appends `registry`'s exposition in this format to `out`: for a text format the bytes
+    /// Appends `registry`'s exposition in this format to `out` (with the default
+    /// [`EncodeOptions`]): for a text format the bytes
     /// [`encode`](Self::encode) returns, for the protobuf format the delimited messages; on
     /// error `out` is left as it was.
     ///
@@ -401,14 +436,26 @@ impl ExpositionFormat {
     /// assert_eq!(body, b"# EOF\n");
     /// ```
     pub fn encode_into(self, registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
+        self.encode_into_with(registry, out, EncodeOptions::default())
+    }
+
+    /// [`encode_into`](Self::encode_into) with `options`: with
+    /// [`created_lines`](EncodeOptions::created_lines), OpenMetrics text carries each counter
+    /// and histogram series' `_created` line.
+    pub fn encode_into_with(
+        self,
+        registry: &Registry,
+        out: &mut Vec<u8>,
+        options: EncodeOptions,
+    ) -> Result<(), fmt::Error> {
         let start = out.len();
-        let result = match self.text_format() {
-            Some(format) => encode_text(format, registry, out),
+        let result = with_scratch(|scratch| match self.text_format() {
+            Some(format) => encode_text(format, registry, out, options, scratch),
             #[cfg(feature = "protobuf")]
-            None => protobuf::encode_into(registry, out),
+            None => protobuf::encode_into(registry, out, scratch),
             #[cfg(not(feature = "protobuf"))]
             None => Err(fmt::Error),
-        };
+        });
         if result.is_err() {
             out.truncate(start);
         }
@@ -428,18 +475,25 @@ impl ExpositionFormat {
     }
 }
 
+/// Calls `f` with the thread's scratch.
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
+    // buffer taken and reads into one of its own.
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
 /// Writes every part of `registry` in the text `format`.
 fn encode_text(
     format: TextFormat,
     registry: &Registry,
     out: &mut Vec<u8>,
+    options: EncodeOptions,
+    scratch: &mut Scratch,
 ) -> Result<(), fmt::Error> {
-    // A scrape inside a scrape (a collector that encodes a registry) finds the thread's
-    // buffer taken and reads into one of its own.
-    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => write_parts(registry, format, out, &mut scratch),
-        Err(_) => write_parts(registry, format, out, &mut Scratch::default()),
-    })?;
+    write_parts(registry, format, out, options, scratch)?;
     if format == TextFormat::OpenMetrics {
         out.extend_from_slice(b"# EOF\n");
     }
@@ -468,15 +522,17 @@ fn write_parts(
     registry: &Registry,
     format: TextFormat,
     out: &mut Vec<u8>,
+    options: EncodeOptions,
     scratch: &mut Scratch,
 ) -> Result<(), fmt::Error> {
     registry.for_each_part(&mut |part| match part {
         ExposedPart::Text(family) => {
             let (headers, heads) = family.rendered(format);
             out.extend_from_slice(headers.as_bytes());
-            family
-                .family
-                .write_samples(&mut SeriesWriter::new(out, format, heads, scratch))
+            let created_lines = options.created_lines;
+            let mut writer = SeriesWriter::text(out, format, heads, created_lines, scratch);
+            family.family.write_samples(&mut writer)?;
+            writer.finish()
         }
         ExposedPart::Foreign(metrics) => {
             let openmetrics = format == TextFormat::OpenMetrics;

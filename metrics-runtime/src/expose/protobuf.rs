@@ -2,12 +2,16 @@
 //! messages (prometheus/client_model `metrics.proto`), the format that carries native
 //! histograms and start timestamps to Prometheus.
 //!
-//! Each prometheus-client registry of the tree is encoded by prometheus-client's own protobuf
-//! encoder, which applies that level's prefix and const labels as its text encoders do, so a
-//! family's name, labels and values are those of the text. Every family of this crate encodes
-//! through prometheus-client's `MetricEncoder`, which only prometheus-client can build: an
-//! encoder of our own would see none of them, nor the foreign metrics and collectors beside
-//! them.
+//! This crate's families (counters, gauges and histograms, classic and native, under any axis)
+//! are written straight from their series by the protobuf writer of `render` (the bytes of
+//! each message, no message structs), with the fields prometheus-client's encoder cannot
+//! write: each counter's and histogram's `created_timestamp`, the time its series was created.
+//! Everything else keeps prometheus-client's own protobuf encoder, in its place in the
+//! registry's order: foreign metrics, collectors (the plug-in families among them), included
+//! registries, and a family of this crate holding a member kind the writer does not know. That
+//! encoder applies each level's prefix and const labels as its text encoders do, and the writer
+//! renders each family's name, help, type and unit through it at registration, so a family's
+//! name, labels and values are those of the text whichever encoder writes it.
 //!
 //! What the messages hold, family by family:
 //! * a counter's family is named with `_total` (as client_golang names it) and typed `COUNTER`;
@@ -26,9 +30,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use prometheus_client::encoding::prometheus_protobuf::{encode, prometheus_data_model};
+use prometheus_client::registry::Registry as Inner;
 use prost::Message;
 
-use crate::registry::{ExposedPart, Registry};
+use crate::registry::{ExposedPart, ProtobufPart, Registry};
+use crate::render::{protobuf as writer, Scratch, SeriesWriter};
 use crate::sanitize::replace_controls;
 
 /// The `Content-Type` of the answer, as client_golang's `expfmt` (`FmtProtoDelim`) writes it:
@@ -43,22 +49,36 @@ pub(crate) const PROTO: &str = "io.prometheus.client.MetricFamily";
 /// The `encoding` parameter: varint-length-delimited binary messages.
 pub(crate) const ENCODING: &str = "delimited";
 
-/// Appends `registry`'s families to `out`, each a varint-length-delimited `MetricFamily`.
-pub(crate) fn encode_into(registry: &Registry, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
-    registry.for_each_part(&mut |part| {
-        let metrics = match part {
-            ExposedPart::Text(family) => &family.metrics,
-            ExposedPart::Foreign(metrics) => metrics,
-        };
-        for mut family in encode(metrics)? {
-            replace_family_controls(&mut family);
-            // Writing into a `Vec` grows it: prost's only error, too little room, cannot occur.
-            family
-                .encode_length_delimited(out)
-                .map_err(|_| fmt::Error)?;
-        }
-        Ok(())
+/// Appends `registry`'s families to `out`, each a varint-length-delimited `MetricFamily`;
+/// `scratch` is what histograms are read into.
+pub(crate) fn encode_into(
+    registry: &Registry,
+    out: &mut Vec<u8>,
+    scratch: &mut Scratch,
+) -> Result<(), fmt::Error> {
+    registry.for_each_part(&mut |part| match part {
+        ExposedPart::Text(part) => match &part.protobuf {
+            ProtobufPart::Written(heads) => writer::family(out, heads, |out| {
+                let mut series = SeriesWriter::protobuf(out, &heads.metric, scratch);
+                part.family.write_samples(&mut series)?;
+                series.finish()
+            }),
+            ProtobufPart::Encoded(metrics) => encode_foreign(metrics, out),
+        },
+        ExposedPart::Foreign(metrics) => encode_foreign(metrics, out),
     })
+}
+
+/// Appends the families of `metrics` through prometheus-client's protobuf encoder.
+fn encode_foreign(metrics: &Inner, out: &mut Vec<u8>) -> Result<(), fmt::Error> {
+    for mut family in encode(metrics)? {
+        replace_family_controls(&mut family);
+        // Writing into a `Vec` grows it: prost's only error, too little room, cannot occur.
+        family
+            .encode_length_delimited(out)
+            .map_err(|_| fmt::Error)?;
+    }
+    Ok(())
 }
 
 /// Writes the control characters of `family`'s help text and label values as the text
@@ -101,7 +121,7 @@ mod tests {
             registry.sub_registry_with_label(("origin".into(), "a\rb\u{0}c\nd\u{7f}".into()));
         labelled.register("kv_keys", "Keys\u{1b} stored", Gauge::<i64>::default());
         let mut body = Vec::new();
-        encode_into(&registry, &mut body).unwrap();
+        encode_into(&registry, &mut body, &mut Scratch::default()).unwrap();
         let families = decode_all(&body);
         assert_eq!(families.len(), 1);
         assert_eq!(families[0].help, "Keys\u{241b} stored.");
@@ -112,10 +132,93 @@ mod tests {
         );
     }
 
+    /// A member of a kind the protobuf writer does not know: a counter leaf that writes text
+    /// but not protobuf (as a member kind added later would be until it is taught).
+    #[derive(Clone, Debug, Default)]
+    struct Untaught(crate::Counter);
+
+    impl crate::FamilyMember for Untaught {
+        const KIND: crate::MetricKind = crate::MetricKind::Counter;
+        const AXIS: crate::AxisShape = crate::AxisShape::None;
+        const WRITES_TEXT: bool = true;
+
+        fn build(_spec: &crate::SeriesSpec) -> Self {
+            Self::default()
+        }
+
+        fn encode_member<L: prometheus_client::encoding::EncodeLabelSet>(
+            &self,
+            labels: &L,
+            encoder: &mut prometheus_client::encoding::MetricEncoder<'_>,
+        ) -> Result<(), fmt::Error> {
+            use prometheus_client::encoding::EncodeMetric;
+            self.0.encode(encoder.encode_family(labels)?)
+        }
+
+        fn write_text(
+            &self,
+            labels: &crate::render::LabelStack<'_>,
+            writer: &mut SeriesWriter<'_>,
+        ) -> Result<(), fmt::Error> {
+            writer.counter(labels, self.0.get());
+            Ok(())
+        }
+    }
+
+    type Engine = Vec<(String, String)>;
+
+    #[test]
+    fn a_member_kind_the_writer_does_not_know_goes_through_prometheus_client_in_its_place() {
+        use crate::registry::register_family;
+        use crate::{Family, MetricDescriptor, MetricKind, RegisterOptions};
+        let mut registry = Registry::default();
+        let descriptor = |name| {
+            MetricDescriptor::new(name, name, MetricKind::Counter, "", "Help")
+                .common_labels(&["engine"])
+        };
+        let options = RegisterOptions::default();
+        let before: Family<Engine, crate::Counter> =
+            register_family(&mut registry, &descriptor("before"), &options);
+        let untaught: Family<Engine, Untaught> =
+            register_family(&mut registry, &descriptor("untaught"), &options);
+        let after: Family<Engine, crate::Counter> =
+            register_family(&mut registry, &descriptor("after"), &options);
+        let engine = vec![("engine".to_owned(), "e\r0".to_owned())];
+        before.get_or_create(&engine).inc_by(1);
+        untaught.get_or_create(&engine).0.inc_by(2);
+        after.get_or_create(&engine).inc_by(3);
+        let mut body = Vec::new();
+        encode_into(&registry, &mut body, &mut Scratch::default()).unwrap();
+        let families = decode_all(&body);
+        let seen: Vec<(&str, f64, bool)> = families
+            .iter()
+            .map(|family| {
+                let counter = family.metric[0].counter.as_ref().unwrap();
+                (
+                    family.name.as_str(),
+                    counter.value,
+                    counter.start_timestamp.is_some(),
+                )
+            })
+            .collect();
+        // The untaught family has no start timestamp: prometheus-client's encoder wrote it.
+        assert_eq!(
+            seen,
+            [
+                ("before_total", 1.0, true),
+                ("untaught_total", 2.0, false),
+                ("after_total", 3.0, true)
+            ]
+        );
+        for family in &families {
+            assert_eq!(family.metric[0].label, families[0].metric[0].label);
+        }
+    }
+
     #[test]
     fn an_empty_registry_is_an_empty_body() {
         let mut body = vec![7];
-        encode_into(&Registry::default(), &mut body).unwrap();
+        encode_into(&Registry::default(), &mut body, &mut Scratch::default()).unwrap();
         assert_eq!(body, [7]);
     }
 }

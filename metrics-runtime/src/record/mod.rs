@@ -1,7 +1,9 @@
 //! The members that record: the counter, the gauge, the histogram, their request-local views,
-//! timers that observe into a histogram, the gauge histogram and the info.
+//! timers that observe into a histogram, the gauge histogram and the info, and the exemplar
+//! slots a counter or histogram can carry.
 
 pub(crate) mod counter;
+pub(crate) mod exemplar;
 pub(crate) mod gauge;
 pub(crate) mod gauge_histogram;
 pub(crate) mod histogram;

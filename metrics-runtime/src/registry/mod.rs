@@ -20,5 +20,7 @@ pub(crate) use declared::declared_claims;
 pub use declared::{check_registration, register_family};
 pub use error::{RegisteredFamily, RegistrationError};
 pub(crate) use ledger::{FamilyClaim, Ledger};
+#[cfg(feature = "protobuf")]
+pub(crate) use tree::ProtobufPart;
 pub use tree::Registry;
 pub(crate) use tree::{unit_from_str, ExposedPart, Scope, ScopedLedger};

@@ -359,18 +359,8 @@ impl Registry {
         );
         match headers {
             Ok(headers) => {
-                // The protobuf encoder reads the family through prometheus-client, as the
-                // text encoders did before the text writer: a registry of its own at this
-                // level's prefix and const labels (a clone of the family shares its series).
                 #[cfg(feature = "protobuf")]
-                let metrics = {
-                    let mut metrics = self.scope.inner();
-                    match unit.map(unit_from_str) {
-                        Some(unit) => metrics.register_with_unit(name, help, unit, family.clone()),
-                        None => metrics.register(name, help, family.clone()),
-                    }
-                    metrics
-                };
+                let protobuf = self.protobuf_part(name, help, unit, kind.metric_type(), &family);
                 let unprefixed = name_with_unit(name, unit);
                 let name = self.scope.full_name(name, unit);
                 let heads = |format| {
@@ -389,12 +379,51 @@ impl Registry {
                     heads,
                     family: Box::new(family),
                     #[cfg(feature = "protobuf")]
-                    metrics,
+                    protobuf,
                 })))
             }
             // Rendering a descriptor cannot fail; should it, prometheus-client encodes it.
             Err(_) => self.register_claimed(name, help, unit.map(unit_from_str), family),
         }
+    }
+
+    /// How the protobuf exposition writes `family`: from its series, with its fields rendered
+    /// now; or, for a family holding a member kind the protobuf writer does not know (or
+    /// should rendering fail), through prometheus-client's protobuf encoder, from a registry
+    /// of its own at this level's prefix and const labels (a clone of the family shares its
+    /// series).
+    #[cfg(feature = "protobuf")]
+    fn protobuf_part<F>(
+        &self,
+        name: &str,
+        help: &str,
+        unit: Option<&str>,
+        metric_type: MetricType,
+        family: &F,
+    ) -> ProtobufPart
+    where
+        F: TextFamily + Metric + Clone,
+    {
+        if family.writes_protobuf() {
+            let heads = crate::render::protobuf::heads::family_heads(
+                self.scope.inner(),
+                name,
+                help,
+                unit.map(unit_from_str),
+                metric_type,
+                &self.scope.labels,
+            );
+            if let Ok(heads) = heads {
+                return ProtobufPart::Written(heads);
+            }
+        }
+        // Registered under its own name: the full name is the prefix's and unit's to add.
+        let mut metrics = self.scope.inner();
+        match unit.map(unit_from_str) {
+            Some(unit) => metrics.register_with_unit(name, help, unit, family.clone()),
+            None => metrics.register(name, help, family.clone()),
+        }
+        ProtobufPart::Encoded(metrics)
     }
 
     /// The classic-text header lines of the gauge family `name` + `suffix` (a gauge
@@ -589,7 +618,7 @@ impl fmt::Debug for Registry {
 #[derive(Debug)]
 enum Part {
     /// A family of this crate, written by the text encoder (boxed: its rendered headers and
-    /// line starts, and with `protobuf` a registry of its own, dwarf a run of foreign metrics).
+    /// line starts, and with `protobuf` its protobuf fields, dwarf a run of foreign metrics).
     Text(Box<TextPart>),
     /// Metrics registered one after another from outside this crate's families, encoded by
     /// prometheus-client's encoders.
@@ -605,9 +634,20 @@ pub(crate) struct TextPart {
     /// OpenMetrics, then for the classic text.
     heads: [SampleHeads; 2],
     pub(crate) family: Box<dyn TextFamily>,
-    /// The family in a prometheus-client registry of its own, for the protobuf encoder.
+    /// How the protobuf exposition writes the family.
     #[cfg(feature = "protobuf")]
-    pub(crate) metrics: Inner,
+    pub(crate) protobuf: ProtobufPart,
+}
+
+/// How the protobuf exposition writes a family of this crate.
+#[cfg(feature = "protobuf")]
+#[derive(Debug)]
+pub(crate) enum ProtobufPart {
+    /// From its series, with the fields rendered at registration.
+    Written(crate::render::protobuf::FamilyHeads),
+    /// Through prometheus-client's protobuf encoder: a family holding a member kind the
+    /// protobuf writer does not know, in a registry of its own.
+    Encoded(Inner),
 }
 
 impl TextPart {

@@ -12,18 +12,35 @@
 //! * [`SeriesWriter`]: what a family's members write their samples with.
 //! * [`LabelStack`]: the labels of one series, outermost first, as borrowed pieces.
 //! * [`number`]: the value formats of the two text formats.
+//! * [`protobuf`] (feature `protobuf`): the same series as `io.prometheus.client.Metric`
+//!   messages, through the same [`SeriesWriter`] calls.
+//!
+//! Exemplars (OpenMetrics only; the classic text has no place for them) follow the value of a
+//! counter's `_total` line and of a bucket's line as prometheus-client's OpenMetrics encoder
+//! writes them: ` # {k="v"} value timestamp`, the label values escaped as a series' are, the
+//! value and the timestamp (seconds since the epoch) with `dtoa`. Protobuf carries them in
+//! their messages' exemplar fields.
 
+#[cfg(test)]
+mod exemplar_tests;
+pub(crate) mod labels;
 pub(crate) mod number;
 pub(crate) mod once;
 #[cfg(test)]
 mod parity_tests;
+#[cfg(feature = "protobuf")]
+pub(crate) mod protobuf;
+pub(crate) mod scratch;
 
 use std::fmt;
 
+use crate::record::exemplar::{ExemplarBuffer, ExemplarView};
 use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
+pub use labels::{Label, LabelStack};
 use number::TextNumber;
+pub use scratch::Scratch;
 
 /// Which text format a scrape writes: they differ in float spelling, histogram line order and
 /// where the `le` label goes.
@@ -33,55 +50,6 @@ pub enum TextFormat {
     OpenMetrics,
     /// The Prometheus text format 0.0.4 (and 1.0.0, which reads the same bytes).
     Prometheus,
-}
-
-/// One label of a series, as the encoder writes it.
-#[derive(Clone, Copy, Debug)]
-pub enum Label<'a> {
-    /// Labels rendered once (`k="v",k2="v2"`, escaped and sanitised), possibly none.
-    Rendered(&'a str),
-    /// One `key="value"` whose value is escaped as it is written (an enum axis's value).
-    Pair(&'static str, &'a str),
-    /// One `key="position"`.
-    Position(&'static str, usize),
-}
-
-/// The most labels pieces a series is written from: the common label set, up to four grid
-/// axes or one axis and a dynamic label set, and the overflow label, with room to spare.
-const MAX_PIECES: usize = 8;
-
-/// The labels of one series as pieces borrowed from the family, its members and the stack of
-/// the encoder: a copy costs a few words, and pushing allocates nothing.
-#[derive(Clone, Copy, Debug)]
-pub struct LabelStack<'a> {
-    pieces: [Label<'a>; MAX_PIECES],
-    len: usize,
-}
-
-impl<'a> LabelStack<'a> {
-    /// The labels `first` alone.
-    pub(crate) fn new(first: Label<'a>) -> Self {
-        let mut stack = LabelStack {
-            pieces: [Label::Rendered(""); MAX_PIECES],
-            len: 0,
-        };
-        stack.pieces[0] = first;
-        stack.len = 1;
-        stack
-    }
-
-    /// These labels followed by `label`. Past [`MAX_PIECES`] pieces (a member nested deeper
-    /// than any this crate builds) the encode fails rather than drop a label.
-    pub(crate) fn with(mut self, label: Label<'a>) -> Result<Self, fmt::Error> {
-        let slot = self.pieces.get_mut(self.len).ok_or(fmt::Error)?;
-        *slot = label;
-        self.len += 1;
-        Ok(self)
-    }
-
-    fn pieces(&self) -> &[Label<'a>] {
-        &self.pieces[..self.len]
-    }
 }
 
 /// The start of every kind of sample line of one family in one format, rendered when the
@@ -95,6 +63,8 @@ pub(crate) struct SampleHeads {
     info: Head,
     sum: Head,
     count: Head,
+    /// The OpenMetrics `_created` line of a counter or histogram, written when asked for.
+    created: Head,
     gsum: Head,
     gcount: Head,
     /// The family's name: the label key of a state set's states.
@@ -161,6 +131,7 @@ impl SampleHeads {
             info: head("_info"),
             sum: head("_sum"),
             count: head("_count"),
+            created: head("_created"),
             gsum: head("_gsum"),
             gcount: head("_gcount"),
             state_key: name.into(),
@@ -204,63 +175,109 @@ enum Tail<'t> {
     Pair(&'t str, &'t str),
 }
 
-/// Where a family's members write their samples: the scrape's buffer, the format, the heads
-/// the family rendered at registration, and a scratch buffer for histogram reads.
+/// Where a family's members write their samples: the scrape's buffer, what the family
+/// rendered at registration for the format written, and a scratch buffer for histogram
+/// reads. The members call the same methods whatever the format.
 #[derive(Debug)]
 pub struct SeriesWriter<'a> {
     out: &'a mut Vec<u8>,
-    format: TextFormat,
-    heads: &'a SampleHeads,
+    target: Target<'a>,
     /// Which samples a gauge histogram writes in this pass over the family's series.
     pass: GaugeHistogramPass,
     /// Storage that outlives the scrape, so a steady scrape allocates nothing.
     scratch: &'a mut Scratch,
+    /// Whether a sample could not be written (see [`finish`](Self::finish)).
+    failed: bool,
 }
 
-/// What a scrape reads into besides its output, kept by the thread between scrapes.
-#[derive(Debug, Default)]
-pub struct Scratch {
-    /// A histogram's bucket counts.
-    counts: Vec<u64>,
-    /// The order of a position axis's series beyond the pre-resolved ones.
-    order: Vec<usize>,
+/// The format a [`SeriesWriter`] writes, with what the family rendered for it.
+#[derive(Clone, Copy, Debug)]
+enum Target<'a> {
+    Text {
+        format: TextFormat,
+        heads: &'a SampleHeads,
+        /// Whether OpenMetrics `_created` lines follow counters and histograms.
+        created_lines: bool,
+    },
+    #[cfg(feature = "protobuf")]
+    Protobuf(&'a protobuf::MetricHeads),
 }
 
 impl<'a> SeriesWriter<'a> {
-    pub(crate) fn new(
+    /// A writer of text `format`; `created_lines` adds the OpenMetrics `_created` lines.
+    pub(crate) fn text(
         out: &'a mut Vec<u8>,
         format: TextFormat,
         heads: &'a SampleHeads,
+        created_lines: bool,
         scratch: &'a mut Scratch,
     ) -> Self {
         SeriesWriter {
             out,
-            format,
-            heads,
+            target: Target::Text {
+                format,
+                heads,
+                created_lines: created_lines && format == TextFormat::OpenMetrics,
+            },
             pass: GaugeHistogramPass::All,
             scratch,
+            failed: false,
+        }
+    }
+
+    /// A writer of `io.prometheus.client.Metric` messages (a family's `metric` fields).
+    #[cfg(feature = "protobuf")]
+    pub(crate) fn protobuf(
+        out: &'a mut Vec<u8>,
+        heads: &'a protobuf::MetricHeads,
+        scratch: &'a mut Scratch,
+    ) -> Self {
+        SeriesWriter {
+            out,
+            target: Target::Protobuf(heads),
+            pass: GaugeHistogramPass::All,
+            scratch,
+            failed: false,
+        }
+    }
+
+    /// Whether every sample was written: a protobuf `Metric` fails when a series' rendered
+    /// labels are not what the renderer writes, which fails the scrape (counters and gauges
+    /// report it here, so their members need not handle an error the text cannot have).
+    pub(crate) fn finish(&self) -> Result<(), fmt::Error> {
+        if self.failed {
+            Err(fmt::Error)
+        } else {
+            Ok(())
         }
     }
 
     /// The passes a gauge histogram family's series are written in, in order.
     pub(crate) fn gauge_histogram_passes(&self) -> &'static [GaugeHistogramPass] {
-        match self.format {
-            TextFormat::OpenMetrics => &[GaugeHistogramPass::All],
-            TextFormat::Prometheus => &[
+        match self.target {
+            Target::Text {
+                format: TextFormat::Prometheus,
+                ..
+            } => &[
                 GaugeHistogramPass::Buckets,
                 GaugeHistogramPass::Count,
                 GaugeHistogramPass::Sum,
             ],
+            _ => &[GaugeHistogramPass::All],
         }
     }
 
     /// Starts `pass` over the series: a classic-text `_gcount` or `_gsum` pass first writes
     /// the header lines of its gauge family.
     pub(crate) fn start_pass(&mut self, pass: GaugeHistogramPass) {
-        let header = match pass {
-            GaugeHistogramPass::Count => &self.heads.gauge_histogram_parts[0],
-            GaugeHistogramPass::Sum => &self.heads.gauge_histogram_parts[1],
-            GaugeHistogramPass::All | GaugeHistogramPass::Buckets => "",
+        let header: &str = match (self.target, pass) {
+            (Target::Text { heads, .. }, GaugeHistogramPass::Count) => {
+                &heads.gauge_histogram_parts[0]
+            }
+            (Target::Text { heads, .. }, GaugeHistogramPass::Sum) => {
+                &heads.gauge_histogram_parts[1]
+            }
+            _ => "",
         };
         self.out.extend_from_slice(header.as_bytes());
         self.pass = pass;
@@ -277,22 +294,103 @@ impl<'a> SeriesWriter<'a> {
         self.scratch.order = order;
     }
 
-    /// Writes one counter sample, `name_total{labels} value`.
+    /// Writes one counter sample, `name_total{labels} value` (a counter without exemplars:
+    /// prometheus-client's), and its `_created` line when asked for.
     pub(crate) fn counter(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        let heads = self.heads;
-        self.line(&heads.counter, labels, Tail::None, value);
+        self.write_counter(labels, value, None);
+    }
+
+    /// Writes one counter sample, `name_total{labels} value`, and in OpenMetrics and protobuf
+    /// the exemplar `read_exemplar` copies into the buffer it is given, if any.
+    pub(crate) fn counter_with_exemplar(
+        &mut self,
+        labels: &LabelStack<'_>,
+        value: impl TextNumber,
+        read_exemplar: impl for<'b> FnOnce(&'b mut ExemplarBuffer) -> Option<ExemplarView<'b>>,
+    ) {
+        if matches!(
+            self.target,
+            Target::Text {
+                format: TextFormat::Prometheus,
+                ..
+            }
+        ) {
+            return self.write_counter(labels, value, None);
+        }
+        let mut buffer = ExemplarBuffer::new();
+        let exemplar = read_exemplar(&mut buffer);
+        self.write_counter(labels, value, exemplar);
+    }
+
+    fn write_counter(
+        &mut self,
+        labels: &LabelStack<'_>,
+        value: impl TextNumber,
+        exemplar: Option<ExemplarView<'_>>,
+    ) {
+        match self.target {
+            Target::Text {
+                format,
+                heads,
+                created_lines,
+            } => {
+                let mut text = TextLines::new(self.out, format, heads);
+                text.line(&heads.counter, labels, Tail::None, value, exemplar);
+                if created_lines {
+                    text.created(labels);
+                }
+            }
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                let exemplar = exemplar.as_ref().map(protobuf::ExemplarData::of_view);
+                let written = protobuf::counter(self.out, heads, labels, value.as_f64(), exemplar);
+                self.failed |= written.is_err();
+            }
+        }
     }
 
     /// Writes one gauge sample, `name{labels} value`.
     pub(crate) fn gauge(&mut self, labels: &LabelStack<'_>, value: impl TextNumber) {
-        let heads = self.heads;
-        self.line(&heads.gauge, labels, Tail::None, value);
+        match self.target {
+            Target::Text { format, heads, .. } => TextLines::new(self.out, format, heads).line(
+                &heads.gauge,
+                labels,
+                Tail::None,
+                value,
+                None,
+            ),
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                self.failed |= protobuf::gauge(self.out, heads, labels, value.as_f64()).is_err()
+            }
+        }
+    }
+
+    /// The text heads and format, or `None` in protobuf: for the kinds the protobuf writer
+    /// does not know (their families go through prometheus-client's encoder instead), a
+    /// protobuf writer reaching them fails the scrape rather than write text into it.
+    fn text_target(&mut self) -> Option<(TextFormat, &'a SampleHeads)> {
+        match self.target {
+            Target::Text { format, heads, .. } => Some((format, heads)),
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(_) => {
+                self.failed = true;
+                None
+            }
+        }
     }
 
     /// Writes one info sample, `name_info{labels} 1`.
     pub(crate) fn info(&mut self, labels: &LabelStack<'_>) {
-        let heads = self.heads;
-        self.line(&heads.info, labels, Tail::None, 1u64);
+        if let Some((format, heads)) = self.text_target() {
+            TextLines::new(self.out, format, heads).line(
+                &heads.info,
+                labels,
+                Tail::None,
+                1u64,
+                None,
+            );
+        }
     }
 
     /// Writes a state set's samples, `name{labels,name="state"} 1` for the state at `current`
@@ -303,10 +401,19 @@ impl<'a> SeriesWriter<'a> {
         states: &[&'static str],
         current: usize,
     ) {
-        let heads = self.heads;
+        let Some((format, heads)) = self.text_target() else {
+            return;
+        };
+        let mut text = TextLines::new(self.out, format, heads);
         for (index, state) in states.iter().enumerate() {
             let tail = Tail::Pair(&heads.state_key, state);
-            self.line(&heads.gauge, labels, tail, u64::from(index == current));
+            text.line(
+                &heads.gauge,
+                labels,
+                tail,
+                u64::from(index == current),
+                None,
+            );
         }
     }
 
@@ -318,88 +425,132 @@ impl<'a> SeriesWriter<'a> {
         labels: &LabelStack<'_>,
         histogram: &GaugeHistogram,
     ) -> Result<(), fmt::Error> {
+        let (format, heads) = self.text_target().ok_or(fmt::Error)?;
         let sum = histogram.read_into(&mut self.scratch.counts);
-        if self.scratch.counts.len() != self.heads.buckets.len() {
+        let counts = &self.scratch.counts;
+        if counts.len() != heads.buckets.len() {
             return Err(fmt::Error);
         }
-        let count = self
-            .scratch
-            .counts
-            .iter()
-            .copied()
-            .fold(0, u64::wrapping_add);
-        let heads = self.heads;
+        let count = counts.iter().copied().fold(0, u64::wrapping_add);
         let pass = self.pass;
+        let mut text = TextLines::new(self.out, format, heads);
         if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Sum) {
-            self.line(&heads.gsum, labels, Tail::None, sum);
+            text.line(&heads.gsum, labels, Tail::None, sum, None);
         }
         if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Count) {
-            self.line(&heads.gcount, labels, Tail::None, count);
+            text.line(&heads.gcount, labels, Tail::None, count, None);
         }
         if matches!(pass, GaugeHistogramPass::All | GaugeHistogramPass::Buckets) {
-            self.buckets(labels);
+            text.buckets(labels, counts, None);
         }
         Ok(())
     }
 
     /// Writes a histogram's samples in the format's order: `_sum`, `_count`, then the buckets
-    /// in OpenMetrics; the buckets, `_sum`, `_count` in the classic text.
+    /// in OpenMetrics (then `_created` when asked for); the buckets, `_sum`, `_count` in the
+    /// classic text; one `Metric` message with its classic and native buckets in protobuf.
     pub(crate) fn histogram(
         &mut self,
         labels: &LabelStack<'_>,
         histogram: &Histogram,
     ) -> Result<(), fmt::Error> {
+        let (format, heads, created_lines) = match self.target {
+            Target::Text {
+                format,
+                heads,
+                created_lines,
+            } => (format, heads, created_lines),
+            #[cfg(feature = "protobuf")]
+            Target::Protobuf(heads) => {
+                return protobuf::histogram(self.out, heads, labels, histogram, self.scratch);
+            }
+        };
         let sum = histogram.read_into(&mut self.scratch.counts);
+        let counts = &self.scratch.counts;
         // The heads were rendered from the family's bounds, which every member shares.
-        if self.scratch.counts.len() != self.heads.buckets.len() {
+        if counts.len() != heads.buckets.len() {
             return Err(fmt::Error);
         }
-        let count = self
-            .scratch
-            .counts
-            .iter()
-            .copied()
-            .fold(0, u64::wrapping_add);
-        match self.format {
+        let count = counts.iter().copied().fold(0, u64::wrapping_add);
+        let mut text = TextLines::new(self.out, format, heads);
+        match format {
             TextFormat::OpenMetrics => {
-                self.sum_and_count(labels, sum, count);
-                self.buckets(labels);
+                text.sum_and_count(labels, sum, count);
+                let exemplars = histogram.has_exemplars().then_some(histogram);
+                text.buckets(labels, counts, exemplars);
+                if created_lines {
+                    text.created(labels);
+                }
             }
             TextFormat::Prometheus => {
-                self.buckets(labels);
-                self.sum_and_count(labels, sum, count);
+                text.buckets(labels, counts, None);
+                text.sum_and_count(labels, sum, count);
             }
         }
         Ok(())
     }
+}
+
+/// The sample lines of one family in one text format, written into the scrape's buffer.
+struct TextLines<'w> {
+    out: &'w mut Vec<u8>,
+    format: TextFormat,
+    heads: &'w SampleHeads,
+}
+
+impl<'w> TextLines<'w> {
+    fn new(out: &'w mut Vec<u8>, format: TextFormat, heads: &'w SampleHeads) -> Self {
+        TextLines { out, format, heads }
+    }
 
     fn sum_and_count(&mut self, labels: &LabelStack<'_>, sum: f64, count: u64) {
         let heads = self.heads;
-        self.line(&heads.sum, labels, Tail::None, sum);
-        self.line(&heads.count, labels, Tail::None, count);
+        self.line(&heads.sum, labels, Tail::None, sum, None);
+        self.line(&heads.count, labels, Tail::None, count, None);
     }
 
-    fn buckets(&mut self, labels: &LabelStack<'_>) {
+    /// The bucket lines, each with its exemplar when `exemplars` is the histogram to read
+    /// them from.
+    fn buckets(&mut self, labels: &LabelStack<'_>, counts: &[u64], exemplars: Option<&Histogram>) {
         let heads = self.heads;
         let mut cumulative = 0u64;
+        let mut buffer = exemplars.map(|_| ExemplarBuffer::new());
         for (i, head) in heads.buckets.iter().enumerate() {
-            cumulative = cumulative.wrapping_add(self.scratch.counts[i]);
+            cumulative = cumulative.wrapping_add(counts[i]);
             let tail = heads
                 .bucket_tails
                 .get(i)
                 .map_or(Tail::None, |tail| Tail::Rendered(tail));
-            self.line(head, labels, tail, cumulative);
+            let exemplar = match (exemplars, buffer.as_mut()) {
+                (Some(histogram), Some(buffer)) => histogram.bucket_exemplar(i, buffer),
+                _ => None,
+            };
+            self.line(head, labels, tail, cumulative, exemplar);
         }
     }
 
+    /// The series' `_created` line: its creation time in seconds, as client_golang writes it
+    /// (`expfmt/openmetrics_create.go`, `WithCreatedLines`).
+    fn created(&mut self, labels: &LabelStack<'_>) {
+        let heads = self.heads;
+        self.line(
+            &heads.created,
+            labels,
+            Tail::None,
+            labels.created().as_seconds_f64(),
+            None,
+        );
+    }
+
     /// `head`, the series' labels, `tail` (a classic-text `le`, a state), `}` if a label was
-    /// written, ` value` and the line feed.
+    /// written, ` value`, the exemplar if there is one, and the line feed.
     fn line(
         &mut self,
         head: &Head,
         labels: &LabelStack<'_>,
         tail: Tail<'_>,
         value: impl TextNumber,
+        exemplar: Option<ExemplarView<'_>>,
     ) {
         let out = &mut *self.out;
         out.extend_from_slice(head.text.as_bytes());
@@ -433,8 +584,30 @@ impl<'a> SeriesWriter<'a> {
             TextFormat::OpenMetrics => value.push_openmetrics(self.out),
             TextFormat::Prometheus => value.push_prometheus(self.out),
         }
+        if let Some(exemplar) = exemplar {
+            push_exemplar(self.out, &exemplar);
+        }
         self.out.push(b'\n');
     }
+}
+
+/// ` # {k="v",...} value timestamp`, as prometheus-client's OpenMetrics encoder writes an
+/// exemplar (its `encode_exemplar`): values escaped, numbers with `dtoa`.
+fn push_exemplar(out: &mut Vec<u8>, exemplar: &ExemplarView<'_>) {
+    out.extend_from_slice(b" # {");
+    for (i, (name, value)) in exemplar.labels().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"=\"");
+        push_escaped_label_value(out, value);
+        out.push(b'"');
+    }
+    out.extend_from_slice(b"} ");
+    exemplar.value().push_openmetrics(out);
+    out.push(b' ');
+    exemplar.timestamp_seconds().push_openmetrics(out);
 }
 
 /// A label list being written: `{` before the first label, `,` between labels.
@@ -480,4 +653,10 @@ pub(crate) trait TextFamily: Send + Sync + fmt::Debug + 'static {
 
     /// Appends every sample of the family in the format of `writer`.
     fn write_samples(&self, writer: &mut SeriesWriter<'_>) -> Result<(), fmt::Error>;
+
+    /// Whether [`write_samples`](Self::write_samples) can write the family's protobuf
+    /// `Metric`s: every member kind it holds is one the protobuf writer knows. A family
+    /// that cannot is encoded by prometheus-client's protobuf encoder.
+    #[cfg(feature = "protobuf")]
+    fn writes_protobuf(&self) -> bool;
 }

@@ -10,6 +10,8 @@ pub trait TextNumber: Copy {
     fn push_openmetrics(self, out: &mut Vec<u8>);
     /// Appends the value as the classic text format spells it.
     fn push_prometheus(self, out: &mut Vec<u8>);
+    /// The value as a protobuf `double` carries it (prometheus-client converts the same way).
+    fn as_f64(self) -> f64;
 }
 
 macro_rules! integer_text_number {
@@ -22,6 +24,10 @@ macro_rules! integer_text_number {
             #[inline]
             fn push_prometheus(self, out: &mut Vec<u8>) {
                 self.push_openmetrics(out);
+            }
+            #[inline]
+            fn as_f64(self) -> f64 {
+                self as f64
             }
         }
     )*};
@@ -48,6 +54,11 @@ impl TextNumber for f64 {
         };
         out.extend_from_slice(text.as_bytes());
     }
+
+    #[inline]
+    fn as_f64(self) -> f64 {
+        self
+    }
 }
 
 // prometheus-client widens an `f32` to `f64` before formatting it.
@@ -60,6 +71,11 @@ impl TextNumber for f32 {
     #[inline]
     fn push_prometheus(self, out: &mut Vec<u8>) {
         f64::from(self).push_prometheus(out);
+    }
+
+    #[inline]
+    fn as_f64(self) -> f64 {
+        f64::from(self)
     }
 }
 

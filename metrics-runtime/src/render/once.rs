@@ -92,17 +92,13 @@ fn retyped(headers: &str, metric_type: &str) -> Result<Box<str>, fmt::Error> {
 
 /// The header lines of a family as prometheus-client writes `metric_type`.
 pub(crate) fn typed_headers(
-    mut scope: Inner,
+    scope: Inner,
     name: &str,
     help: &str,
     unit: Option<Unit>,
     metric_type: MetricType,
 ) -> Result<Headers, fmt::Error> {
-    let descriptor = DescriptorOnly(metric_type);
-    match unit {
-        Some(unit) => scope.register_with_unit(name, help, unit, descriptor),
-        None => scope.register(name, help, descriptor),
-    }
+    let scope = descriptor_registry(scope, name, help, unit, metric_type);
     let mut openmetrics = String::new();
     text::encode_registry(&mut openmetrics, &scope)?;
     let mut classic = String::new();
@@ -111,6 +107,24 @@ pub(crate) fn typed_headers(
         openmetrics: sanitize(openmetrics, true).into_boxed_str(),
         prometheus: sanitize(classic, false).into_boxed_str(),
     })
+}
+
+/// `scope` (an empty prometheus-client registry with a level's prefix and const labels) with
+/// one family registered that writes its descriptor and no sample: what prometheus-client's
+/// encoders render a family's header from.
+pub(crate) fn descriptor_registry(
+    mut scope: Inner,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    metric_type: MetricType,
+) -> Inner {
+    let descriptor = DescriptorOnly(metric_type);
+    match unit {
+        Some(unit) => scope.register_with_unit(name, help, unit, descriptor),
+        None => scope.register(name, help, descriptor),
+    }
+    scope
 }
 
 /// A family's header lines in each text format.

@@ -103,6 +103,7 @@ impl<E: LabelEnum, M: FamilyMember> FamilyMember for ByLabel<E, M> {
     }
 
     const WRITES_TEXT: bool = M::WRITES_TEXT;
+    const WRITES_PROTOBUF: bool = M::WRITES_PROTOBUF;
 
     fn write_text(
         &self,
@@ -257,6 +258,7 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
     }
 
     const WRITES_TEXT: bool = M::WRITES_TEXT;
+    const WRITES_PROTOBUF: bool = M::WRITES_PROTOBUF;
 
     fn write_text(
         &self,
@@ -270,11 +272,13 @@ impl<M: FamilyMember> FamilyMember for ByPosition<M> {
         let mut order = writer.take_order();
         let written = inner
             .beyond
-            .for_each_sorted(&mut order, |position, child| match position {
-                Some(&position) => {
-                    child.write_text(&labels.with(Label::Position(inner.key, position))?, writer)
+            .for_each_sorted(&mut order, |position, child, created| {
+                let labels = labels.created_at(created);
+                match position {
+                    Some(&position) => child
+                        .write_text(&labels.with(Label::Position(inner.key, position))?, writer),
+                    None => child.write_text(&labels.with(OVERFLOW)?, writer),
                 }
-                None => child.write_text(&labels.with(OVERFLOW)?, writer),
             });
         writer.put_order(order);
         written
@@ -443,6 +447,7 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
     }
 
     const WRITES_TEXT: bool = M::WRITES_TEXT;
+    const WRITES_PROTOBUF: bool = M::WRITES_PROTOBUF;
 
     fn write_text(
         &self,
@@ -452,12 +457,15 @@ impl<D: DynamicLabels, M: FamilyMember> FamilyMember for Dynamic<D, M> {
         self.inner.series.sweep();
         self.inner
             .series
-            .for_each_rendered(|extra, child| match extra {
-                Some((_, rendered)) => {
-                    let rendered = rendered.ok_or(fmt::Error)?;
-                    child.write_text(&labels.with(Label::Rendered(rendered))?, writer)
+            .for_each_rendered(|extra, child, created| {
+                let labels = labels.created_at(created);
+                match extra {
+                    Some((_, rendered)) => {
+                        let rendered = rendered.ok_or(fmt::Error)?;
+                        child.write_text(&labels.with(Label::Rendered(rendered))?, writer)
+                    }
+                    None => child.write_text(&labels.with(OVERFLOW)?, writer),
                 }
-                None => child.write_text(&labels.with(OVERFLOW)?, writer),
             })
     }
 }

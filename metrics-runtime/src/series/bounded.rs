@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
+use crate::created::Created;
 use crate::render::{once, Label};
 use crate::series::idle::{self, Expiry, IdleState, Swept};
 use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
@@ -44,10 +45,10 @@ pub(crate) struct BoundedSeries<K, M> {
     /// the maps keyed by label sets: a family's, a `Dynamic` axis's).
     render: Option<RenderLabels<K>>,
     table: RwLock<Table<K, M>>,
-    /// Created by the first lookup past the limit; removed again by
+    /// Created by the first lookup past the limit (with its creation time); removed again by
     /// [`remove_overflow`](Self::remove_overflow). A lock of its own, so an overflow storm
     /// only ever takes it for reading.
-    overflow: RwLock<Option<M>>,
+    overflow: RwLock<Option<(M, Created)>>,
     /// How many lookups were routed to the overflow series.
     overflowed_lookups: AtomicU64,
     /// Idle-series expiry, when the map has an idle timeout (see `series::idle`).
@@ -60,17 +61,19 @@ pub(crate) type RenderLabels<K> = fn(&K) -> Option<Box<str>>;
 
 /// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape. Each key
 /// is stored once, behind an `Arc` the index and the entry share (a large label set is not
-/// kept twice), beside its rendered labels when the map renders them.
+/// kept twice).
 struct Table<K, M> {
     index: HashMap<Arc<K>, usize>,
     entries: Vec<Entry<K, M>>,
 }
 
-/// One series: its key, its member, its rendered labels and its expiry state.
+/// One series: its key, its member, its rendered labels, its expiry state and when it was
+/// created.
 struct Entry<K, M> {
     key: Arc<K>,
     series: M,
     rendered: Option<Box<str>>,
+    created: Created,
     idle: IdleState,
 }
 
@@ -252,9 +255,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             return (self.overflow_series(&build), true);
         }
         // A label set whose series expired and was dropped starts again from zero here (a
-        // counter reset, to Prometheus' `rate()`): where a series' created time is kept, this
-        // is where a returning series would take a new one. A dormant series brought back
-        // (above, or by a sweep) keeps its values and its created time.
+        // counter reset, to Prometheus' `rate()`), with a new created time. A dormant series
+        // brought back (above, or by a sweep) keeps its values and its created time.
         let series = build();
         let position = table.entries.len();
         let key = Arc::new(key.clone());
@@ -263,6 +265,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             key,
             series: series.clone(),
             rendered,
+            created: Created::now(),
             idle: IdleState::new(),
         });
         (series, false)
@@ -271,10 +274,13 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// The overflow series (created on first use), counting the lookup routed to it.
     pub(crate) fn overflow_series(&self, build: impl Fn() -> M) -> M {
         self.overflowed_lookups.fetch_add(1, Ordering::Relaxed);
-        if let Some(series) = &*read(&self.overflow) {
+        if let Some((series, _)) = &*read(&self.overflow) {
             return series.clone();
         }
-        write(&self.overflow).get_or_insert_with(build).clone()
+        write(&self.overflow)
+            .get_or_insert_with(|| (build(), Created::now()))
+            .0
+            .clone()
     }
 
     /// Removes the overflow series from the exposition; returns whether it existed. Handles
@@ -364,26 +370,27 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         &self,
         mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.for_each_rendered(|series, member| f(series.map(|(key, _)| key), member))
+        self.for_each_rendered(|series, member, _| f(series.map(|(key, _)| key), member))
     }
 
     /// [`for_each`](Self::for_each), with each series' rendered labels (`None` in a map that
-    /// does not render them).
+    /// does not render them) and creation time.
     pub(crate) fn for_each_rendered<E>(
         &self,
-        mut f: impl FnMut(Option<(&K, Option<&str>)>, &M) -> Result<(), E>,
+        mut f: impl FnMut(Option<(&K, Option<&str>)>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E> {
         let table = self.read();
         for entry in table.entries.iter().filter(|e| e.is_exported()) {
             f(
                 Some((&*entry.key, entry.rendered.as_deref())),
                 &entry.series,
+                entry.created,
             )?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
-        if let Some(overflow) = overflow {
-            f(None, &overflow)?;
+        if let Some((overflow, created)) = overflow {
+            f(None, &overflow, created)?;
         }
         Ok(())
     }
@@ -402,18 +409,18 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .map(|e| ((*e.key).clone(), e.series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let overflow = read(&self.overflow).clone();
+        let overflow = read(&self.overflow).clone().map(|(series, _)| series);
         (entries, overflow)
     }
 
-    /// Calls `f` for every series in key order (positions numerically), then for the
-    /// overflow series if any lookup reached it (`None` as the key), holding the read lock as
-    /// [`for_each`](Self::for_each) does. `order` is scratch for the sort: once it has room
-    /// for the series, nothing is allocated (what a scrape needs).
+    /// Calls `f` for every series in key order (positions numerically) with its creation
+    /// time, then for the overflow series if any lookup reached it (`None` as the key),
+    /// holding the read lock as [`for_each`](Self::for_each) does. `order` is scratch for the
+    /// sort: once it has room for the series, nothing is allocated (what a scrape needs).
     pub(crate) fn for_each_sorted<E>(
         &self,
         order: &mut Vec<usize>,
-        mut f: impl FnMut(Option<&K>, &M) -> Result<(), E>,
+        mut f: impl FnMut(Option<&K>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E>
     where
         K: Ord,
@@ -424,12 +431,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         order.sort_unstable_by(|&a, &b| table.entries[a].key.cmp(&table.entries[b].key));
         for &i in order.iter() {
             let entry = &table.entries[i];
-            f(Some(&*entry.key), &entry.series)?;
+            f(Some(&*entry.key), &entry.series, entry.created)?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
-        if let Some(overflow) = overflow {
-            f(None, &overflow)?;
+        if let Some((overflow, created)) = overflow {
+            f(None, &overflow, created)?;
         }
         Ok(())
     }

@@ -137,16 +137,21 @@ where
             writer.start_pass(*pass);
             self.inner
                 .series
-                .for_each_rendered(|series, member| match series {
+                .for_each_rendered(|series, member, created| match series {
                     Some((_, rendered)) => {
                         // A label set whose encoder failed fails the scrape, as it always did.
                         let labels = Label::Rendered(rendered.ok_or(fmt::Error)?);
-                        member.write_text(&LabelStack::new(labels), writer)
+                        member.write_text(&LabelStack::new(labels, created), writer)
                     }
-                    None => member.write_text(&LabelStack::new(OVERFLOW), writer),
+                    None => member.write_text(&LabelStack::new(OVERFLOW, created), writer),
                 })?;
         }
         Ok(())
+    }
+
+    #[cfg(feature = "protobuf")]
+    fn writes_protobuf(&self) -> bool {
+        M::WRITES_PROTOBUF
     }
 }
 

@@ -387,6 +387,7 @@ impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
     }
 
     const WRITES_TEXT: bool = M::WRITES_TEXT;
+    const WRITES_PROTOBUF: bool = M::WRITES_PROTOBUF;
 
     fn write_text(
         &self,
@@ -410,9 +411,12 @@ impl<A: GridAxes, M: FamilyMember> FamilyMember for ByLabels<A, M> {
         let written = self
             .inner
             .beyond
-            .for_each_sorted(&mut order, |key, child| match key {
-                Some(key) => child.write_text(&self.text_labels(labels, key)?, writer),
-                None => child.write_text(&labels.with(OVERFLOW)?, writer),
+            .for_each_sorted(&mut order, |key, child, created| {
+                let labels = labels.created_at(created);
+                match key {
+                    Some(key) => child.write_text(&self.text_labels(&labels, key)?, writer),
+                    None => child.write_text(&labels.with(OVERFLOW)?, writer),
+                }
             });
         writer.put_order(order);
         written

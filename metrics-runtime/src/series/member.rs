@@ -245,7 +245,14 @@ pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
     #[doc(hidden)]
     const WRITES_TEXT: bool = false;
 
-    /// Writes every series of the member, each carrying `labels` first, in the text format of
+    /// Whether [`write_text`](Self::write_text) also writes the member's protobuf `Metric`s
+    /// (through the same [`SeriesWriter`] calls): true for the counter, gauge and histogram
+    /// leaves and the axes over them. A family of members that do not is encoded by
+    /// prometheus-client's protobuf encoder.
+    #[doc(hidden)]
+    const WRITES_PROTOBUF: bool = false;
+
+    /// Writes every series of the member, each carrying `labels` first, in the format of
     /// `writer`. Called only when [`WRITES_TEXT`](Self::WRITES_TEXT) is `true`.
     #[doc(hidden)]
     fn write_text(
@@ -280,6 +287,12 @@ macro_rules! leaf_member_items {
         const KIND: MetricKind = MetricKind::$kind;
         const AXIS: AxisShape = AxisShape::None;
         const WRITES_TEXT: bool = true;
+        // The kinds the protobuf writer knows; a leaf of another kind falls back to
+        // prometheus-client's protobuf encoder.
+        const WRITES_PROTOBUF: bool = matches!(
+            MetricKind::$kind,
+            MetricKind::Counter | MetricKind::Gauge | MetricKind::Histogram
+        );
 
         fn activity(&self) -> Option<u64> {
             let $that = self;
@@ -439,7 +452,7 @@ where
         Counter,
         |_spec| Self::default(),
         |this, labels, writer| {
-            writer.counter(labels, this.get());
+            writer.counter_with_exemplar(labels, this.get(), |buffer| this.exemplar(buffer));
             Ok(())
         },
         |this| Some(this.get().activity_bits())

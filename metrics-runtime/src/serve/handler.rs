@@ -12,7 +12,7 @@ use flate2::Compression;
 use super::coalesce::{Coalescer, Cycle, EncodeFailure, EncoderThread, Job, Outcome};
 use super::coding::ContentCoding;
 use super::own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
-use crate::expose::exposition::{ExpositionFormat, Negotiated};
+use crate::expose::exposition::{EncodeOptions, ExpositionFormat, Negotiated};
 use crate::registry::Registry;
 use crate::NoLabels;
 
@@ -46,6 +46,11 @@ pub struct HandlerOptions {
     pub timeout: Option<Duration>,
     /// Subtracted from the timeout header (never below half the header's value).
     pub timeout_offset: Duration,
+    /// Whether OpenMetrics answers carry a `_created` line for each counter and histogram
+    /// series ([`EncodeOptions::created_lines`](crate::EncodeOptions::created_lines); off by
+    /// default, as client_golang's `EnableOpenMetricsTextCreatedSamples`). Protobuf answers
+    /// always carry start timestamps.
+    pub created_lines: bool,
 }
 
 impl Default for HandlerOptions {
@@ -56,6 +61,7 @@ impl Default for HandlerOptions {
             max_in_flight: None,
             timeout: None,
             timeout_offset: DEFAULT_TIMEOUT_OFFSET,
+            created_lines: false,
         }
     }
 }
@@ -349,9 +355,11 @@ impl MetricsHandler {
         let key = format_slot(format) * CODINGS + coding_slot(coding);
         let registry = Arc::clone(&self.shared.registry);
         let level = self.shared.options.gzip_level.min(9);
+        let options =
+            EncodeOptions::default().with_created_lines(self.shared.options.created_lines);
         self.shared.coalescer.join(
             key,
-            move || encode_body(&registry, format, coding, level),
+            move || encode_body(&registry, format, options, coding, level),
             spawn,
         )
     }
@@ -434,17 +442,22 @@ fn coding_slot(coding: ContentCoding) -> usize {
     }
 }
 
-/// Encodes `registry` in `format` and compresses it with `coding`.
+/// Encodes `registry` in `format` with `options` and compresses it with `coding`.
 fn encode_body(
     registry: &Registry,
     format: ExpositionFormat,
+    options: EncodeOptions,
     coding: ContentCoding,
     gzip_level: u32,
 ) -> Result<Vec<u8>, EncodeFailure> {
     let mut body = Vec::new();
-    format.encode_into(registry, &mut body).map_err(|_| {
-        EncodeFailure::Encoding("a metric or collector returned an error (fmt::Error)".to_owned())
-    })?;
+    format
+        .encode_into_with(registry, &mut body, options)
+        .map_err(|_| {
+            EncodeFailure::Encoding(
+                "a metric or collector returned an error (fmt::Error)".to_owned(),
+            )
+        })?;
     match coding {
         ContentCoding::Identity => Ok(body),
         ContentCoding::Gzip => gzip(&body, gzip_level)

@@ -10,6 +10,7 @@ mod support;
 pub mod cardinality;
 pub mod core_records;
 mod counting;
+pub mod exemplars;
 pub mod idle_expiry;
 pub mod native_histogram;
 pub mod scrape;

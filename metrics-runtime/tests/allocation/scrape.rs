@@ -1,6 +1,7 @@
 //! A steady scrape into a reused buffer allocates nothing: every family of this crate is
 //! written from bytes rendered at registration and when its series were created, and a
-//! histogram is read into a buffer the thread keeps.
+//! histogram is read into a buffer the thread keeps. Exemplars are read into a buffer on the
+//! stack.
 
 use std::sync::atomic::AtomicU64;
 
@@ -106,11 +107,24 @@ fn populate(registry: &mut Registry) {
                 model_name: "meta-llama/Llama-3.1-8B-Instruct".into(),
                 engine,
             };
-            counter.get_or_create(&labels).inc();
+            // Exemplars on the first engine's counters and histogram: OpenMetrics writes them.
+            let trace: &[(&str, &str)] = &[("trace_id", "3a2f\"90")];
+            if engine == 0 {
+                let _ = counter.get_or_create(&labels).inc_with_exemplar(trace);
+                let _ = histogram
+                    .get_or_create(&labels)
+                    .observe_with_exemplar(0.5, trace);
+                let _ = reasons
+                    .get_or_create(&labels)
+                    .get(Reason::Length)
+                    .inc_with_exemplar(trace);
+            } else {
+                counter.get_or_create(&labels).inc();
+                histogram.get_or_create(&labels).observe(0.5);
+                reasons.get_or_create(&labels).get(Reason::Length).inc();
+            }
             float.get_or_create(&labels).inc_by(0.25);
             gauge.get_or_create(&labels).set(1.5);
-            histogram.get_or_create(&labels).observe(0.5);
-            reasons.get_or_create(&labels).get(Reason::Length).inc();
             let draft = positions.get_or_create(&labels);
             draft.get_or_create(1).observe(2.0);
             draft.get_or_create(5).observe(2.0);
@@ -142,6 +156,15 @@ fn a_steady_scrape_into_a_reused_buffer_allocates_nothing() {
         format.encode_into(&registry, &mut body).unwrap();
         let first = body.clone();
         assert!(first.len() > 2_000, "{format:?}: {} bytes", first.len());
+        let exemplars = String::from_utf8_lossy(&first)
+            .matches(" # {trace_id=\"3a2f\\\"90\"}")
+            .count();
+        let expected = match format {
+            // Per level: the counter, the histogram's bucket, the enum axis's counter.
+            ExpositionFormat::OpenMetrics => 6,
+            _ => 0,
+        };
+        assert_eq!(exemplars, expected, "{format:?}");
         let allocations = allocations_during(|| {
             for _ in 0..20 {
                 body.clear();
@@ -173,4 +196,25 @@ fn a_foreign_metric_is_encoded_by_prometheus_client_which_allocates() {
             .unwrap();
     });
     assert!(allocations > 0);
+}
+
+/// The protobuf format is written by the same writer from the same series: a steady scrape of
+/// this crate's families into a reused buffer allocates nothing either.
+#[cfg(feature = "protobuf")]
+#[test]
+fn a_steady_protobuf_scrape_into_a_reused_buffer_allocates_nothing() {
+    let registry = registry();
+    let format = ExpositionFormat::PrometheusProtobuf;
+    let mut body = Vec::new();
+    format.encode_into(&registry, &mut body).unwrap();
+    let first = body.clone();
+    assert!(first.len() > 1_000, "{} bytes", first.len());
+    let allocations = allocations_during(|| {
+        for _ in 0..20 {
+            body.clear();
+            format.encode_into(&registry, &mut body).unwrap();
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert_eq!(body, first);
 }

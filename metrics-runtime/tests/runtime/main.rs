@@ -8,7 +8,9 @@ mod support;
 // `pub`, as each was its own crate root: the fields of the structs they derive are read by
 // generated code only, which a private module would report as never read.
 pub mod concurrency;
+pub mod created;
 pub mod escaping;
+pub mod exemplars;
 pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod idle_expiry;

@@ -4,6 +4,7 @@
 //! protobuf encoder writes for the equivalent prometheus-client metrics.
 
 use std::sync::atomic::AtomicU64;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
     self,
@@ -334,13 +335,56 @@ fn sorted(mut families: Vec<MetricFamily>) -> Vec<MetricFamily> {
     families
 }
 
+/// Checks that every counter and histogram series of this crate's families (those under the
+/// `svc` prefix) carries a start timestamp within `[before, after]`, that no other does, and
+/// clears them: prometheus-client's encoder writes none.
+fn take_start_timestamps(families: &mut [MetricFamily], before: SystemTime, after: SystemTime) {
+    let seconds = |time: SystemTime| time.duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    let (before, after) = (seconds(before), seconds(after));
+    let mut taken = 0;
+    for family in families {
+        let ours = family.name.starts_with("svc");
+        for metric in &mut family.metric {
+            let start = match (&mut metric.counter, &mut metric.histogram) {
+                (Some(counter), _) => counter.start_timestamp.take(),
+                (_, Some(histogram)) => histogram.start_timestamp.take(),
+                _ => None,
+            };
+            let expected = ours && metric.gauge.is_none();
+            assert_eq!(start.is_some(), expected, "{}: {metric:?}", family.name);
+            if let Some(start) = start {
+                let at = start.seconds as f64 + f64::from(start.nanos) / 1e9;
+                assert!(
+                    (before..=after).contains(&at),
+                    "{}: created at {at}, not within [{before}, {after}]",
+                    family.name
+                );
+                taken += 1;
+            }
+        }
+    }
+    // 3 request counters, 3 busy counters, 3 histograms, 6 reason counters, 4 client counters.
+    assert_eq!(taken, 19);
+}
+
 #[test]
 fn every_member_kind_decodes_to_what_prometheus_client_writes_for_the_same_series() {
+    // Whole seconds: a timestamp's float of seconds may round below a time just taken.
+    let before = UNIX_EPOCH
+        + Duration::from_secs(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_secs(),
+        );
+    let registry = ours();
     let mut body = Vec::new();
     ExpositionFormat::PrometheusProtobuf
-        .encode_into(&ours(), &mut body)
+        .encode_into(&registry, &mut body)
         .unwrap();
-    let ours = sorted(decode_all(&body));
+    let after = SystemTime::now() + Duration::from_secs(1);
+    let mut ours = sorted(decode_all(&body));
+    take_start_timestamps(&mut ours, before, after);
     let theirs = sorted(prometheus_protobuf::encode(&theirs()).unwrap());
     let names = |families: &[MetricFamily]| -> Vec<String> {
         families.iter().map(|f| f.name.clone()).collect()
@@ -430,4 +474,63 @@ fn protobuf_carries_the_values_the_text_formats_write() {
         }
     }
     assert!(checked > 15, "{checked} samples checked");
+}
+
+#[test]
+fn exemplars_recorded_through_handles_reach_their_protobuf_fields() {
+    let mut registry = Registry::default();
+    let serving = Serving::register(&mut registry);
+    let labels = Engine {
+        engine: "e0".to_owned(),
+    };
+    let h = serving.resolve(&labels);
+    serving
+        .requests
+        .get_or_create(&labels)
+        .inc_by_with_exemplar(2, &[("trace_id", "abc")])
+        .unwrap();
+    h.latency
+        .observe_with_exemplar(0.5, &[("trace_id", "def")])
+        .unwrap();
+    h.finished
+        .get(Reason::Stop)
+        .inc_with_exemplar(&[("trace_id", "ghi")])
+        .unwrap();
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&registry, &mut body)
+        .unwrap();
+    let families = decode_all(&body);
+    let family = |name: &str| {
+        families
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let requests = family("pb:requests_total").metric[0]
+        .counter
+        .clone()
+        .unwrap();
+    let exemplar = requests.exemplar.expect("the counter's exemplar");
+    assert_eq!(
+        (exemplar.label, exemplar.value),
+        (vec![pair("trace_id", "abc")], 2.0)
+    );
+    assert!(exemplar.timestamp.is_some());
+    let latency = family("pb:latency_seconds").metric[0]
+        .histogram
+        .clone()
+        .unwrap();
+    let exemplars: Vec<(f64, Vec<LabelPair>)> = latency
+        .bucket
+        .iter()
+        .filter_map(|b| Some((b.upper_bound, b.exemplar.clone()?.label)))
+        .collect();
+    assert_eq!(exemplars, [(1.0, vec![pair("trace_id", "def")])]);
+    let finished = &family("pb:finished_total").metric;
+    let with_exemplar: Vec<Option<f64>> = finished
+        .iter()
+        .map(|m| Some(m.counter.as_ref()?.exemplar.as_ref()?.value))
+        .collect();
+    assert_eq!(with_exemplar, [Some(1.0), None]);
 }

@@ -9,13 +9,18 @@
 //! This one saturates instead, at `u64::MAX` and at `f64::MAX`, and no reader sees it go down
 //! under any interleaving of increments and reads ([`saturating`] says why).
 
+mod exemplar;
 pub(crate) mod saturating;
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeCounterValue, EncodeMetric, MetricEncoder, NoLabelSet};
-use prometheus_client::metrics::counter::{self, Atomic};
+use prometheus_client::metrics::counter::Atomic;
+
+use crate::record::exemplar::ExemplarSlots;
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 /// Increments refused by every [`Counter`] of the process (negative, NaN or infinite).
@@ -46,6 +51,9 @@ pub trait CounterValue<A = AtomicU64>: Copy {
 
     /// The value of the counter held in `cell`.
     fn read(cell: &A) -> Self;
+
+    /// The value as an exemplar carries it (OpenMetrics exemplar values are floats).
+    fn exemplar_value(self) -> f64;
 }
 
 impl CounterValue<AtomicU64> for u64 {
@@ -65,6 +73,11 @@ impl CounterValue<AtomicU64> for u64 {
     fn read(cell: &AtomicU64) -> u64 {
         saturating::read(cell.load(Ordering::Relaxed))
     }
+
+    #[inline]
+    fn exemplar_value(self) -> f64 {
+        self as f64
+    }
 }
 
 impl CounterValue<AtomicU32> for u32 {
@@ -83,6 +96,11 @@ impl CounterValue<AtomicU32> for u32 {
     #[inline]
     fn read(cell: &AtomicU32) -> u32 {
         cell.load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    fn exemplar_value(self) -> f64 {
+        f64::from(self)
     }
 }
 
@@ -106,6 +124,11 @@ macro_rules! impl_float_counter_value {
             #[inline]
             fn read(cell: &$atomic) -> $float {
                 <$float>::from_bits(cell.load(Ordering::Relaxed))
+            }
+
+            #[inline]
+            fn exemplar_value(self) -> f64 {
+                f64::from(self)
             }
         }
     };
@@ -145,7 +168,16 @@ impl_float_counter_value!(f32, AtomicU32, saturating::add_f32);
 /// assert_eq!(tokens.get(), u64::MAX);
 /// ```
 pub struct Counter<N = u64, A = AtomicU64> {
-    inner: counter::Counter<N, A>,
+    inner: Arc<CounterCell<A>>,
+    value_type: PhantomData<N>,
+}
+
+/// What the handles of one counter share: the value, and the exemplar slot, allocated on the
+/// first exemplar (until then a pointer and a length beside the value, which a record without
+/// an exemplar never reads).
+struct CounterCell<A> {
+    value: A,
+    exemplar: ExemplarSlots,
 }
 
 impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {
@@ -179,14 +211,15 @@ impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {
     /// raw encoding of a saturated `u64` counter is not its value.
     #[inline]
     pub(crate) fn cell(&self) -> &A {
-        self.inner.inner()
+        &self.inner.value
     }
 }
 
 impl<N, A> Clone for Counter<N, A> {
     fn clone(&self) -> Self {
         Counter {
-            inner: self.inner.clone(),
+            inner: Arc::clone(&self.inner),
+            value_type: PhantomData,
         }
     }
 }
@@ -194,14 +227,21 @@ impl<N, A> Clone for Counter<N, A> {
 impl<N, A: Default> Default for Counter<N, A> {
     fn default() -> Self {
         Counter {
-            inner: counter::Counter::default(),
+            inner: Arc::new(CounterCell {
+                value: A::default(),
+                exemplar: ExemplarSlots::single(),
+            }),
+            value_type: PhantomData,
         }
     }
 }
 
-impl<N: fmt::Debug, A: fmt::Debug> fmt::Debug for Counter<N, A> {
+impl<N, A: fmt::Debug> fmt::Debug for Counter<N, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.fmt(f)
+        f.debug_struct("Counter")
+            .field("value", &self.inner.value)
+            .field("exemplar", &self.inner.exemplar)
+            .finish()
     }
 }
 

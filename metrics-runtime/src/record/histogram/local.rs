@@ -5,8 +5,10 @@
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::time::SystemTime;
 
 use super::observe::Histogram;
+use crate::record::exemplar::{ExemplarError, ExemplarLabels};
 
 /// Records buffered per local view before it merges, unless a shorter interval is asked for.
 /// vLLM's Rust frontend merges a request's inter-token latencies every 32 generated tokens by
@@ -150,6 +152,44 @@ impl LocalHistogram {
         if self.pending.len() >= self.interval {
             self.flush();
         }
+    }
+
+    /// Records one observation locally, as [`observe`](Self::observe), and writes its
+    /// exemplar straight to the shared histogram's slot for the bucket it falls in (see
+    /// [`Histogram::observe_with_exemplar`] for `labels` and the rules). The exemplar is
+    /// visible to the next scrape at once, possibly before the observation it came with is
+    /// merged: OpenMetrics asks an exemplar to lie within its bucket, not to be counted yet.
+    ///
+    /// ```
+    /// use metric_handles::Histogram;
+    ///
+    /// let itl = Histogram::new([0.01, 0.1]);
+    /// let mut request = itl.local();
+    /// request.observe_with_exemplar(0.02, &[("trace_id", "3a2f90c9")])?;
+    /// assert_eq!(request.pending(), 1);
+    /// # Ok::<(), metric_handles::ExemplarError>(())
+    /// ```
+    #[inline]
+    pub fn observe_with_exemplar(
+        &mut self,
+        value: f64,
+        labels: &(impl ExemplarLabels + ?Sized),
+    ) -> Result<(), ExemplarError> {
+        self.observe(value);
+        self.histogram.exemplar_only(value, labels, None)
+    }
+
+    /// [`observe_with_exemplar`](Self::observe_with_exemplar) with the exemplar stamped `at`
+    /// instead of now.
+    #[inline]
+    pub fn observe_with_exemplar_at(
+        &mut self,
+        value: f64,
+        labels: &(impl ExemplarLabels + ?Sized),
+        at: SystemTime,
+    ) -> Result<(), ExemplarError> {
+        self.observe(value);
+        self.histogram.exemplar_only(value, labels, Some(at))
     }
 
     /// Merges the pending observations into the histogram now. Merging nothing touches

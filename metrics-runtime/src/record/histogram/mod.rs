@@ -47,6 +47,8 @@
 //! * `snapshot.rs`: reading the state a scrape encodes (the scrape protocol);
 //! * `sync.rs`: the atomics and lock, the standard library's or loom's;
 //! * `local.rs`: the request-local view and its buffer;
+//! * `exemplars.rs`: the exemplar slots (one per classic bucket, a ring for native buckets),
+//!   `observe_with_exemplar` and what a scrape reads of them;
 //! * native (sparse exponential) buckets, beside the classic ones or instead of them:
 //!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
 //!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
@@ -58,6 +60,7 @@
 //! [`Registry`]: prometheus_client::registry::Registry
 
 pub(crate) mod bucket_lookup;
+mod exemplars;
 mod local;
 mod merge;
 mod native_config;
@@ -72,12 +75,15 @@ mod snapshot;
 mod sum;
 mod sync;
 
+pub use exemplars::NATIVE_EXEMPLARS;
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use native_config::NativeConfig;
 pub use native_totals::{NativeSnapshot, NativeSpans};
 pub use observe::Histogram;
 pub use snapshot::HistogramSnapshot;
 
+#[cfg(test)]
+mod exemplar_tests;
 /// The model check of the scrape protocol (`RUSTFLAGS="--cfg loom"`).
 #[cfg(all(test, loom))]
 mod loom_model;

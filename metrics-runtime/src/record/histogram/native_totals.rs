@@ -255,7 +255,7 @@ impl NativeSnapshot {
     /// no bucket, no zero count and a zero threshold of 0 gets one empty positive span, which
     /// tells a protobuf reader it is native rather than classic (prometheus-client and
     /// client_golang do the same).
-    pub(super) fn encoder_spans(&self) -> (NativeSpans, NativeSpans) {
+    pub(crate) fn encoder_spans(&self) -> (NativeSpans, NativeSpans) {
         let mut positive = self.positive_spans();
         if self.zero_threshold == 0.0
             && self.zero_count == 0

@@ -9,6 +9,7 @@ use prometheus_client::encoding::{
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 use super::bucket_lookup::BucketLookup;
+use super::exemplars::HistogramExemplars;
 use super::native_config::NativeConfig;
 use super::native_state::{NativeCore, NativeScrape};
 use super::shards::{
@@ -106,6 +107,7 @@ impl Histogram {
                 shard_mask: shards - 1,
                 scrape: Mutex::new(scrape),
                 native: native.map(|config| Box::new(NativeCore::new(config))),
+                exemplars: HistogramExemplars::new(layout.buckets, native.is_some()),
             }),
         }
     }
@@ -115,16 +117,30 @@ impl Histogram {
     /// half to write, the sum and the bucket), and no wait on anything.
     #[inline]
     pub fn observe(&self, value: f64) {
+        self.observe_in_bucket(value);
+    }
+
+    /// The classic bucket `value` falls in (`+Inf` last): the lookup table where the bounds
+    /// suit it (two loads and a comparison; NaN is the one value it gets wrong), the linear
+    /// count otherwise.
+    #[inline]
+    pub(super) fn bucket_of(&self, value: f64) -> usize {
         let core = &*self.core;
-        let shard = thread_index() & core.shard_mask;
-        // The lookup table where the bounds suit it (two loads and a comparison; NaN is the
-        // one value it gets wrong), the linear count otherwise.
-        let bucket = match &core.lookup {
+        match &core.lookup {
             Some(lookup) if !value.is_nan() => lookup.index(value),
             _ => core.bucket_index(value),
-        };
+        }
+    }
+
+    /// [`observe`](Self::observe), returning the classic bucket the value was counted in
+    /// (where its exemplar goes).
+    #[inline]
+    pub(super) fn observe_in_bucket(&self, value: f64) -> usize {
+        let core = &*self.core;
+        let shard = thread_index() & core.shard_mask;
+        let bucket = self.bucket_of(value);
         let Some(started) = core.cell(shard, STARTED) else {
-            return;
+            return bucket;
         };
         let half = core.start(started, 1);
         let area = core.layout.area(half, false);
@@ -140,6 +156,7 @@ impl Histogram {
         if let Some(count) = core.cell(shard, area + 1 + bucket) {
             count.fetch_add(1, Ordering::Release);
         }
+        bucket
     }
 
     /// The native buckets' configuration, for a histogram that has them.

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as StdOrdering};
 use std::sync::{Arc, OnceLock};
 
 use super::bucket_lookup::{linear_index, BucketLookup};
+use super::exemplars::HistogramExemplars;
 use super::native_state::{NativeCore, NativeScrape};
 use super::sync::{AtomicU64, Mutex, Ordering};
 
@@ -26,6 +27,8 @@ pub(super) struct HistogramCore {
     pub(super) scrape: Mutex<ScrapeState>,
     /// The native buckets' record side, for a histogram that has them.
     pub(super) native: Option<Box<NativeCore>>,
+    /// The exemplar slots, allocated on the first exemplar (`exemplars.rs`).
+    pub(super) exemplars: HistogramExemplars,
 }
 
 /// Where the cells of one shard's block are.

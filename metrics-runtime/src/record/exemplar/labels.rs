@@ -1,0 +1,442 @@
+//! What an exemplar's labels may be ([`ExemplarLabels`]), the rules they are checked against,
+//! and the compact form they are stored in ([`EncodedLabels`]).
+//!
+//! The stored form is a run of pairs, each a 1-byte name length, a 2-byte (little-endian)
+//! value length, the name's bytes and the value's bytes. Label names are ASCII
+//! (`[a-zA-Z_][a-zA-Z0-9_]*`), so `k` pairs within [`MAX_EXEMPLAR_CHARS`] characters take at
+//! most `k` name bytes, `4 * (128 - k)` value bytes and `3 * k` length bytes: never more than
+//! [`EXEMPLAR_LABEL_BYTES`] (512). Every exemplar the rules accept fits; no byte budget of its
+//! own rejects anything.
+
+use std::fmt;
+
+use prometheus_client::encoding::text;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
+
+use super::ExemplarError;
+use crate::series::labels::{is_label_name, LabelSet};
+
+/// The most characters (Unicode scalar values, not bytes) an exemplar's label names and
+/// values may hold together: OpenMetrics 1.0's limit, which client_golang enforces as
+/// `ExemplarMaxRunes` (`prometheus/value.go`), counting runes as this counts `char`s.
+pub const MAX_EXEMPLAR_CHARS: usize = 128;
+
+/// The bytes an exemplar's labels take in a slot, at most: enough for every label set within
+/// [`MAX_EXEMPLAR_CHARS`], whatever its characters (see [`EncodedLabels`]).
+pub const EXEMPLAR_LABEL_BYTES: usize = 512;
+
+/// The bytes of a pair's lengths: the name's (1 byte), the value's (2 bytes).
+const PAIR_HEADER: usize = 3;
+
+/// An exemplar's labels, checked and laid out as a slot stores them: filled on the caller's
+/// stack by [`ExemplarLabels::encode_exemplar_labels`], without allocating.
+///
+/// [`EncodedLabels::push`] checks each pair as it comes: a valid label name, no name twice,
+/// and no more than [`MAX_EXEMPLAR_CHARS`] characters of names and values in all.
+#[derive(Clone)]
+pub struct EncodedLabels {
+    bytes: [u8; EXEMPLAR_LABEL_BYTES],
+    len: usize,
+    chars: usize,
+}
+
+impl Default for EncodedLabels {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EncodedLabels {
+    /// No labels (a valid exemplar label set: OpenMetrics writes it `# {} value`).
+    pub const fn new() -> Self {
+        Self {
+            bytes: [0; EXEMPLAR_LABEL_BYTES],
+            len: 0,
+            chars: 0,
+        }
+    }
+
+    /// Appends the label `name="value"`, or says which rule it breaks (the labels pushed
+    /// before it are kept).
+    pub fn push(&mut self, name: &str, value: &str) -> Result<(), ExemplarError> {
+        if !is_label_name(name) {
+            return Err(ExemplarError::InvalidLabelName);
+        }
+        if self.pairs().any(|(seen, _)| seen == name) {
+            return Err(ExemplarError::DuplicateLabelName);
+        }
+        // Names are ASCII: a byte is a character.
+        let chars = self.chars + name.len() + value.chars().count();
+        if chars > MAX_EXEMPLAR_CHARS {
+            return Err(ExemplarError::TooLong { chars });
+        }
+        let end = self.len + PAIR_HEADER + name.len() + value.len();
+        // Within the character limit the pair always fits (the module's arithmetic); the check
+        // keeps a broken invariant an error instead of a panic.
+        let (Some(target), Ok(name_len), Ok(value_len)) = (
+            self.bytes.get_mut(self.len..end),
+            u8::try_from(name.len()),
+            u16::try_from(value.len()),
+        ) else {
+            return Err(ExemplarError::TooLong { chars });
+        };
+        let (header, text) = target.split_at_mut(PAIR_HEADER);
+        header[0] = name_len;
+        header[1..].copy_from_slice(&value_len.to_le_bytes());
+        let (name_bytes, value_bytes) = text.split_at_mut(name.len());
+        name_bytes.copy_from_slice(name.as_bytes());
+        value_bytes.copy_from_slice(value.as_bytes());
+        self.len = end;
+        self.chars = chars;
+        Ok(())
+    }
+
+    /// `pairs` checked and laid out once, to be recorded many times (see
+    /// [`ExemplarLabels::as_checked`]).
+    pub fn try_from_pairs(pairs: &[(&str, &str)]) -> Result<Self, ExemplarError> {
+        let mut labels = Self::new();
+        pairs.encode_exemplar_labels(&mut labels)?;
+        Ok(labels)
+    }
+
+    /// The labels, in the order pushed.
+    pub fn pairs(&self) -> LabelPairs<'_> {
+        LabelPairs::new(self.as_bytes())
+    }
+
+    /// Whether no label was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The characters of names and values so far.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// The stored form: what a slot copies.
+    pub(super) fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl fmt::Debug for EncodedLabels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.pairs()).finish()
+    }
+}
+
+/// The label pairs of a stored form, as `(name, value)` borrowed from it. Ends early at
+/// anything malformed, which a slot never hands out (its reads check the form whole first).
+#[derive(Clone, Debug)]
+pub struct LabelPairs<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> LabelPairs<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Self { rest: bytes }
+    }
+
+    /// Whether `bytes` is a whole stored form: pairs end to end, names valid, text UTF-8.
+    pub(super) fn is_well_formed(bytes: &[u8]) -> bool {
+        let mut pairs = LabelPairs::new(bytes);
+        while !pairs.rest.is_empty() {
+            match pairs.next() {
+                Some((name, _)) if is_label_name(name) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+impl<'a> Iterator for LabelPairs<'a> {
+    type Item = (&'a str, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (&[name_len, low, high], rest) = self.rest.split_first_chunk::<PAIR_HEADER>()?;
+        let name_len = usize::from(name_len);
+        let value_len = usize::from(u16::from_le_bytes([low, high]));
+        let name = rest.get(..name_len)?;
+        let value = rest.get(name_len..name_len + value_len)?;
+        let pair = (
+            std::str::from_utf8(name).ok()?,
+            std::str::from_utf8(value).ok()?,
+        );
+        self.rest = &rest[name_len + value_len..];
+        Some(pair)
+    }
+}
+
+/// Labels an exemplar can carry: `&[("trace_id", id)]`, `[("trace_id", id); N]`, any
+/// [`LabelSet`](crate::LabelSet), or a type of your own.
+///
+/// Slices and arrays of `(&str, &str)` are checked and copied without allocating: the form
+/// for hot paths. A `#[derive(LabelSet)]` type is written through prometheus-client's text
+/// encoder (its only public way to read a label set), which allocates a scratch registry on
+/// each call. A type of your own that knows its labels pushes them itself, allocating nothing:
+///
+/// ```
+/// use metric_handles::{EncodedLabels, ExemplarError, ExemplarLabels};
+///
+/// struct TraceId([u8; 16]);
+///
+/// impl ExemplarLabels for TraceId {
+///     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+///         const HEX: &[u8; 16] = b"0123456789abcdef";
+///         let mut hex = [0u8; 32];
+///         for (i, byte) in self.0.iter().enumerate() {
+///             hex[2 * i] = HEX[usize::from(byte >> 4)];
+///             hex[2 * i + 1] = HEX[usize::from(byte & 15)];
+///         }
+///         let hex = std::str::from_utf8(&hex).map_err(|_| ExemplarError::Unencodable)?;
+///         out.push("trace_id", hex)
+///     }
+/// }
+///
+/// let mut out = EncodedLabels::new();
+/// TraceId([0xab; 16]).encode_exemplar_labels(&mut out)?;
+/// assert_eq!(out.pairs().next(), Some(("trace_id", "abababababababababababababababab")));
+/// # Ok::<(), ExemplarError>(())
+/// ```
+pub trait ExemplarLabels {
+    /// Pushes every label into `out` (empty when called), or returns the first rule broken.
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError>;
+
+    /// The labels as a slice of `(name, value)` pairs, for types that hold them so: a slot
+    /// then checks them in place and copies them straight in, without laying them out on the
+    /// stack first. `None` (the default) takes the [`encode_exemplar_labels`] path.
+    ///
+    /// [`encode_exemplar_labels`]: Self::encode_exemplar_labels
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        None
+    }
+
+    /// The labels already checked and laid out ([`EncodedLabels`]): a slot copies them without
+    /// checking them again. `None` (the default) checks them on every record.
+    fn as_checked(&self) -> Option<&EncodedLabels> {
+        None
+    }
+}
+
+impl ExemplarLabels for [(&str, &str)] {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        self.iter()
+            .try_for_each(|&(name, value)| out.push(name, value))
+    }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
+    }
+}
+
+impl ExemplarLabels for &[(&str, &str)] {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        (**self).encode_exemplar_labels(out)
+    }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
+    }
+}
+
+impl<const N: usize> ExemplarLabels for [(&str, &str); N] {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        self.as_slice().encode_exemplar_labels(out)
+    }
+
+    fn as_pairs(&self) -> Option<&[(&str, &str)]> {
+        Some(self)
+    }
+}
+
+/// Labels checked once and recorded many times: a request builds its trace's labels when it
+/// starts, and every exemplar it records copies them without checking them again.
+///
+/// ```
+/// use metric_handles::{EncodedLabels, Histogram};
+///
+/// let trace = EncodedLabels::try_from_pairs(&[("trace_id", "3a2f90c9f80b894f")])?;
+/// let latency = Histogram::new([0.1, 1.0]);
+/// latency.observe_with_exemplar(0.3, &trace)?;
+/// # Ok::<(), metric_handles::ExemplarError>(())
+/// ```
+impl ExemplarLabels for EncodedLabels {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        out.clone_from(self);
+        Ok(())
+    }
+
+    fn as_checked(&self) -> Option<&EncodedLabels> {
+        Some(self)
+    }
+}
+
+/// Checks `pairs` against the rules, in place, and returns the bytes their stored form takes
+/// (the same answers as pushing them one by one into [`EncodedLabels`], without the copy).
+pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError> {
+    let mut bytes = 0;
+    let mut text_bytes = 0;
+    for (i, &(name, value)) in pairs.iter().enumerate() {
+        if !is_ascii_label_name(name.as_bytes()) {
+            return Err(ExemplarError::InvalidLabelName);
+        }
+        if pairs[..i].iter().any(|&(seen, _)| seen == name) {
+            return Err(ExemplarError::DuplicateLabelName);
+        }
+        bytes += PAIR_HEADER + name.len() + value.len();
+        text_bytes += name.len() + value.len();
+    }
+    // A character takes at least one byte: within the limit in bytes, within it in
+    // characters, so the common (short, ASCII) label set is never counted char by char.
+    if text_bytes > MAX_EXEMPLAR_CHARS {
+        let mut chars = 0;
+        for &(name, value) in pairs {
+            chars += name.len() + value.chars().count();
+            if chars > MAX_EXEMPLAR_CHARS {
+                return Err(ExemplarError::TooLong { chars });
+            }
+        }
+    }
+    // Within the character limit the stored form always fits (the module's arithmetic); the
+    // check keeps a broken invariant an error instead of a short copy.
+    if bytes > EXEMPLAR_LABEL_BYTES
+        || pairs
+            .iter()
+            .any(|&(_, value)| value.len() > usize::from(u16::MAX))
+    {
+        return Err(ExemplarError::TooLong {
+            chars: MAX_EXEMPLAR_CHARS + 1,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Whether `name` is `[a-zA-Z_][a-zA-Z0-9_]*`, byte by byte (any byte of a multi-byte
+/// character fails): the rule of `is_label_name` without decoding characters.
+fn is_ascii_label_name(name: &[u8]) -> bool {
+    match name.split_first() {
+        Some((first, rest)) => {
+            (first.is_ascii_alphabetic() || *first == b'_')
+                && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+        None => false,
+    }
+}
+
+/// The stored form's header of one pair: the name's length (1 byte), the value's (2 bytes,
+/// little-endian). Only called on checked pairs, whose lengths fit.
+pub(super) fn pair_header(name: &str, value: &str) -> [u8; PAIR_HEADER] {
+    let [low, high] = (value.len() as u16).to_le_bytes();
+    [name.len() as u8, low, high]
+}
+
+impl<L: LabelSet> ExemplarLabels for L {
+    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+        label_set_as_written(self, out)
+    }
+}
+
+/// The metric name of the scratch registry a label set is written through.
+const SCRATCH_NAME: &str = "exemplar";
+
+/// Bytes of scratch text: the `# HELP`/`# TYPE` lines and the sample line of a label set
+/// within [`MAX_EXEMPLAR_CHARS`], each value escaped (at most twice its bytes). A longer text
+/// is a label set over the limit.
+const SCRATCH_BYTES: usize = 2048;
+
+/// Writes `labels` through prometheus-client's text encoder (as an info metric's sample,
+/// `exemplar_info{k="v",...} 1`) and reads the pairs back from the text.
+fn label_set_as_written<L: LabelSet>(
+    labels: &L,
+    out: &mut EncodedLabels,
+) -> Result<(), ExemplarError> {
+    let mut registry = Registry::default();
+    registry.register(SCRATCH_NAME, "", Info::new(labels.clone()));
+    let mut text = FixedText::<SCRATCH_BYTES>::new();
+    text::encode_registry(&mut text, &registry).map_err(|_| ExemplarError::TooLong {
+        chars: MAX_EXEMPLAR_CHARS + 1,
+    })?;
+    let sample = text
+        .as_str()
+        .lines()
+        .find_map(|line| line.strip_prefix("exemplar_info{"))
+        .and_then(|line| line.strip_suffix("} 1"))
+        .ok_or(ExemplarError::Unencodable)?;
+    parse_written_labels(sample, out)
+}
+
+/// Pushes the labels of `k="v",k2="v2"` (values escaped as prometheus-client's text encoder
+/// escapes them: `\\`, `\"`, `\n`) into `out`.
+fn parse_written_labels(mut text: &str, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
+    let mut value = FixedText::<EXEMPLAR_LABEL_BYTES>::new();
+    while !text.is_empty() {
+        let (name, rest) = text.split_once("=\"").ok_or(ExemplarError::Unencodable)?;
+        value.clear();
+        let mut chars = rest.char_indices();
+        let end = loop {
+            match chars.next() {
+                Some((i, '"')) => break i,
+                Some((_, '\\')) => {
+                    let unescaped = match chars.next() {
+                        Some((_, 'n')) => '\n',
+                        Some((_, c)) => c,
+                        None => return Err(ExemplarError::Unencodable),
+                    };
+                    push_char(&mut value, unescaped)?;
+                }
+                Some((_, c)) => push_char(&mut value, c)?,
+                None => return Err(ExemplarError::Unencodable),
+            }
+        };
+        out.push(name, value.as_str())?;
+        text = &rest[end + 1..];
+        text = text.strip_prefix(',').unwrap_or(text);
+    }
+    Ok(())
+}
+
+/// Appends `c` to a value being unescaped; a value past the slot's bytes is over the limit.
+fn push_char<const N: usize>(value: &mut FixedText<N>, c: char) -> Result<(), ExemplarError> {
+    fmt::Write::write_char(value, c).map_err(|_| ExemplarError::TooLong {
+        chars: MAX_EXEMPLAR_CHARS + 1,
+    })
+}
+
+/// A `fmt::Write` into a fixed array: writing past its end is an error, not a reallocation.
+struct FixedText<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> FixedText<N> {
+    fn new() -> Self {
+        Self {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole `str`s are written, so the bytes are UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl<const N: usize> fmt::Write for FixedText<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! This crate's families as `io.prometheus.client.MetricFamily` messages (prometheus/client_model
+//! `metrics.proto`), written straight into the scrape's buffer from the same series the text
+//! writer reads: no message structs are built.
+//!
+//! * [`heads`]: what a family renders once, at registration: its name, help, type and unit
+//!   fields (through prometheus-client's own protobuf encoder, so they are the fields it
+//!   writes), and its level's const labels as encoded `LabelPair`s.
+//! * [`wire`]: varints, doubles and length-delimited fields; [`fields`]: the label pair and
+//!   timestamp fields every message kind shares.
+//! * [`exemplar`]: the `Exemplar` message from plain data, and from what a read of a series'
+//!   exemplar slot copied.
+//! * [`counter`], [`gauge`], [`histogram`]: one `Metric` message each, called by
+//!   [`SeriesWriter`](super::SeriesWriter) in place of its text lines.
+//!
+//! What a message holds beyond prometheus-client's: a counter's and a histogram's
+//! `created_timestamp` (`start_timestamp` in prometheus-client's copy of the schema), the
+//! series' creation time. Label values and help carry control characters as the text formats
+//! write them (the exposition's module documentation says why): a series' labels are read back
+//! from the text the series rendered when it was created, whose only escapes are `\\`, `\"` and
+//! `\n`.
+
+pub(crate) mod exemplar;
+pub(crate) mod fields;
+pub(crate) mod heads;
+pub(crate) mod wire;
+
+use std::fmt;
+
+use crate::record::exemplar::ExemplarBuffer;
+use crate::record::histogram::Histogram;
+use crate::render::labels::{Label, LabelStack};
+use crate::render::scratch::Scratch;
+use crate::sanitize::replace_controls;
+pub(crate) use exemplar::ExemplarData;
+use exemplar::{write_exemplar, BUCKET_EXEMPLAR, COUNTER_EXEMPLAR, HISTOGRAM_EXEMPLARS};
+use fields::{label_pair, timestamp, LABEL};
+pub(crate) use heads::{FamilyHeads, MetricHeads};
+use wire::{delimited, double, message, packed_sint, sint, string, uint};
+
+/// `MetricFamily.metric`.
+pub(crate) const FAMILY_METRIC: u32 = 4;
+/// `Metric.gauge`, `Metric.counter`, `Metric.histogram`.
+const METRIC_GAUGE: u32 = 2;
+const METRIC_COUNTER: u32 = 3;
+const METRIC_HISTOGRAM: u32 = 7;
+/// `Counter.created_timestamp`; `Histogram.created_timestamp`.
+const COUNTER_CREATED: u32 = 3;
+const HISTOGRAM_CREATED: u32 = 15;
+
+/// Appends one `Metric` of a counter: the series' labels, its value, its exemplar if it has
+/// one, and its creation time.
+pub(crate) fn counter<'l, L>(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+    value: f64,
+    exemplar: Option<ExemplarData<L>>,
+) -> Result<(), fmt::Error>
+where
+    L: IntoIterator<Item = (&'l str, &'l str)> + Clone,
+{
+    message(out, FAMILY_METRIC, 1, |out| {
+        write_labels(out, heads, labels)?;
+        message(out, METRIC_COUNTER, 1, |out| {
+            double(out, 1, value);
+            if let Some(exemplar) = &exemplar {
+                write_exemplar(out, COUNTER_EXEMPLAR, exemplar);
+            }
+            timestamp(out, COUNTER_CREATED, labels.created());
+        });
+        Ok(())
+    })
+}
+
+/// Appends one `Metric` of a gauge.
+pub(crate) fn gauge(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+    value: f64,
+) -> Result<(), fmt::Error> {
+    message(out, FAMILY_METRIC, 1, |out| {
+        write_labels(out, heads, labels)?;
+        message(out, METRIC_GAUGE, 1, |out| double(out, 1, value));
+        Ok(())
+    })
+}
+
+/// Appends one `Metric` of a histogram: its count, sum and cumulative classic buckets (`+Inf`
+/// included) with their exemplars, its native buckets when it has them, its creation time,
+/// and its native buckets' exemplars.
+pub(crate) fn histogram(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+    histogram: &Histogram,
+    scratch: &mut Scratch,
+) -> Result<(), fmt::Error> {
+    // A histogram that never had an exemplar has no slot worth reading.
+    let has_exemplars = histogram.has_exemplars();
+    let mut buffer = ExemplarBuffer::new();
+    // A histogram with native buckets is read through a whole snapshot (which drains them and
+    // keeps them within their limit); one without is read into the thread's scratch.
+    let snapshot = histogram.native_config().map(|_| histogram.snapshot());
+    let (sum, counts) = match &snapshot {
+        Some(snapshot) => (snapshot.sum(), snapshot.bucket_counts()),
+        None => {
+            let sum = histogram.read_into(&mut scratch.counts);
+            (sum, &scratch.counts[..])
+        }
+    };
+    let bounds = histogram.bounds();
+    // One count per finite bound, and the `+Inf` bucket's.
+    if counts.len() != bounds.len() + 1 {
+        return Err(fmt::Error);
+    }
+    message(out, FAMILY_METRIC, 2, |out| {
+        write_labels(out, heads, labels)?;
+        message(out, METRIC_HISTOGRAM, 2, |out| {
+            uint(out, 1, counts.iter().copied().fold(0, u64::wrapping_add));
+            double(out, 2, sum);
+            let upper_bounds = bounds.iter().copied().chain([f64::INFINITY]);
+            let mut cumulative = 0u64;
+            for (i, (&count, upper_bound)) in counts.iter().zip(upper_bounds).enumerate() {
+                cumulative = cumulative.wrapping_add(count);
+                message(out, 3, 1, |out| {
+                    uint(out, 1, cumulative);
+                    double(out, 2, upper_bound);
+                    let exemplar = match has_exemplars {
+                        true => histogram.bucket_exemplar(i, &mut buffer),
+                        false => None,
+                    };
+                    if let Some(view) = exemplar {
+                        write_exemplar(out, BUCKET_EXEMPLAR, &ExemplarData::of_view(&view));
+                    }
+                });
+            }
+            if let Some(native) = snapshot.as_ref().and_then(|s| s.native()) {
+                let (positive, negative) = native.encoder_spans();
+                sint(out, 5, i64::from(native.schema()));
+                double(out, 6, native.zero_threshold());
+                uint(out, 7, native.zero_count());
+                spans(out, 9, &negative.spans);
+                packed_sint(out, 10, &negative.deltas);
+                spans(out, 12, &positive.spans);
+                packed_sint(out, 13, &positive.deltas);
+            }
+            timestamp(out, HISTOGRAM_CREATED, labels.created());
+            if has_exemplars {
+                histogram.native_exemplars(&mut buffer, |view| {
+                    write_exemplar(out, HISTOGRAM_EXEMPLARS, &ExemplarData::of_view(&view));
+                });
+            }
+        });
+        Ok(())
+    })
+}
+
+/// The `BucketSpan`s of one side of a native histogram.
+fn spans(out: &mut Vec<u8>, field: u32, spans: &[(i32, u32)]) {
+    for &(offset, length) in spans {
+        message(out, field, 1, |out| {
+            sint(out, 1, i64::from(offset));
+            uint(out, 2, u64::from(length));
+        });
+    }
+}
+
+/// The `label` fields of a series: the level's const labels (encoded at registration), then
+/// each piece of the series' labels.
+fn write_labels(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+) -> Result<(), fmt::Error> {
+    out.extend_from_slice(&heads.const_labels);
+    for piece in labels.pieces() {
+        match *piece {
+            Label::Rendered(rendered) => rendered_pairs(out, rendered)?,
+            Label::Pair(key, value) => label_pair(out, LABEL, key, &replace_controls(value)),
+            Label::Position(key, position) => {
+                label_pair(out, LABEL, key, itoa::Buffer::new().format(position))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `LabelPair`s of labels rendered for the text formats (`k="v",k2="v2"`, escaped and
+/// sanitised): each value unescaped (`\\`, `\"`, `\n`) as it is copied. Anything else is not
+/// what the renderer writes, and fails the scrape rather than send a wrong label.
+fn rendered_pairs(out: &mut Vec<u8>, rendered: &str) -> Result<(), fmt::Error> {
+    let mut rest = rendered.as_bytes();
+    while !rest.is_empty() {
+        let equals = rest.iter().position(|&b| b == b'=').ok_or(fmt::Error)?;
+        let name = &rest[..equals];
+        let value = rest[equals + 1..].strip_prefix(b"\"").ok_or(fmt::Error)?;
+        rest = message(out, LABEL, 1, |out| {
+            string(out, 1, name);
+            if value.first() == Some(&b'"') {
+                return Ok(&value[1..]);
+            }
+            message(out, 2, 1, |out| unescape_value(out, value))
+        })?;
+        match rest.split_first() {
+            Some((b',', after)) => rest = after,
+            Some(_) => return Err(fmt::Error),
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// Copies the escaped label value at the start of `text` up to its closing quote, unescaped;
+/// returns what follows the quote.
+fn unescape_value<'t>(out: &mut Vec<u8>, mut text: &'t [u8]) -> Result<&'t [u8], fmt::Error> {
+    loop {
+        let special = text
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')
+            .ok_or(fmt::Error)?;
+        out.extend_from_slice(&text[..special]);
+        if text[special] == b'"' {
+            return Ok(&text[special + 1..]);
+        }
+        let escaped = match text.get(special + 1) {
+            Some(b'\\') => b'\\',
+            Some(b'"') => b'"',
+            Some(b'n') => b'\n',
+            _ => return Err(fmt::Error),
+        };
+        out.push(escaped);
+        text = &text[special + 2..];
+    }
+}
+
+/// Appends `family`'s delimited `MetricFamily`: the fields rendered at registration around
+/// the `Metric`s `metrics` writes.
+pub(crate) fn family(
+    out: &mut Vec<u8>,
+    family: &FamilyHeads,
+    metrics: impl FnOnce(&mut Vec<u8>) -> Result<(), fmt::Error>,
+) -> Result<(), fmt::Error> {
+    delimited(out, 3, |out| {
+        out.extend_from_slice(&family.head);
+        metrics(out)?;
+        out.extend_from_slice(&family.unit);
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests;
