@@ -279,6 +279,9 @@ impl ExemplarLabels for EncodedLabels {
 pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError> {
     let mut bytes = 0;
     let mut text_bytes = 0;
+    // Characters are counted only once the bytes pass the limit: a character takes at least
+    // one byte, so the common (short, ASCII) label set is never counted char by char.
+    let mut chars = None;
     for (i, &(name, value)) in pairs.iter().enumerate() {
         if !is_ascii_label_name(name.as_bytes()) {
             return Err(ExemplarError::InvalidLabelName);
@@ -288,16 +291,18 @@ pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError
         }
         bytes += PAIR_HEADER + name.len() + value.len();
         text_bytes += name.len() + value.len();
-    }
-    // A character takes at least one byte: within the limit in bytes, within it in
-    // characters, so the common (short, ASCII) label set is never counted char by char.
-    if text_bytes > MAX_EXEMPLAR_CHARS {
-        let mut chars = 0;
-        for &(name, value) in pairs {
-            chars += name.len() + value.chars().count();
-            if chars > MAX_EXEMPLAR_CHARS {
-                return Err(ExemplarError::TooLong { chars });
+        if text_bytes > MAX_EXEMPLAR_CHARS {
+            let before = *chars.get_or_insert_with(|| {
+                pairs[..i]
+                    .iter()
+                    .map(|&(name, value)| name.len() + value.chars().count())
+                    .sum::<usize>()
+            });
+            let after = before + name.len() + value.chars().count();
+            if after > MAX_EXEMPLAR_CHARS {
+                return Err(ExemplarError::TooLong { chars: after });
             }
+            chars = Some(after);
         }
     }
     // Within the character limit the stored form always fits (the module's arithmetic); the
