@@ -19,8 +19,9 @@ use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeCounterValue, EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::counter::Atomic;
+use prometheus_client::metrics::exemplar::CounterWithExemplar;
 
-use crate::record::exemplar::ExemplarSlots;
+use crate::record::exemplar::{ExemplarBuffer, ExemplarSlots};
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
 /// Increments refused by every [`Counter`] of the process (negative, NaN or infinite).
@@ -251,7 +252,19 @@ impl<N, A> TypedMetric for Counter<N, A> {
 
 impl<N: CounterValue<A> + EncodeCounterValue, A: Atomic<N>> EncodeMetric for Counter<N, A> {
     fn encode(&self, mut encoder: MetricEncoder) -> Result<(), fmt::Error> {
-        encoder.encode_counter::<NoLabelSet, _, u64>(&self.get(), None)
+        let mut buffer = ExemplarBuffer::new();
+        match self.exemplar(&mut buffer) {
+            None => encoder.encode_counter::<NoLabelSet, _, u64>(&self.get(), None),
+            // prometheus-client's `Exemplar` has no public constructor: its own counter with
+            // an exemplar builds one (a scrape-time allocation, only for a counter that has an
+            // exemplar and is encoded by prometheus-client rather than the text writer).
+            Some(view) => {
+                let carrier = CounterWithExemplar::<_, f64, AtomicU64>::default();
+                carrier.inc_by(view.value(), Some(view.label_set()), view.timestamp());
+                let (_, exemplar) = carrier.get();
+                encoder.encode_counter(&self.get(), exemplar.as_ref())
+            }
+        }
     }
 
     fn metric_type(&self) -> MetricType {
