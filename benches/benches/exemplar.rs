@@ -51,8 +51,8 @@ fn histogram(c: &mut Criterion) {
     group.bench_function("observe_with_exemplar_stamped_now", |b| {
         b.iter(|| {
             i = (i + 1) % VALUES.len();
-            let _ = black_box(&histogram)
-                .observe_with_exemplar(black_box(VALUES[i]), black_box(TRACE));
+            let _ =
+                black_box(&histogram).observe_with_exemplar(black_box(VALUES[i]), black_box(TRACE));
         });
     });
     group.bench_function("clock_read", |b| {

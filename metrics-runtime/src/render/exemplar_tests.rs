@@ -152,3 +152,24 @@ fn sorted_lines(text: &str) -> Vec<&str> {
     lines.sort_unstable();
     lines
 }
+
+#[test]
+fn a_counter_registered_on_its_own_carries_its_exemplar_through_prometheus_client() {
+    let mut ours = Registry::default();
+    let counter: Counter = Counter::default();
+    ours.register("plain", "Help", counter.clone());
+    counter
+        .inc_by_with_exemplar_at(2, &[("trace_id", "9f")], at(0))
+        .expect("a valid exemplar");
+    let written = ExpositionFormat::OpenMetrics
+        .encode(&ours)
+        .expect("encodes");
+    assert!(
+        written.contains("plain_total 2 # {trace_id=\"9f\"} 2.0 1700000000.25\n"),
+        "{written}"
+    );
+    let classic = ExpositionFormat::PrometheusText
+        .encode(&ours)
+        .expect("encodes");
+    assert!(classic.contains("plain_total 2\n"), "{classic}");
+}

@@ -3,6 +3,7 @@
 
 pub(crate) mod axis;
 pub(crate) mod bounded;
+mod exemplar_labels;
 pub(crate) mod family;
 pub(crate) mod grid;
 pub(crate) mod idle;

@@ -10,17 +10,7 @@
 
 use std::fmt;
 
-use prometheus_client::encoding::text;
-use prometheus_client::metrics::info::Info;
-use prometheus_client::registry::Registry;
-
-use super::ExemplarError;
-use crate::series::labels::{is_label_name, LabelSet};
-
-/// The most characters (Unicode scalar values, not bytes) an exemplar's label names and
-/// values may hold together: OpenMetrics 1.0's limit, which client_golang enforces as
-/// `ExemplarMaxRunes` (`prometheus/value.go`), counting runes as this counts `char`s.
-pub const MAX_EXEMPLAR_CHARS: usize = 128;
+use super::rules::{ExemplarError, MAX_EXEMPLAR_CHARS};
 
 /// The bytes an exemplar's labels take in a slot, at most: enough for every label set within
 /// [`MAX_EXEMPLAR_CHARS`], whatever its characters (see [`EncodedLabels`]).
@@ -60,7 +50,7 @@ impl EncodedLabels {
     /// Appends the label `name="value"`, or says which rule it breaks (the labels pushed
     /// before it are kept).
     pub fn push(&mut self, name: &str, value: &str) -> Result<(), ExemplarError> {
-        if !is_label_name(name) {
+        if !is_ascii_label_name(name.as_bytes()) {
             return Err(ExemplarError::InvalidLabelName);
         }
         if self.pairs().any(|(seen, _)| seen == name) {
@@ -144,7 +134,7 @@ impl<'a> LabelPairs<'a> {
         let mut pairs = LabelPairs::new(bytes);
         while !pairs.rest.is_empty() {
             match pairs.next() {
-                Some((name, _)) if is_label_name(name) => {}
+                Some((name, _)) if is_ascii_label_name(name.as_bytes()) => {}
                 _ => return false,
             }
         }
@@ -279,6 +269,9 @@ impl ExemplarLabels for EncodedLabels {
 pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError> {
     let mut bytes = 0;
     let mut text_bytes = 0;
+    // Characters are counted only once the bytes pass the limit: a character takes at least
+    // one byte, so the common (short, ASCII) label set is never counted char by char.
+    let mut chars = None;
     for (i, &(name, value)) in pairs.iter().enumerate() {
         if !is_ascii_label_name(name.as_bytes()) {
             return Err(ExemplarError::InvalidLabelName);
@@ -288,16 +281,18 @@ pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError
         }
         bytes += PAIR_HEADER + name.len() + value.len();
         text_bytes += name.len() + value.len();
-    }
-    // A character takes at least one byte: within the limit in bytes, within it in
-    // characters, so the common (short, ASCII) label set is never counted char by char.
-    if text_bytes > MAX_EXEMPLAR_CHARS {
-        let mut chars = 0;
-        for &(name, value) in pairs {
-            chars += name.len() + value.chars().count();
-            if chars > MAX_EXEMPLAR_CHARS {
-                return Err(ExemplarError::TooLong { chars });
+        if text_bytes > MAX_EXEMPLAR_CHARS {
+            let before = *chars.get_or_insert_with(|| {
+                pairs[..i]
+                    .iter()
+                    .map(|&(name, value)| name.len() + value.chars().count())
+                    .sum::<usize>()
+            });
+            let after = before + name.len() + value.chars().count();
+            if after > MAX_EXEMPLAR_CHARS {
+                return Err(ExemplarError::TooLong { chars: after });
             }
+            chars = Some(after);
         }
     }
     // Within the character limit the stored form always fits (the module's arithmetic); the
@@ -314,8 +309,8 @@ pub(super) fn check_pairs(pairs: &[(&str, &str)]) -> Result<usize, ExemplarError
     Ok(bytes)
 }
 
-/// Whether `name` is `[a-zA-Z_][a-zA-Z0-9_]*`, byte by byte (any byte of a multi-byte
-/// character fails): the rule of `is_label_name` without decoding characters.
+/// Whether `name` is a label name, `[a-zA-Z_][a-zA-Z0-9_]*`, checked byte by byte (any byte
+/// of a multi-byte character fails) without decoding characters.
 fn is_ascii_label_name(name: &[u8]) -> bool {
     match name.split_first() {
         Some((first, rest)) => {
@@ -331,112 +326,4 @@ fn is_ascii_label_name(name: &[u8]) -> bool {
 pub(super) fn pair_header(name: &str, value: &str) -> [u8; PAIR_HEADER] {
     let [low, high] = (value.len() as u16).to_le_bytes();
     [name.len() as u8, low, high]
-}
-
-impl<L: LabelSet> ExemplarLabels for L {
-    fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
-        label_set_as_written(self, out)
-    }
-}
-
-/// The metric name of the scratch registry a label set is written through.
-const SCRATCH_NAME: &str = "exemplar";
-
-/// Bytes of scratch text: the `# HELP`/`# TYPE` lines and the sample line of a label set
-/// within [`MAX_EXEMPLAR_CHARS`], each value escaped (at most twice its bytes). A longer text
-/// is a label set over the limit.
-const SCRATCH_BYTES: usize = 2048;
-
-/// Writes `labels` through prometheus-client's text encoder (as an info metric's sample,
-/// `exemplar_info{k="v",...} 1`) and reads the pairs back from the text.
-fn label_set_as_written<L: LabelSet>(
-    labels: &L,
-    out: &mut EncodedLabels,
-) -> Result<(), ExemplarError> {
-    let mut registry = Registry::default();
-    registry.register(SCRATCH_NAME, "", Info::new(labels.clone()));
-    let mut text = FixedText::<SCRATCH_BYTES>::new();
-    text::encode_registry(&mut text, &registry).map_err(|_| ExemplarError::TooLong {
-        chars: MAX_EXEMPLAR_CHARS + 1,
-    })?;
-    let sample = text
-        .as_str()
-        .lines()
-        .find_map(|line| line.strip_prefix("exemplar_info{"))
-        .and_then(|line| line.strip_suffix("} 1"))
-        .ok_or(ExemplarError::Unencodable)?;
-    parse_written_labels(sample, out)
-}
-
-/// Pushes the labels of `k="v",k2="v2"` (values escaped as prometheus-client's text encoder
-/// escapes them: `\\`, `\"`, `\n`) into `out`.
-fn parse_written_labels(mut text: &str, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
-    let mut value = FixedText::<EXEMPLAR_LABEL_BYTES>::new();
-    while !text.is_empty() {
-        let (name, rest) = text.split_once("=\"").ok_or(ExemplarError::Unencodable)?;
-        value.clear();
-        let mut chars = rest.char_indices();
-        let end = loop {
-            match chars.next() {
-                Some((i, '"')) => break i,
-                Some((_, '\\')) => {
-                    let unescaped = match chars.next() {
-                        Some((_, 'n')) => '\n',
-                        Some((_, c)) => c,
-                        None => return Err(ExemplarError::Unencodable),
-                    };
-                    push_char(&mut value, unescaped)?;
-                }
-                Some((_, c)) => push_char(&mut value, c)?,
-                None => return Err(ExemplarError::Unencodable),
-            }
-        };
-        out.push(name, value.as_str())?;
-        text = &rest[end + 1..];
-        text = text.strip_prefix(',').unwrap_or(text);
-    }
-    Ok(())
-}
-
-/// Appends `c` to a value being unescaped; a value past the slot's bytes is over the limit.
-fn push_char<const N: usize>(value: &mut FixedText<N>, c: char) -> Result<(), ExemplarError> {
-    fmt::Write::write_char(value, c).map_err(|_| ExemplarError::TooLong {
-        chars: MAX_EXEMPLAR_CHARS + 1,
-    })
-}
-
-/// A `fmt::Write` into a fixed array: writing past its end is an error, not a reallocation.
-struct FixedText<const N: usize> {
-    bytes: [u8; N],
-    len: usize,
-}
-
-impl<const N: usize> FixedText<N> {
-    fn new() -> Self {
-        Self {
-            bytes: [0; N],
-            len: 0,
-        }
-    }
-
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-
-    fn as_str(&self) -> &str {
-        // Only whole `str`s are written, so the bytes are UTF-8.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
-}
-
-impl<const N: usize> fmt::Write for FixedText<N> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
-    }
 }

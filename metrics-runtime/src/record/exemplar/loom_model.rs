@@ -32,7 +32,7 @@ fn exemplar(n: u32) -> ([(&'static str, &'static str); 1], f64, f64) {
 
 fn write(slot: &ExemplarSlot, n: u32) -> Result<(), ExemplarError> {
     let (labels, value, seconds) = exemplar(n);
-    super::slot::with_checked(&labels, |labels| slot.store(labels, value, seconds))?
+    with_checked(&labels, |labels| slot.store(labels, value, seconds))?
 }
 
 /// The writer whose exemplar `read` is, asserting that it is that exemplar whole.

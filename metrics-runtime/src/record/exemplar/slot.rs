@@ -27,8 +27,8 @@ use super::labels::{
     check_pairs, pair_header, EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES,
 };
 use super::read::{ExemplarBuffer, ExemplarRead};
+use super::rules::{count_dropped, count_rejected, ExemplarError};
 use super::sync::{fence, AtomicU64, Ordering};
-use super::{count_dropped, count_rejected, ExemplarError};
 
 /// How many times a read copies a slot that writers keep changing before it reports
 /// [`ExemplarRead::Contended`].

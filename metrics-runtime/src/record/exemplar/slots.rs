@@ -5,8 +5,8 @@ use std::time::SystemTime;
 
 use super::labels::ExemplarLabels;
 use super::read::{ExemplarBuffer, ExemplarRead};
+use super::rules::{count_rejected, ExemplarError};
 use super::slot::{epoch_seconds, with_checked, ExemplarSlot};
-use super::{count_rejected, ExemplarError};
 
 /// The exemplar slots of one series: one for a counter, one per bucket for a histogram.
 ///

@@ -1,5 +1,7 @@
 //! The rules, the slot's round trip, its contention outcomes, and a race of writers against a
 //! reader that must only ever see whole exemplars.
+// Not under the loom model, whose atomics work only inside `loom::model`.
+#![cfg(not(loom))]
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -47,8 +47,8 @@
 //! * `snapshot.rs`: reading the state a scrape encodes (the scrape protocol);
 //! * `sync.rs`: the atomics and lock, the standard library's or loom's;
 //! * `local.rs`: the request-local view and its buffer;
-//! * `exemplars.rs`: the exemplar slots (one per classic bucket, a ring for native buckets),
-//!   `observe_with_exemplar` and what a scrape reads of them;
+//! * `exemplars.rs`: the exemplar slots (one per classic bucket, a ring for native buckets);
+//!   `observe_exemplar.rs`: `observe_with_exemplar` and what a scrape reads of them;
 //! * native (sparse exponential) buckets, beside the classic ones or instead of them:
 //!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
 //!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
@@ -70,6 +70,7 @@ mod native_state;
 mod native_table;
 mod native_totals;
 mod observe;
+mod observe_exemplar;
 mod shards;
 mod snapshot;
 mod sum;
