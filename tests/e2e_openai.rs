@@ -9,33 +9,12 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use support::demo::{http_get, parse_exposition, serve_frontend, Sample, Samples, ZERO_RATES};
+use support::openai_or_skip;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/openai_stream.py");
-
-fn openai_or_skip(test: &str) -> bool {
-    let present = Command::new("python3")
-        .args(["-c", "import openai"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if present {
-        return true;
-    }
-    let required = std::env::var("METRIC_HANDLES_REQUIRE_TOOLS").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "{test}: python3 cannot import openai but METRIC_HANDLES_REQUIRE_TOOLS=1 \
-         (pip install openai)"
-    );
-    let line = format!("\nSKIPPED: {test}: python3 cannot import openai (pip install openai)\n");
-    let _ = std::io::stderr().lock().write_all(line.as_bytes());
-    false
-}
 
 /// `(lo, hi]`: from the upper bound of the last bucket no observation fell under to the
 /// upper bound of the first bucket holding them all.

@@ -11,129 +11,20 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::net::{SocketAddr, TcpListener};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use metric_handles::Registry;
 use metric_handles::{
     Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
     MetricKind, NoLabels, RegisterOptions,
 };
-use support::demo::{http_get, read_report, serve_frontend, url_encode, ChildGuard, TempDir};
-use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
+use support::demo::{http_get, read_report, serve_frontend, url_encode, TempDir};
+use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, PROTOBUF_PATH, TEXT_PATH};
 use support::external_tool;
-
-/// `true` when the tools are present; otherwise skips (or fails under `.ci/run`).
-fn tools_or_skip(test: &str) -> bool {
-    let missing: Vec<&str> = ["prometheus", "promtool"]
-        .into_iter()
-        .filter(|tool| !external_tool::runs(tool, &["--version"]))
-        .collect();
-    external_tool::available_or_skip(
-        missing.is_empty(),
-        test,
-        &missing.join(" and "),
-        "Debian package prometheus",
-    )
-}
-
-fn free_loopback_port() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    listener.local_addr().expect("local addr")
-}
-
-/// Polls `f` every 250 ms until it returns `Some`, at most `timeout`.
-fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {timeout:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
-/// One instant query; the result vector as `(labels, value)` pairs (`None` on any failure,
-/// so callers can poll).
-fn query(prometheus: SocketAddr, promql: &str) -> Option<Vec<(serde_json::Value, f64)>> {
-    let path = format!("/api/v1/query?query={}", url_encode(promql));
-    let response = http_get(prometheus, &path, None).ok()?;
-    if response.status != 200 {
-        return None;
-    }
-    let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
-    if json["status"] != "success" {
-        return None;
-    }
-    json["data"]["result"]
-        .as_array()?
-        .iter()
-        .map(|r| {
-            let value = r["value"][1].as_str()?.parse::<f64>().ok()?;
-            Some((r["metric"].clone(), value))
-        })
-        .collect()
-}
-
-/// One scrape job of [`start_prometheus`]: `target`'s `metrics_path`, labelled `job="name"`.
-struct ScrapeJob {
-    name: &'static str,
-    target: SocketAddr,
-    metrics_path: &'static str,
-}
-
-/// Starts Prometheus scraping every job once a second; returns it, once ready, and its web
-/// address.
-fn start_prometheus(dir: &Path, jobs: &[ScrapeJob]) -> (ChildGuard, SocketAddr) {
-    start_prometheus_with(dir, jobs, &[])
-}
-
-/// [`start_prometheus`] with extra command-line flags (`--enable-feature=...`).
-fn start_prometheus_with(
-    dir: &Path,
-    jobs: &[ScrapeJob],
-    flags: &[&str],
-) -> (ChildGuard, SocketAddr) {
-    let config = dir.join("prometheus.yml");
-    let mut yaml = String::from(
-        "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-         scrape_configs:\n",
-    );
-    for job in jobs {
-        yaml.push_str(&format!(
-            "  - job_name: {}\n    metrics_path: {}\n    static_configs:\n      - targets: ['{}']\n",
-            job.name, job.metrics_path, job.target
-        ));
-    }
-    std::fs::write(&config, yaml).expect("write prometheus.yml");
-    let web = free_loopback_port();
-    let log = std::fs::File::create(dir.join("prometheus.log")).expect("create log file");
-    let child = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            dir.join("data").display()
-        ))
-        .arg(format!("--web.listen-address={web}"))
-        .args(flags)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("start prometheus");
-    let prometheus = ChildGuard::new("prometheus", child);
-    wait_for("Prometheus to be ready", Duration::from_secs(30), || {
-        http_get(web, "/-/ready", None)
-            .ok()
-            .filter(|r| r.status == 200)
-    });
-    (prometheus, web)
-}
+use support::prometheus::{
+    api_data, query, start_prometheus, start_prometheus_with, tools_or_skip, wait_for, ScrapeJob,
+};
 
 #[test]
 fn prometheus_scrapes_the_demo_and_its_counters_match_the_workload() {
@@ -502,13 +393,6 @@ fn string_map(json: &serde_json::Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// One `/api/v1/...` call's `data` (`None` on any failure, so callers can poll).
-fn api_data(prometheus: SocketAddr, path: &str) -> Option<serde_json::Value> {
-    let response = http_get(prometheus, path, None).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
-    (response.status == 200 && json["status"] == "success").then(|| json["data"].clone())
-}
-
 /// The active target of `job` once it has been scraped (its health no longer `unknown`).
 fn scraped_target(prometheus: SocketAddr, job: &str) -> Option<serde_json::Value> {
     api_data(prometheus, "/api/v1/targets?state=active")?["activeTargets"]
@@ -666,13 +550,11 @@ fn prometheus_stores_hostile_label_values_and_help_text_as_documented() {
     assert!(encodings.iter().all(|e| e == "gzip"), "{encodings:?}");
 }
 
-#[cfg(feature = "protobuf")]
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 struct Phase {
     phase: String,
 }
 
-#[cfg(feature = "protobuf")]
 #[derive(MetricHandles)]
 #[metric_handles(labels = Phase)]
 struct PhaseMetrics {
@@ -686,11 +568,8 @@ struct PhaseMetrics {
 /// store the hostile registry's series scraped over protobuf exactly as it stores them scraped
 /// as text (one job per format, same registry), so switching formats keeps every series'
 /// identity; a classic histogram's too.
-#[cfg(feature = "protobuf")]
 #[test]
 fn prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_text() {
-    use support::exposition_server::PROTOBUF_PATH;
-
     if !tools_or_skip(
         "prometheus_with_native_histograms_stores_over_protobuf_what_it_stores_from_text",
     ) {

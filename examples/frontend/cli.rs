@@ -115,6 +115,13 @@ pub struct Args {
     #[arg(long, value_name = "VERSION")]
     pub show_hidden_metrics_for_version: Option<String>,
 
+    /// Native (sparse exponential) buckets beside the classic ones on every request-latency
+    /// histogram, at bucket factor 1.1 (schema 3) and at most 160 buckets per series: a
+    /// Prometheus with native histograms on asks for protobuf and stores both; a text scraper
+    /// still gets the classic buckets
+    #[arg(long)]
+    pub native_histograms: bool,
+
     /// Write what the simulated clients saw (requests per finish reason, tokens, ...) as JSON
     /// to FILE when the workload completes
     #[arg(long, value_name = "FILE")]

@@ -39,8 +39,8 @@ use clap::Parser;
 use metric_handles::http::HttpMetrics;
 use metric_handles::http_layer::HttpMetricsLayer;
 use metric_handles::serve::{MetricsHandler, ScrapeMetrics};
-use metric_handles::ExpositionFormat;
 use metric_handles::Registry;
+use metric_handles::{ExpositionFormat, NativeConfig};
 
 use crate::cli::Args;
 use crate::routes::AppState;
@@ -66,6 +66,7 @@ fn main() -> ExitCode {
             num_speculative_tokens: args.spec_decode_tokens as usize,
             max_model_len: args.max_model_len,
             show_hidden_metrics_for_version: args.show_hidden_metrics_for_version.clone(),
+            native_latency_histograms: args.native_histograms.then(NativeConfig::default),
         },
     );
     let http_metrics = HttpMetricsLayer::new(HttpMetrics::register(&mut registry));

@@ -23,8 +23,7 @@ use metric_handles::Registry;
 pub const TEXT_PATH: &str = "/metrics/text";
 /// Serves OpenMetrics text 1.0.0.
 pub const OPENMETRICS_PATH: &str = "/metrics/openmetrics";
-/// Serves the Prometheus protobuf format (feature `protobuf`).
-#[cfg(feature = "protobuf")]
+/// Serves the Prometheus protobuf format.
 pub const PROTOBUF_PATH: &str = "/metrics/protobuf";
 
 /// The server; dropping it stops the thread and closes the port.
@@ -125,7 +124,6 @@ fn respond(mut stream: TcpStream, registry: &Registry, seen: &Seen) -> std::io::
     let format = match path {
         TEXT_PATH => Some(ExpositionFormat::PrometheusText),
         OPENMETRICS_PATH => Some(ExpositionFormat::OpenMetrics),
-        #[cfg(feature = "protobuf")]
         PROTOBUF_PATH => Some(ExpositionFormat::PrometheusProtobuf),
         _ => None,
     };

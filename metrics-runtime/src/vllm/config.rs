@@ -2,7 +2,8 @@
 //! `model_name` label.
 
 use crate::vllm::buckets::{tokens_buckets, TOKENS_BUCKETS_DEFAULT_MAX};
-use crate::RegisterOptions;
+use crate::vllm::request::metrics::RequestMetrics;
+use crate::{MetricKind, NativeConfig, RegisterOptions};
 
 /// The longest `model_name` label value exported, in bytes. Every series carries the label,
 /// and each family keeps its own copy of it: an unbounded name (a path, a prompt pasted by
@@ -52,6 +53,13 @@ pub struct VllmMetricsConfig {
     /// `vllm:gpu_prefix_cache_hits`; `Some("0.11")` exposes `vllm:time_per_output_token_seconds`.
     /// Each alias shares its current metric's series: no second recording path.
     pub show_hidden_metrics_for_version: Option<String>,
+    /// Native (sparse exponential) buckets beside the classic ones on every request-latency
+    /// histogram (the `_seconds` histograms of a request: time to first token, inter-token
+    /// latency, time per output token, end-to-end, queue, prefill, decode and inference time),
+    /// laid out and bounded by this configuration; `None` (the default) keeps them classic
+    /// only. A text scraper still gets the classic `_bucket` series; a scraper that asks for
+    /// protobuf (Prometheus with native histograms on; feature `protobuf`) gets both.
+    pub native_latency_histograms: Option<NativeConfig>,
 }
 
 impl Default for VllmMetricsConfig {
@@ -61,13 +69,15 @@ impl Default for VllmMetricsConfig {
             num_speculative_tokens: 0,
             max_model_len: TOKENS_BUCKETS_DEFAULT_MAX,
             show_hidden_metrics_for_version: None,
+            native_latency_histograms: None,
         }
     }
 }
 
 impl VllmMetricsConfig {
     /// The [`RegisterOptions`] this configuration stands for: token buckets up to
-    /// `max_model_len`, pre-resolved spec-decode positions, and the hidden-metrics version.
+    /// `max_model_len`, pre-resolved spec-decode positions, the hidden-metrics version, and
+    /// native buckets on the request-latency histograms.
     pub fn register_options(&self) -> RegisterOptions {
         let mut options = RegisterOptions::new().positions(
             "vllm:spec_decode_num_accepted_tokens_per_pos",
@@ -82,6 +92,20 @@ impl VllmMetricsConfig {
         if let Some(version) = &self.show_hidden_metrics_for_version {
             options = options.show_hidden_metrics_for_version(version.clone());
         }
+        if let Some(native) = self.native_latency_histograms {
+            for name in request_latency_histograms() {
+                options = options.native(name, Some(native));
+            }
+        }
         options
     }
+}
+
+/// The request-latency histograms: the request metrics' histograms of seconds (vLLM declares
+/// no unit; the names end in `_seconds`).
+pub(crate) fn request_latency_histograms() -> impl Iterator<Item = &'static str> {
+    RequestMetrics::DESCRIPTORS
+        .iter()
+        .filter(|d| d.kind == MetricKind::Histogram && d.name.ends_with("_seconds"))
+        .map(|d| d.name)
 }

@@ -114,6 +114,7 @@ fn both_formats_parse_with_pythons_prometheus_client() {
             num_speculative_tokens: 2,
             max_model_len: 8192,
             show_hidden_metrics_for_version: Some(version.into()),
+            ..VllmMetricsConfig::default()
         });
         record_everything(&metrics);
         let text = encode_text(&registry);

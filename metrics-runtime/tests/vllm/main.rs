@@ -19,6 +19,8 @@ pub mod concurrency;
 pub mod exposition_parsers;
 pub mod full_set;
 pub mod grafana_dashboard;
+#[cfg(feature = "protobuf")]
+pub mod native_latency;
 pub mod props;
 pub mod request_local;
 pub mod requests;

@@ -37,6 +37,11 @@ pub struct NativeConfig {
     max_zero_threshold: f64,
 }
 
+// Every float of a configuration is finite and non-negative (the setters ignore anything else,
+// NaN included), so equality is reflexive and `Eq` holds: configurations containing one can be
+// compared and used as keys.
+impl Eq for NativeConfig {}
+
 impl NativeConfig {
     /// The zero threshold unless one is set: 2^-128, client_golang's default (values that
     /// small are zero for any practical purpose).
