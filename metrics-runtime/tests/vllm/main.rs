@@ -16,6 +16,7 @@ pub mod bounds;
 pub mod catalogue;
 pub mod churn;
 pub mod concurrency;
+pub mod exemplars;
 pub mod exposition_parsers;
 pub mod full_set;
 pub mod grafana_dashboard;
