@@ -1,10 +1,11 @@
-//! End to end with native histograms: the demo frontend runs with `--native-histograms`, the
-//! official Python `openai` client keeps it busy, and two real Prometheus servers scrape it:
-//! one with `--enable-feature=native-histograms` (it asks for protobuf and stores the
-//! request-latency histograms as native histograms), one without (it asks for text and stores
-//! the classic `_bucket` series). PromQL's native functions must return data from the first,
-//! and its quantile must agree with the classic estimate of the second within one classic
-//! bucket.
+//! End to end with native histograms and exemplars: the demo frontend runs with
+//! `--native-histograms --exemplars`, the official Python `openai` client keeps it busy, and
+//! two real Prometheus servers scrape it, both storing exemplars: one with native histograms
+//! on (it asks for protobuf and stores the request-latency histograms as native histograms),
+//! one without (it asks for OpenMetrics text and stores the classic `_bucket` series). PromQL's
+//! native functions must return data from the first, its quantile must agree with the classic
+//! estimate of the second within one classic bucket, and the exemplars stored must carry the
+//! completion ids the client received as their trace ids.
 //!
 //! Needs `prometheus` (Debian package `prometheus`) and Python 3 with the `openai` package.
 //! Without them the test says SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1`
@@ -13,13 +14,14 @@
 mod support;
 
 use std::collections::BTreeSet;
+use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use support::demo::{http_get, parse_exposition, serve_frontend, TempDir, ZERO_RATES};
+use support::demo::{http_get, parse_exposition, serve_frontend, url_encode, TempDir, ZERO_RATES};
 use support::openai_or_skip;
 use support::prometheus::{
-    query, query_at, start_prometheus, start_prometheus_with, tools_or_skip, wait_for, ScrapeJob,
+    api_data, query, query_at, start_prometheus_with, tools_or_skip, wait_for, ScrapeJob,
 };
 
 const LOAD_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/openai_load.py");
@@ -47,8 +49,32 @@ fn classic_bounds(exposition: &str, family: &str) -> Vec<f64> {
     bounds.into_iter().map(f64::from_bits).collect()
 }
 
+/// The trace ids of the exemplars `prometheus` stored for `selector` in the last 10 minutes.
+fn exemplar_trace_ids(prometheus: SocketAddr, selector: &str, now: f64) -> Vec<String> {
+    let path = format!(
+        "/api/v1/query_exemplars?query={}&start={:.3}&end={:.3}",
+        url_encode(selector),
+        now - 600.0,
+        now + 1.0
+    );
+    let Some(data) = api_data(prometheus, &path) else {
+        return Vec::new();
+    };
+    data.as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|series| series["exemplars"].as_array().into_iter().flatten())
+        .map(|exemplar| {
+            exemplar["labels"]["trace_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
 /// The first sample's value of an instant query at `time`, if finite.
-fn finite_at(prometheus: std::net::SocketAddr, promql: &str, time: f64) -> Option<f64> {
+fn finite_at(prometheus: SocketAddr, promql: &str, time: f64) -> Option<f64> {
     query_at(prometheus, promql, time)?
         .first()
         .map(|(_, v)| *v)
@@ -56,13 +82,14 @@ fn finite_at(prometheus: std::net::SocketAddr, promql: &str, time: f64) -> Optio
 }
 
 #[test]
-fn prometheus_queries_the_demos_native_histograms_as_it_does_the_classic_ones() {
-    const TEST: &str = "prometheus_queries_the_demos_native_histograms_as_it_does_the_classic_ones";
+fn prometheus_queries_the_demos_native_histograms_and_its_exemplars() {
+    const TEST: &str = "prometheus_queries_the_demos_native_histograms_and_its_exemplars";
     if !tools_or_skip(TEST) || !openai_or_skip(TEST) {
         return;
     }
     let mut args = vec![
         "--native-histograms",
+        "--exemplars",
         "--engines=1",
         "--concurrency=0",
         "--requests=0",
@@ -79,10 +106,14 @@ fn prometheus_queries_the_demos_native_histograms_as_it_does_the_classic_ones() 
     let (_native_server, native) = start_prometheus_with(
         &native_dir.0,
         &[job("native")],
-        &["--enable-feature=native-histograms"],
+        &["--enable-feature=native-histograms,exemplar-storage"],
     );
     let classic_dir = TempDir::new("e2e-classic");
-    let (_classic_server, classic) = start_prometheus(&classic_dir.0, &[job("classic")]);
+    let (_classic_server, classic) = start_prometheus_with(
+        &classic_dir.0,
+        &[job("classic")],
+        &["--enable-feature=exemplar-storage"],
+    );
 
     let load = Command::new("python3")
         .arg(LOAD_SCRIPT)
@@ -101,7 +132,13 @@ fn prometheus_queries_the_demos_native_histograms_as_it_does_the_classic_ones() 
     let client: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the script prints JSON");
     assert_eq!(client["errors"], serde_json::json!([]), "{client}");
-    let completed = client["ids"].as_array().expect("ids").len();
+    let ids: BTreeSet<&str> = client["ids"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .map(|id| id.as_str().expect("an id"))
+        .collect();
+    let completed = ids.len();
     assert!(
         completed >= 8,
         "only {completed} completions in {LOAD_SECONDS} s"
@@ -177,4 +214,24 @@ fn prometheus_queries_the_demos_native_histograms_as_it_does_the_classic_ones() 
          estimate {classic_p90}",
         bounds[upper]
     );
+
+    // Exemplars: every stored trace id is a completion the client received (it was the only
+    // client), and each family the demo attaches them to has some.
+    for selector in [
+        "vllm:time_to_first_token_seconds_bucket",
+        "vllm:e2e_request_latency_seconds_bucket",
+        "vllm:inter_token_latency_seconds_bucket",
+        "vllm:generation_tokens_total",
+    ] {
+        let traces = exemplar_trace_ids(classic, selector, now);
+        assert!(!traces.is_empty(), "no exemplar stored for {selector}");
+        let unknown: Vec<&String> = traces
+            .iter()
+            .filter(|t| !ids.contains(t.as_str()))
+            .collect();
+        assert!(
+            unknown.is_empty(),
+            "{selector}: trace ids no client request had: {unknown:?}"
+        );
+    }
 }

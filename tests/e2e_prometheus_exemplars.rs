@@ -8,14 +8,12 @@
 
 mod support;
 
-use std::net::TcpListener;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use metric_handles::{Counter, Family, Histogram, LabelSet, MetricHandles, Registry};
-use support::demo::{http_get, url_encode, ChildGuard, TempDir};
+use support::demo::{url_encode, TempDir};
 use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH};
-use support::external_tool;
+use support::prometheus::{api_data, start_prometheus_with, tools_or_skip, wait_for, ScrapeJob};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Route {
@@ -33,22 +31,6 @@ pub struct ApiMetrics {
     pub latency: Family<Route, Histogram>,
 }
 
-/// Polls `f` every 250 ms until it returns `Some`, at most `timeout` (a deadline for a
-/// server to come up, not an assertion on speed).
-fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out after {timeout:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
 /// The exemplars Prometheus returns for `selector`, as `(series labels, exemplar labels,
 /// value, timestamp)`; `None` until it has any.
 fn exemplars(
@@ -59,10 +41,9 @@ fn exemplars(
         "/api/v1/query_exemplars?query={}&start=1600000000&end=2000000000",
         url_encode(selector)
     );
-    let response = http_get(prometheus, &path, None).ok()?;
-    let json: serde_json::Value = serde_json::from_str(&response.body).ok()?;
+    let data = api_data(prometheus, &path)?;
     let mut found = Vec::new();
-    for series in json["data"].as_array()? {
+    for series in data.as_array()? {
         for exemplar in series["exemplars"].as_array()? {
             found.push((
                 series["seriesLabels"].clone(),
@@ -77,12 +58,7 @@ fn exemplars(
 
 #[test]
 fn prometheus_stores_the_exemplars_of_an_openmetrics_scrape() {
-    if !external_tool::available_or_skip(
-        external_tool::runs("prometheus", &["--version"]),
-        "prometheus_stores_the_exemplars_of_an_openmetrics_scrape",
-        "prometheus",
-        "Debian package prometheus",
-    ) {
+    if !tools_or_skip("prometheus_stores_the_exemplars_of_an_openmetrics_scrape") {
         return;
     }
     let mut registry = Registry::default();
@@ -105,34 +81,15 @@ fn prometheus_stores_the_exemplars_of_an_openmetrics_scrape() {
     let server = ExpositionServer::start(registry);
 
     let dir = TempDir::new("prometheus-exemplars");
-    let config = dir.0.join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  \
-             - job_name: exemplars\n    metrics_path: {OPENMETRICS_PATH}\n    \
-             static_configs:\n      - targets: ['{}']\n",
-            server.addr()
-        ),
-    )
-    .expect("write prometheus.yml");
-    let web = TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port");
-    let log = std::fs::File::create(dir.0.join("prometheus.log")).expect("create log file");
-    let child = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            dir.0.join("data").display()
-        ))
-        .arg(format!("--web.listen-address={web}"))
-        .arg("--enable-feature=exemplar-storage")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("start prometheus");
-    let _prometheus = ChildGuard::new("prometheus", child);
+    let (_prometheus, web) = start_prometheus_with(
+        &dir.0,
+        &[ScrapeJob {
+            name: "exemplars",
+            target: server.addr(),
+            metrics_path: OPENMETRICS_PATH,
+        }],
+        &["--enable-feature=exemplar-storage"],
+    );
 
     let timestamp = now as f64 + 0.25;
     let counter = wait_for("the counter's exemplar", Duration::from_secs(60), || {

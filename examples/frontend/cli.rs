@@ -122,6 +122,12 @@ pub struct Args {
     #[arg(long)]
     pub native_histograms: bool,
 
+    /// Each request's OpenAI completion id (`cmpl-N`) as the `trace_id` exemplar of its time
+    /// to first token, end-to-end latency and inter-token latency observations and of its
+    /// `vllm:generation_tokens` increments, written by OpenMetrics and protobuf scrapes
+    #[arg(long)]
+    pub exemplars: bool,
+
     /// Write what the simulated clients saw (requests per finish reason, tokens, ...) as JSON
     /// to FILE when the workload completes
     #[arg(long, value_name = "FILE")]

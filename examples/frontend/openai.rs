@@ -195,7 +195,7 @@ pub async fn completions(State(state): State<Arc<AppState>>, request: Request) -
         }
     };
     let meta = CompletionMeta {
-        id: format!("cmpl-{}", session.id),
+        id: session.completion_id(),
         created: state.started,
         model: request.model,
     };

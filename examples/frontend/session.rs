@@ -19,6 +19,12 @@ pub struct Step {
     pub finish: Option<FinishReason>,
 }
 
+/// The OpenAI completion id of request `id`: what the client receives, and with `--exemplars`
+/// the trace id of the request's exemplars.
+fn completion_id(id: u64) -> String {
+    format!("cmpl-{id}")
+}
+
 pub struct Session {
     sim: Arc<Simulation>,
     pub id: u64,
@@ -48,11 +54,16 @@ impl Session {
             sim.lora().set(id, adapter, false);
         }
         let outcome = RequestOutcome::new(params.prompt_len);
-        let tracker = sim
+        let mut tracker = sim
             .frontend()
             .metrics()
             .requests()
             .track(engine.index, params);
+        if sim.args().exemplars {
+            // An id of a few digits is far inside OpenMetrics' 128 characters; were it refused,
+            // the request would record without exemplars, and `rejected_exemplars` count it.
+            let _ = tracker.set_trace_id(&completion_id(id));
+        }
         Session {
             outcome,
             sim,
@@ -64,6 +75,11 @@ impl Session {
             abort_after,
             lora,
         }
+    }
+
+    /// The OpenAI completion id the client receives (`cmpl-<id>`).
+    pub fn completion_id(&self) -> String {
+        completion_id(self.id)
     }
 
     pub fn prompt_tokens(&self) -> u32 {

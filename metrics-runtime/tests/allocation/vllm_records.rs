@@ -66,6 +66,43 @@ fn observing_outputs_and_finishing_allocate_nothing() {
 }
 
 #[test]
+fn observing_outputs_with_a_trace_id_allocates_nothing_after_the_series_first_exemplars() {
+    let (_registry, metrics) = setup_default();
+    let first = with_prefill(
+        with_events(
+            tokens(1),
+            &[(EventType::Queued, 1.0), (EventType::Scheduled, 1.5)],
+        ),
+        32,
+        8,
+    );
+    let next = tokens(2);
+    let last = finishing(tokens(1), FinishReason::Stop);
+    // Warm up: the series' first exemplars allocate their slots, once per series.
+    let mut warm = metrics.requests().track(0, params());
+    warm.set_trace_id("cmpl-0").expect("a short id");
+    warm.observe_output(2.0, 2.0, &first);
+    for i in 0..40 {
+        warm.observe_output(3.0 + f64::from(i), 3.0, &next);
+    }
+    warm.observe_output(50.0, 50.0, &last);
+    drop(warm);
+
+    // Setting the id allocates its checked labels, once per request.
+    let mut t = metrics.requests().track(0, params());
+    t.set_trace_id("cmpl-1").expect("a short id");
+    let n = allocations_during(|| {
+        t.observe_output(2.0, 2.0, &first);
+        for i in 0..100 {
+            t.observe_output(3.0 + f64::from(i), 3.0, &next);
+        }
+        t.observe_output(200.0, 200.0, &last);
+        drop(t);
+    });
+    assert_eq!(n, 0, "observe_output / finish with a trace id allocated");
+}
+
+#[test]
 fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
     let (_registry, metrics) = setup(with_spec_tokens(3));
     let stats = busy_scheduler_stats();

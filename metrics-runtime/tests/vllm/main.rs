@@ -17,6 +17,7 @@ pub mod cache_config;
 pub mod catalogue;
 pub mod churn;
 pub mod concurrency;
+pub mod exemplars;
 pub mod exposition_parsers;
 pub mod full_set;
 pub mod grafana_dashboard;

@@ -52,6 +52,7 @@ mod tests;
 
 pub use labels::{EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES};
 pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
+pub(crate) use rules::count_rejected;
 pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
 pub(crate) use slot::{epoch_seconds, with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};

@@ -29,7 +29,7 @@ pub fn dropped_exemplars() -> u64 {
     DROPPED.load(Ordering::Relaxed)
 }
 
-pub(super) fn count_rejected() {
+pub(crate) fn count_rejected() {
     REJECTED.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -54,8 +54,8 @@ impl Histogram {
     }
 
     /// Makes `labels` the exemplar of the bucket `value` falls in without observing it: the
-    /// request-local view counts its observations itself.
-    pub(super) fn exemplar_only(
+    /// request-local view (and vLLM's request tracker) counts its observations itself.
+    pub(crate) fn exemplar_only(
         &self,
         value: f64,
         labels: &(impl ExemplarLabels + ?Sized),

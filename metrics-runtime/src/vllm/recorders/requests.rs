@@ -15,6 +15,7 @@ use crate::vllm::request::metrics::RequestHandles;
 use crate::vllm::request::pending::PendingItl;
 use crate::vllm::types::{FinishReason, RequestOutput};
 use crate::vllm::values::saturating_inc_by;
+use crate::{EncodedLabels, ExemplarError};
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.
@@ -40,6 +41,7 @@ impl RequestMetricsRecorder {
             lifecycle: RequestLifecycle::new(params),
             parent: None,
             pending_itl: PendingItl::default(),
+            trace: None,
         }
     }
 
@@ -69,6 +71,7 @@ impl RequestMetricsRecorder {
                 lifecycle: RequestLifecycle::new_child(params),
                 parent: Some(Arc::clone(&parent)),
                 pending_itl: PendingItl::default(),
+                trace: None,
             })
             .collect()
     }
@@ -143,14 +146,43 @@ struct ParentState {
 ///
 /// A tracker dropped before a finish records the request as finished with reason `abort` at
 /// the current wall-clock time, exactly once.
+///
+/// With a trace id ([`set_trace_id`](Self::set_trace_id)), the request's observations carry it
+/// as their exemplar (`trace_id="..."`): its time to first token, end-to-end latency, the last
+/// inter-token latency of each merge, and each output's `vllm:generation_tokens` increment.
+/// OpenMetrics and protobuf scrapes write them; a trace backend links a slow bucket to the
+/// request that landed in it.
 pub struct RequestMetricsTracker {
     entry: Arc<EngineEntry>,
     lifecycle: RequestLifecycle,
     parent: Option<Arc<ParentState>>,
     pending_itl: PendingItl,
+    /// The exemplar labels of the request's observations, checked once.
+    trace: Option<Box<EncodedLabels>>,
 }
 
 impl RequestMetricsTracker {
+    /// Makes `trace_id` (an OpenAI request id, a W3C trace id) the exemplar of this request's
+    /// observations from now on, as the label `trace_id`. Checked once here against
+    /// OpenMetrics' limit (128 characters of label names and values, so 120 for the id): a
+    /// longer id is refused with the error (and counted in
+    /// [`rejected_exemplars`](crate::rejected_exemplars)), and the request records without
+    /// exemplars. Allocates once, for the checked labels; every record after that allocates
+    /// nothing.
+    pub fn set_trace_id(&mut self, trace_id: &str) -> Result<(), ExemplarError> {
+        match EncodedLabels::try_from_pairs(&[("trace_id", trace_id)]) {
+            Ok(labels) => {
+                self.trace = Some(Box::new(labels));
+                Ok(())
+            }
+            Err(error) => {
+                self.trace = None;
+                crate::record::exemplar::count_rejected();
+                Err(error)
+            }
+        }
+    }
+
     /// Records one output of the request: `batch_timestamp` is the engine's monotonic clock
     /// for the batch, `received_at` the frontend's wall clock (unix seconds). An output with a
     /// finish reason also records the finish.
@@ -194,7 +226,8 @@ impl RequestMetricsTracker {
     /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS)
     /// tokens and at the finish anyway).
     pub fn flush(&mut self) {
-        self.pending_itl.flush(&self.entry.requests);
+        self.pending_itl
+            .flush(&self.entry.requests, self.trace.as_deref());
     }
 
     /// Whether the finish has been recorded.
@@ -217,12 +250,26 @@ impl RequestMetricsTracker {
     }
 
     fn write_output(&mut self, record: &OutputRecord) {
-        self.pending_itl
-            .record(&self.entry.requests, record.generation_tokens, record.itl);
+        self.pending_itl.record(
+            &self.entry.requests,
+            record.generation_tokens,
+            record.itl,
+            self.trace.as_deref(),
+        );
         let h = self.handles();
         // Live, as vLLM counts it: a scrape mid-request sees every token generated so far. A
         // token-less output adds nothing, and touches nothing.
-        saturating_inc_by(&h.generation_tokens, record.generation_tokens);
+        match self.trace.as_deref() {
+            Some(trace) if record.generation_tokens > 0 => {
+                // The labels were checked when set: only a write racing another on the same
+                // slot fails, and it is counted in `dropped_exemplars`; the tokens are added
+                // whatever happens to the exemplar.
+                let _ = h
+                    .generation_tokens
+                    .inc_by_with_exemplar(record.generation_tokens, trace);
+            }
+            _ => saturating_inc_by(&h.generation_tokens, record.generation_tokens),
+        }
         // Preempted events are rare and not per token: recorded as they happen, so an alert on
         // preemptions does not wait for the request's next merge.
         saturating_inc_by(&h.num_preemptions, record.preemptions);
@@ -244,7 +291,12 @@ impl RequestMetricsTracker {
             saturating_inc_by(&h.prompt_tokens_cached, u64::from(prompt.cached));
         }
         if let Some(ttft) = record.ttft {
-            h.time_to_first_token.observe(ttft);
+            match self.trace.as_deref() {
+                Some(trace) => {
+                    let _ = h.time_to_first_token.observe_with_exemplar(ttft, trace);
+                }
+                None => h.time_to_first_token.observe(ttft),
+            }
         }
     }
 
@@ -263,7 +315,14 @@ impl RequestMetricsTracker {
             .observe(f64::from(finish.prefill_kv_computed_tokens));
         // u64 -> f64 is exact up to 2^53 preemptions.
         h.request_num_preemptions.observe(finish.preemptions as f64);
-        h.e2e_request_latency.observe(finish.e2e);
+        match self.trace.as_deref() {
+            Some(trace) => {
+                let _ = h
+                    .e2e_request_latency
+                    .observe_with_exemplar(finish.e2e, trace);
+            }
+            None => h.e2e_request_latency.observe(finish.e2e),
+        }
         h.request_queue_time.observe(finish.queue);
         h.request_prefill_time.observe(finish.prefill);
         h.request_decode_time.observe(finish.decode);

@@ -4,7 +4,9 @@
 //! tracker adds each output's tokens to the counter as the output arrives, as vLLM's Rust
 //! frontend does (`rust/src/llm/src/request_metrics.rs`), which batches only these samples.
 
-use crate::{HistogramBuffer, DEFAULT_FLUSH_INTERVAL};
+use std::time::SystemTime;
+
+use crate::{EncodedLabels, HistogramBuffer, DEFAULT_FLUSH_INTERVAL};
 
 use crate::vllm::request::metrics::RequestHandles;
 
@@ -28,39 +30,54 @@ pub(crate) struct PendingItl {
     tokens_since_merge: u64,
     /// `vllm:inter_token_latency_seconds` samples not merged yet.
     samples: HistogramBuffer,
+    /// The last sample pushed: the exemplar value a merge writes when the request has a trace
+    /// id (one exemplar per merge, not per token).
+    last_sample: f64,
 }
 
 impl PendingItl {
     /// Counts one output's tokens towards the interval and keeps its ITL sample; merges into
-    /// `handles` when the interval is reached.
+    /// `handles` when the interval is reached, with `trace` as the exemplar of the last sample.
     #[inline]
     pub(crate) fn record(
         &mut self,
         handles: &RequestHandles,
         generation_tokens: u64,
         itl: Option<f64>,
+        trace: Option<&EncodedLabels>,
     ) {
         self.tokens_since_merge = self.tokens_since_merge.saturating_add(generation_tokens);
         if let Some(itl) = itl {
             // Samples never outnumber tokens (a sample needs a token-carrying output), so the
             // interval keeps the buffer from filling; were it full, it is merged, not dropped.
             if !self.samples.push(itl) {
-                self.flush(handles);
+                self.flush(handles, trace);
                 let _ = self.samples.push(itl);
             }
+            self.last_sample = itl;
         }
         if self.tokens_since_merge >= FLUSH_INTERVAL_TOKENS || self.samples.is_full() {
-            self.flush(handles);
+            self.flush(handles, trace);
         }
     }
 
-    /// Merges every pending sample into `handles` and starts the next interval. Merging
-    /// nothing touches nothing.
+    /// Merges every pending sample into `handles` and starts the next interval; with a
+    /// `trace`, the last sample merged becomes its bucket's exemplar. Merging nothing touches
+    /// nothing.
     #[inline]
-    pub(crate) fn flush(&mut self, handles: &RequestHandles) {
+    pub(crate) fn flush(&mut self, handles: &RequestHandles, trace: Option<&EncodedLabels>) {
         self.tokens_since_merge = 0;
         if !self.samples.is_empty() {
             handles.inter_token_latency.merge(&mut self.samples);
+            if let Some(trace) = trace {
+                // Checked when the trace id was set: only a write racing another on the same
+                // bucket can fail, and that one is counted in `dropped_exemplars`.
+                let _ = handles.inter_token_latency.exemplar_only(
+                    self.last_sample,
+                    trace,
+                    Some(SystemTime::now()),
+                );
+            }
         }
     }
 }
