@@ -4,8 +4,9 @@
 //! on (it asks for protobuf and stores the request-latency histograms as native histograms),
 //! one without (it asks for OpenMetrics text and stores the classic `_bucket` series). PromQL's
 //! native functions must return data from the first, its quantile must agree with the classic
-//! estimate of the second within one classic bucket, and the exemplars stored must carry the
-//! completion ids the client received as their trace ids.
+//! estimate of the second within one classic bucket, and the exemplars both stored (from
+//! protobuf and from OpenMetrics) must carry the completion ids the client received as their
+//! trace ids.
 //!
 //! Needs `prometheus` (Debian package `prometheus`) and Python 3 with the `openai` package.
 //! Without them the test says SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1`
@@ -215,23 +216,36 @@ fn prometheus_queries_the_demos_native_histograms_and_its_exemplars() {
         bounds[upper]
     );
 
-    // Exemplars: every stored trace id is a completion the client received (it was the only
-    // client), and each family the demo attaches them to has some.
-    for selector in [
-        "vllm:time_to_first_token_seconds_bucket",
-        "vllm:e2e_request_latency_seconds_bucket",
-        "vllm:inter_token_latency_seconds_bucket",
-        "vllm:generation_tokens_total",
-    ] {
-        let traces = exemplar_trace_ids(classic, selector, now);
-        assert!(!traces.is_empty(), "no exemplar stored for {selector}");
+    // Exemplars, from protobuf (the native server: a native histogram's exemplars are stored
+    // under its own name) and from OpenMetrics (the classic one: under `_bucket`): every
+    // stored trace id is a completion the client received (it was the only client), and each
+    // family the demo attaches them to has some.
+    let families = [
+        "vllm:time_to_first_token_seconds",
+        "vllm:e2e_request_latency_seconds",
+        "vllm:inter_token_latency_seconds",
+    ];
+    let mut checks: Vec<(&str, SocketAddr, String)> = Vec::new();
+    for family in families {
+        checks.push(("protobuf", native, family.to_owned()));
+        checks.push(("OpenMetrics", classic, format!("{family}_bucket")));
+    }
+    for (format, server) in [("protobuf", native), ("OpenMetrics", classic)] {
+        checks.push((format, server, "vllm:generation_tokens_total".to_owned()));
+    }
+    for (format, server, selector) in checks {
+        let traces = exemplar_trace_ids(server, &selector, now);
+        assert!(
+            !traces.is_empty(),
+            "no exemplar stored for {selector} scraped over {format}"
+        );
         let unknown: Vec<&String> = traces
             .iter()
             .filter(|t| !ids.contains(t.as_str()))
             .collect();
         assert!(
             unknown.is_empty(),
-            "{selector}: trace ids no client request had: {unknown:?}"
+            "{selector} over {format}: trace ids no client request had: {unknown:?}"
         );
     }
 }
