@@ -34,7 +34,7 @@ impl HistogramCore {
             if let Some(sum) = self.cell(shard, area) {
                 add_all_to_f64_bits(sum, values);
             }
-            self.merge_native(half, values);
+            self.merge_native(shard, half, values);
             for &value in values {
                 if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Release);
@@ -50,7 +50,7 @@ impl HistogramCore {
         let half = self.start(started, batch);
         let area = self.layout.area(half, owned.is_some());
         // Before the classic counts, whose release publishes it (as in `observe`).
-        self.merge_native(half, values);
+        self.merge_native(shard, half, values);
         // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
         // is added afterwards with a compare-and-swap.
         let start = match (owned, self.cell(shard, area)) {
@@ -96,10 +96,10 @@ impl HistogramCore {
 }
 
 impl HistogramCore {
-    /// Adds a batch's values to the native buckets of `half`, one atomic add each (a bucket
-    /// index costs more than the add; runs of equal values are added at once).
+    /// Adds a batch's values to the native buckets of `half` of `shard`, one atomic add each
+    /// (a bucket index costs more than the add; runs of equal values are added at once).
     #[inline]
-    fn merge_native(&self, half: usize, values: &[f64]) {
+    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) {
         let Some(native) = &self.native else {
             return;
         };
@@ -109,7 +109,7 @@ impl HistogramCore {
                 .iter()
                 .take_while(|v| v.to_bits() == value.to_bits())
                 .count();
-            native.record(half, value, run as u64);
+            native.record(shard, half, value, run as u64);
             rest = rest.get(run..).unwrap_or(&[]);
         }
     }

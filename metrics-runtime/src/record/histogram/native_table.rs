@@ -1,6 +1,8 @@
-//! The record side of native buckets: per half of the histogram, a fixed-capacity
-//! open-addressing table of atomic `(key, count)` slots and a zero-bucket count, written by
-//! records with atomics only, and drained by a scrape once the half is cold and complete.
+//! The record side of native buckets: per half of the histogram and per *native shard* (see
+//! `native_state.rs`), a fixed-capacity open-addressing table of atomic `(key, count)` slots
+//! and a zero-bucket count, written by records with atomics only, and drained by a scrape once
+//! the half is cold and complete. A table and its slots sit on cache lines of their own, so
+//! threads recording into different shards' tables never write a common line.
 //!
 //! Why this is lock-free and never loses an observation:
 //! * A record reads the schema and zero threshold in force (two relaxed loads), computes its
@@ -13,8 +15,9 @@
 //!   coarsens each key from its own schema to the histogram's.
 //! * The table never fills, by construction. A new key first takes a *reservation* (a
 //!   `fetch_add` on the table's key count); there are at least `2 * max_buckets` of them per
-//!   half and drain (headroom, so that a scrape can enforce the limit by its strategies
-//!   rather than the table by force: every slot the coarsest keys may not need). A record past them computes its key at the coarsest schema (-4)
+//!   table and drain (headroom, so that a scrape can enforce the limit by its strategies
+//!   rather than the table by force: every slot the coarsest keys may not need). A record
+//!   past them computes its key at the coarsest schema (-4)
 //!   instead, which needs no reservation: there are only 2 * 133 such keys. The capacity is
 //!   a power of two above both together, so a probe always ends on the key or a free slot.
 //!   An observation whose bucket the scrape must coarsen is counted, with less resolution:
@@ -65,9 +68,23 @@ struct Slot {
     count: AtomicU64,
 }
 
-/// One half's native buckets (see the module documentation).
+/// Slots per [`SlotLine`].
+const SLOTS_PER_LINE: usize = 8;
+
+/// 128 bytes of slots, aligned as the classic cells' lines are (two cache lines, which
+/// adjacent-line prefetchers move together), so that no slot shares a line with another
+/// table's.
+#[repr(align(128))]
+struct SlotLine([Slot; SLOTS_PER_LINE]);
+
+/// One half's native buckets of one shard (see the module documentation). Aligned so that the
+/// counters records write here (`reserved`, `zero`) share no line with another table's or with
+/// the layout every record reads.
+#[repr(align(128))]
 pub(super) struct NativeTable {
-    slots: Box<[Slot]>,
+    /// `capacity / SLOTS_PER_LINE` lines; slot `i` is slot `i % SLOTS_PER_LINE` of line
+    /// `i / SLOTS_PER_LINE`.
+    lines: Box<[SlotLine]>,
     /// `slots.len() - 1`.
     mask: usize,
     /// Keys claimed (or tried) since the last drain, at schemas above the coarsest.
@@ -88,15 +105,19 @@ impl NativeTable {
         } else {
             2 * COARSEST_BUCKETS_PER_SIDE
         };
-        let capacity = (2 * limit + coarsest + 1).next_power_of_two();
+        let capacity = (2 * limit + coarsest + 1)
+            .next_power_of_two()
+            .max(SLOTS_PER_LINE);
         // Every slot the coarsest keys may not need (and one, so that a probe always meets a
         // free slot or its key): at least twice the limit.
         let reservations = (capacity - coarsest - 1) as u64;
         NativeTable {
-            slots: (0..capacity)
-                .map(|_| Slot {
-                    key: AtomicU64::new(0),
-                    count: AtomicU64::new(0),
+            lines: (0..capacity / SLOTS_PER_LINE)
+                .map(|_| {
+                    SlotLine(std::array::from_fn(|_| Slot {
+                        key: AtomicU64::new(0),
+                        count: AtomicU64::new(0),
+                    }))
                 })
                 .collect(),
             mask: capacity - 1,
@@ -144,8 +165,8 @@ impl NativeTable {
         let packed = key.pack();
         let mut position = hash(packed) & self.mask;
         let mut reserved = false;
-        for _ in 0..self.slots.len() {
-            let Some(slot) = self.slots.get(position) else {
+        for _ in 0..=self.mask {
+            let Some(slot) = self.slot(position) else {
                 return false;
             };
             let mut current = slot.key.load(Ordering::Relaxed);
@@ -174,10 +195,17 @@ impl NativeTable {
         false
     }
 
+    /// Slot `position` (below the capacity).
+    #[inline]
+    fn slot(&self, position: usize) -> Option<&Slot> {
+        let line = self.lines.get(position / SLOTS_PER_LINE)?;
+        line.0.get(position % SLOTS_PER_LINE)
+    }
+
     /// Reads and clears the table: the zero count, and each used slot's key and count passed
     /// to `visit`. Only for a half that no record writes (see the module documentation).
     pub(super) fn drain(&self, mut visit: impl FnMut(NativeKey, u64)) -> u64 {
-        for slot in self.slots.iter() {
+        for slot in self.lines.iter().flat_map(|line| line.0.iter()) {
             let key = slot.key.load(Ordering::Relaxed);
             if key == 0 {
                 continue;
@@ -198,7 +226,7 @@ impl NativeTable {
     /// Slots in the table (for the memory figure in the documentation and its test).
     #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
-        self.slots.len()
+        self.mask + 1
     }
 
     /// New keys per interval above the coarsest schema (see the module documentation).

@@ -134,7 +134,7 @@ impl Histogram {
             }
         }
         if let Some(native) = &core.native {
-            native.record(half, value, 1);
+            native.record(shard, half, value, 1);
         }
         // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
         if let Some(count) = core.cell(shard, area + 1 + bucket) {
