@@ -304,56 +304,20 @@ fn boundary_fraction(schema: i8, i: usize) -> f64 {
     SCHEMA_8_FRACTIONS.get(i << stride).copied().unwrap_or(1.0)
 }
 
-/// How many of schema `schema`'s boundary fractions are below `fraction` (in `[0.5, 1)`, as
-/// `frexp` gives it): one table load and one comparison at schema 8 (see
-/// [`SCHEMA_8_BELOW_CELL`]), then rounded up to the schema's stride, since schema `s` keeps
-/// every `2^(8-s)`-th boundary: with `c` schema-8 boundaries below the value, entry `i` of
-/// schema `s` is below it exactly when `i * 2^(8-s) < c`.
+/// How many of schema `schema`'s boundary fractions are below `fraction` (a binary search).
 #[inline]
-fn fractions_below(schema: i8, fraction: f64) -> usize {
-    let below = schema_8_fractions_below(fraction);
-    let stride = u32::from(MAX_SCHEMA.abs_diff(schema));
-    (below + (1 << stride) - 1) >> stride
-}
-
-/// How many schema-8 boundary fractions are below `fraction` (in `[0.5, 1)`). The fraction's
-/// top mantissa bits name a cell of [`SCHEMA_8_BELOW_CELL`], which holds the boundaries below
-/// the cell's start; a cell is narrower than the gap between two boundaries, so at most the
-/// next one can lie between the cell's start and the fraction. A branch-free comparison
-/// instead of a binary search, whose branches a spread of values mispredicts.
-#[inline]
-fn schema_8_fractions_below(fraction: f64) -> usize {
-    let cell = ((fraction.to_bits() >> (52 - CELL_BITS)) as usize) & (CELLS - 1);
-    let below = SCHEMA_8_BELOW_CELL
-        .get(cell)
-        .map_or(0, |&below| usize::from(below));
-    let next = SCHEMA_8_FRACTIONS.get(below).copied().unwrap_or(1.0);
-    below + usize::from(next < fraction)
-}
-
-/// Mantissa bits that name a cell of [`SCHEMA_8_BELOW_CELL`]: 512 cells of `2^-10` over
-/// `[0.5, 1)`, narrower than the smallest gap between schema-8 boundaries
-/// (`0.5 * (2^(1/256) - 1)`, about `1.36e-3`).
-const CELL_BITS: u32 = 9;
-const CELLS: usize = 1 << CELL_BITS;
-
-/// Per cell of `[0.5, 1)` (see [`CELL_BITS`]): how many schema-8 boundary fractions are below
-/// the cell's smallest value. Computed at compile time from [`SCHEMA_8_FRACTIONS`] (positive
-/// `f64`s order as their bits do).
-const SCHEMA_8_BELOW_CELL: [u16; CELLS] = {
-    let mut table = [0u16; CELLS];
-    let mut cell = 0;
-    let mut below = 0;
-    while cell < CELLS {
-        let start = (1022u64 << 52) | ((cell as u64) << (52 - CELL_BITS));
-        while below < SCHEMA_8_FRACTIONS.len() && SCHEMA_8_FRACTIONS[below].to_bits() < start {
-            below += 1;
+fn fractions_below(schema: i8, value: f64) -> usize {
+    let (mut low, mut high) = (0usize, 1usize << schema);
+    while low < high {
+        let middle = (low + high) / 2;
+        if boundary_fraction(schema, middle) < value {
+            low = middle + 1;
+        } else {
+            high = middle;
         }
-        table[cell] = below as u16;
-        cell += 1;
     }
-    table
-};
+    low
+}
 
 /// The index of the bucket holding `magnitude` (`> 0`, not NaN) at `schema`. An infinite
 /// magnitude gets the bucket after `f64::MAX`'s, as in client_golang.

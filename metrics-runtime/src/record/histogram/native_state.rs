@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use super::native_config::NativeConfig;
-use super::native_table::NativeTable;
+use super::native_table::NativeTables;
 use super::native_totals::NativeTotals;
 use super::shards::shard_count;
 use super::sync::{AtomicU64, Ordering};
@@ -28,8 +28,8 @@ pub(super) const MAX_NATIVE_SHARDS: usize = 4;
 /// native shard, and the schema and zero threshold a scrape last published.
 pub(super) struct NativeCore {
     pub(super) config: NativeConfig,
-    /// Native shard `s`'s table of half `h` is entry `2 * s + h`.
-    tables: Box<[NativeTable]>,
+    /// Native shard `s`'s table of half `h` is table `2 * s + h`.
+    tables: NativeTables,
     /// Native shards minus one (a power of two minus one): masks a classic shard into one.
     shard_mask: usize,
     /// The schema records bucket at (an `i8`, sign-extended).
@@ -43,7 +43,7 @@ impl NativeCore {
         let shards = shard_count().min(MAX_NATIVE_SHARDS);
         NativeCore {
             config,
-            tables: (0..2 * shards).map(|_| NativeTable::new(&config)).collect(),
+            tables: NativeTables::new(&config, 2 * shards),
             shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
@@ -61,7 +61,7 @@ impl NativeCore {
         }
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.get(2 * (shard & self.shard_mask) + half) {
+        if let Some(table) = self.tables.table(2 * (shard & self.shard_mask) + half) {
             table.add(value, schema, zero_threshold, n);
         }
     }
@@ -80,7 +80,8 @@ impl NativeCore {
         let mut totals = NativeTotals::empty(&self.config);
         totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        for table in self.tables.iter().skip(half).step_by(2) {
+        let tables = (half..self.tables.len()).step_by(2);
+        for table in tables.filter_map(|table| self.tables.table(table)) {
             // `add` may move a bucket a record put outside an older, narrower zero bucket
             // into it: the table's zero count comes on top.
             let zero = table.drain(|key, count| totals.add(key, count));

@@ -77,26 +77,44 @@ const SLOTS_PER_LINE: usize = 8;
 #[repr(align(128))]
 struct SlotLine([Slot; SLOTS_PER_LINE]);
 
-/// One half's native buckets of one shard (see the module documentation). Aligned so that the
-/// counters records write here (`reserved`, `zero`) share no line with another table's or with
-/// the layout every record reads.
-#[repr(align(128))]
-pub(super) struct NativeTable {
-    /// `capacity / SLOTS_PER_LINE` lines; slot `i` is slot `i % SLOTS_PER_LINE` of line
-    /// `i / SLOTS_PER_LINE`.
+/// The native buckets of every table of a histogram (a table per half and native shard, see
+/// the module documentation): the slots of all tables in one block, table after table, so a
+/// record reaches its slot through one pointer, and each table's counters on a line of their
+/// own.
+pub(super) struct NativeTables {
+    /// `tables * lines_per_table` lines; slot `i` of table `t` is slot `i % SLOTS_PER_LINE` of
+    /// line `t * lines_per_table + i / SLOTS_PER_LINE`.
     lines: Box<[SlotLine]>,
-    /// `slots.len() - 1`.
+    /// Per table.
+    counters: Box<[TableCounters]>,
+    lines_per_table: usize,
+    /// A table's capacity minus one (a power of two minus one).
     mask: usize,
+    /// Reservations per table and drain.
+    reservations: u64,
+}
+
+/// What records of one table count besides its slots. Aligned so that these counters share
+/// no line with another table's.
+#[repr(align(128))]
+struct TableCounters {
     /// Keys claimed (or tried) since the last drain, at schemas above the coarsest.
     reserved: AtomicU64,
-    /// Reservations per drain.
-    reservations: u64,
     /// Observations with `|v| <=` the zero threshold the record read.
     zero: AtomicU64,
 }
 
-impl NativeTable {
-    pub(super) fn new(config: &NativeConfig) -> Self {
+/// One table of [`NativeTables`]: what a record or a drain works on.
+pub(super) struct NativeTable<'a> {
+    lines: &'a [SlotLine],
+    counters: &'a TableCounters,
+    mask: usize,
+    reservations: u64,
+}
+
+impl NativeTables {
+    /// `tables` tables sized for `config`'s bucket limit.
+    pub(super) fn new(config: &NativeConfig, tables: usize) -> Self {
         let limit = config.bucket_limit() as usize;
         // The loom model observes one value: a table of a few slots keeps its executions
         // within loom's bounds.
@@ -111,8 +129,9 @@ impl NativeTable {
         // Every slot the coarsest keys may not need (and one, so that a probe always meets a
         // free slot or its key): at least twice the limit.
         let reservations = (capacity - coarsest - 1) as u64;
-        NativeTable {
-            lines: (0..capacity / SLOTS_PER_LINE)
+        let lines_per_table = capacity / SLOTS_PER_LINE;
+        NativeTables {
+            lines: (0..tables * lines_per_table)
                 .map(|_| {
                     SlotLine(std::array::from_fn(|_| Slot {
                         key: AtomicU64::new(0),
@@ -120,20 +139,44 @@ impl NativeTable {
                     }))
                 })
                 .collect(),
+            counters: (0..tables)
+                .map(|_| TableCounters {
+                    reserved: AtomicU64::new(0),
+                    zero: AtomicU64::new(0),
+                })
+                .collect(),
+            lines_per_table,
             mask: capacity - 1,
-            reserved: AtomicU64::new(0),
             reservations,
-            zero: AtomicU64::new(0),
         }
     }
 
+    /// How many tables there are.
+    pub(super) fn len(&self) -> usize {
+        self.counters.len()
+    }
+
+    /// Table `table` (below [`Self::len`]).
+    #[inline]
+    pub(super) fn table(&self, table: usize) -> Option<NativeTable<'_>> {
+        let first = table.checked_mul(self.lines_per_table)?;
+        Some(NativeTable {
+            lines: self.lines.get(first..first + self.lines_per_table)?,
+            counters: self.counters.get(table)?,
+            mask: self.mask,
+            reservations: self.reservations,
+        })
+    }
+}
+
+impl NativeTable<'_> {
     /// Counts `n` observations of `value` (not NaN), bucketed at `schema` with
     /// `zero_threshold`.
     #[inline]
     pub(super) fn add(&self, value: f64, schema: i8, zero_threshold: f64, n: u64) {
         let magnitude = value.abs();
         if magnitude <= zero_threshold {
-            self.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Relaxed);
             return;
         }
         let negative = value < 0.0;
@@ -154,7 +197,7 @@ impl NativeTable {
         if !self.add_to_key(coarse, n, false) {
             // Unreachable (the capacity exceeds every key that can exist here); counted in the
             // zero bucket rather than lost.
-            self.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Relaxed);
         }
     }
 
@@ -172,7 +215,7 @@ impl NativeTable {
             let mut current = slot.key.load(Ordering::Relaxed);
             if current == 0 {
                 if reserve && !reserved {
-                    if self.reserved.fetch_add(1, Ordering::Relaxed) >= self.reservations {
+                    if self.counters.reserved.fetch_add(1, Ordering::Relaxed) >= self.reservations {
                         return false;
                     }
                     reserved = true;
@@ -217,9 +260,9 @@ impl NativeTable {
                 visit(NativeKey::unpack(key), count);
             }
         }
-        self.reserved.store(0, Ordering::Relaxed);
-        let zero = self.zero.load(Ordering::Relaxed);
-        self.zero.store(0, Ordering::Relaxed);
+        self.counters.reserved.store(0, Ordering::Relaxed);
+        let zero = self.counters.zero.load(Ordering::Relaxed);
+        self.counters.zero.store(0, Ordering::Relaxed);
         zero
     }
 

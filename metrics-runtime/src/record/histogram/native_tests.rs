@@ -371,8 +371,9 @@ fn classic_and_native_sides_agree_across_scrapes() {
 
 #[test]
 fn a_table_has_room_for_every_key_it_can_be_given() {
-    use super::native_table::NativeTable;
-    let table = NativeTable::new(&NativeConfig::default().max_buckets(160));
+    use super::native_table::NativeTables;
+    let tables = NativeTables::new(&NativeConfig::default().max_buckets(160), 1);
+    let table = tables.table(0).expect("one table");
     // 2 * 160 reservations + 266 coarsest keys fit in 1024 slots.
     assert_eq!(table.capacity(), 1024);
     assert_eq!(table.reservations(), 1024 - 266 - 1);
