@@ -92,6 +92,18 @@ pub fn groups(threads: usize) -> Vec<Group> {
             format!("Histogram observe (ITL buckets), {threads} threads, same series"),
         ),
         group(
+            format!("classic_sharing_{threads}t"),
+            "one_series",
+            format!("Histogram observe, {threads} threads: one series against a series each"),
+        ),
+        group(
+            format!("native_sharing_{threads}t"),
+            "one_series",
+            format!(
+                "Native histogram observe, {threads} threads: one series against a series each"
+            ),
+        ),
+        group(
             "axes_1t".into(),
             "grid_2",
             "Counter increment on fixed label axes, 1 thread".into(),
