@@ -49,8 +49,8 @@
 //! * `local.rs`: the request-local view and its buffer;
 //! * native (sparse exponential) buckets, beside the classic ones or instead of them:
 //!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
-//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
-//!   `native_totals.rs` (the read side: the drained buckets at one schema, the limit
+//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half and
+//!   native shard), `native_totals.rs` (the read side: the drained buckets at one schema, the limit
 //!   strategies, and the public [`NativeSnapshot`]), `native_state.rs` (what records share
 //!   with scrapes, and what scrapes keep), `native_snapshot.rs` (native buckets in the scrape
 //!   protocol: a histogram with them drains each half it reads).
