@@ -7,10 +7,16 @@
 //! The `native_histogram` groups compare native (sparse exponential) buckets: ours, lock-free,
 //! against prometheus-client's `Histogram::new_native` and `new_classic_and_native` (a mutex
 //! per observation), at the bucket factor 1.1 (schema 3) with a limit of 160 buckets.
+//!
+//! The `sharing` groups isolate what threads observing one series cost each other: ours, every
+//! thread into one histogram (`one_series`) against each thread into a histogram of its own
+//! (`apart`), classic and native, in the same run. A machine's load slows both alike; what
+//! one series costs beyond `apart` is cache lines the threads share.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::{
     observations, prometheus_itl_histogram, ITL_BUCKETS, OBSERVATIONS,
 };
@@ -129,11 +135,51 @@ fn native_contended(c: &mut Criterion) {
     Contended::new(c, "native_histogram", &NativeHistograms::new()).run_all(each_native);
 }
 
+/// `threads` threads observing into one histogram made by `make`, then each into its own.
+fn one_series_and_apart(
+    c: &mut Criterion,
+    group: &str,
+    make: impl Fn() -> metric_handles::Histogram,
+) {
+    let threads = threads();
+    let values = observations();
+    let shared = [make()];
+    let apart: Vec<metric_handles::Histogram> = (0..threads).map(|_| make()).collect();
+    let mut group = c.benchmark_group(format!("{group}_{threads}t"));
+    // Thread `t` observes into `series[t % series.len()]`.
+    for (id, series) in [("one_series", &shared[..]), ("apart", &apart[..])] {
+        group.bench_function(id, |b| {
+            b.iter_custom(|iters| {
+                time_contended(threads, iters, |thread, iters| {
+                    let Some(histogram) = series.get(thread % series.len()) else {
+                        return;
+                    };
+                    for i in 0..iters as usize {
+                        black_box(histogram).observe(values[i & (OBSERVATIONS - 1)]);
+                    }
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+fn sharing(c: &mut Criterion) {
+    one_series_and_apart(c, "classic_sharing", || {
+        metric_handles::Histogram::new(ITL_BUCKETS)
+    });
+    one_series_and_apart(c, "native_sharing", || {
+        let config = metric_handles::NativeConfig::from_factor(1.1).max_buckets(160);
+        metric_handles::Histogram::new_native(config)
+    });
+}
+
 criterion_group!(
     benches,
     single_thread,
     contended,
     native_single_thread,
-    native_contended
+    native_contended,
+    sharing
 );
 criterion_main!(benches);

@@ -92,6 +92,18 @@ pub fn groups(threads: usize) -> Vec<Group> {
             format!("Histogram observe (ITL buckets), {threads} threads, same series"),
         ),
         group(
+            format!("classic_sharing_{threads}t"),
+            "one_series",
+            format!("Histogram observe, {threads} threads: one series against a series each"),
+        ),
+        group(
+            format!("native_sharing_{threads}t"),
+            "one_series",
+            format!(
+                "Native histogram observe, {threads} threads: one series against a series each"
+            ),
+        ),
+        group(
             "axes_1t".into(),
             "grid_2",
             "Counter increment on fixed label axes, 1 thread".into(),
@@ -350,6 +362,34 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "ours",
             Bound::AtLeast(3.0),
             "histogram observe >= 3x faster than prometheus-client, contended",
+        ),
+        target(
+            "native_histogram_1t".into(),
+            "pc_native",
+            "ours_native",
+            Bound::AtLeast(2.0),
+            "native observe >= 2x faster than prometheus-client, 1 thread",
+        ),
+        target(
+            "native_histogram_1t".into(),
+            "pc_classic_and_native",
+            "ours_classic_and_native",
+            Bound::AtLeast(2.0),
+            "classic+native >= 2x faster than prometheus-client, 1 thread",
+        ),
+        target(
+            format!("native_histogram_{threads}t"),
+            "pc_native",
+            "ours_native",
+            Bound::AtLeast(5.0),
+            "native observe >= 5x faster than prometheus-client, contended",
+        ),
+        target(
+            format!("native_histogram_{threads}t"),
+            "pc_classic_and_native",
+            "ours_classic_and_native",
+            Bound::AtLeast(5.0),
+            "classic+native >= 5x faster than prometheus-client, contended",
         ),
         target(
             "itl_record_1t".into(),

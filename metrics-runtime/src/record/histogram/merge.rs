@@ -1,9 +1,10 @@
 //! The merge protocol: a batch of locally recorded observations added to the calling
 //! thread's shard in one step (see [`Histogram::merge`](super::Histogram::merge)).
 
-use super::shards::{thread_index, HistogramCore, MERGE_FLAG, STARTED};
+use super::shards::{HistogramCore, MERGE_FLAG, STARTED};
 use super::sum::{add_all_to_f64_bits, add_in_order};
 use super::sync::Ordering;
+use super::thread_shard::thread_index;
 
 /// Bucket lists up to this long (vLLM's longest has 23 buckets) are merged with a per-bucket
 /// count on the stack; longer ones with one `fetch_add` per merged value.
@@ -34,7 +35,7 @@ impl HistogramCore {
             if let Some(sum) = self.cell(shard, area) {
                 add_all_to_f64_bits(sum, values);
             }
-            self.merge_native(half, values);
+            self.merge_native(shard, half, values);
             for &value in values {
                 if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Release);
@@ -50,7 +51,7 @@ impl HistogramCore {
         let half = self.start(started, batch);
         let area = self.layout.area(half, owned.is_some());
         // Before the classic counts, whose release publishes it (as in `observe`).
-        self.merge_native(half, values);
+        self.merge_native(shard, half, values);
         // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
         // is added afterwards with a compare-and-swap.
         let start = match (owned, self.cell(shard, area)) {
@@ -96,10 +97,10 @@ impl HistogramCore {
 }
 
 impl HistogramCore {
-    /// Adds a batch's values to the native buckets of `half`, one atomic add each (a bucket
-    /// index costs more than the add; runs of equal values are added at once).
+    /// Adds a batch's values to the native buckets of `half` of `shard`, one atomic add each
+    /// (a bucket index costs more than the add; runs of equal values are added at once).
     #[inline]
-    fn merge_native(&self, half: usize, values: &[f64]) {
+    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) {
         let Some(native) = &self.native else {
             return;
         };
@@ -109,7 +110,7 @@ impl HistogramCore {
                 .iter()
                 .take_while(|v| v.to_bits() == value.to_bits())
                 .count();
-            native.record(half, value, run as u64);
+            native.record(shard, half, value, run as u64);
             rest = rest.get(run..).unwrap_or(&[]);
         }
     }

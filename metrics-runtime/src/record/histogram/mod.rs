@@ -40,7 +40,8 @@
 //! The folder, by job (none of it depends on anything outside it but the standard library,
 //! prometheus-client's encoding traits and the crate's poison-tolerant lock):
 //! * `observe.rs`: the [`Histogram`] handle, `observe`, and its encoding;
-//! * `shards.rs`: the cells, one block per shard, and which shard a thread records into;
+//! * `shards.rs`: the cells, one block per shard;
+//! * `thread_shard.rs`: which shard a thread records into (the shard count, a thread's index);
 //! * `merge.rs`: the merge protocol of a batch of locally recorded observations;
 //! * `sum.rs`: the rules of `_sum` (what is added, saturation, order);
 //! * `bucket_lookup.rs`: the bucket search of a value (a table where the bounds suit it);
@@ -51,8 +52,8 @@
 //!   `observe_exemplar.rs`: `observe_with_exemplar` and what a scrape reads of them;
 //! * native (sparse exponential) buckets, beside the classic ones or instead of them:
 //!   `native_config.rs` (the public [`NativeConfig`]), `native_index.rs` (bucket indexes and
-//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half),
-//!   `native_totals.rs` (the read side: the drained buckets at one schema, the limit
+//!   bounds at a schema), `native_table.rs` (the record side: a lock-free table per half and
+//!   native shard), `native_totals.rs` (the read side: the drained buckets at one schema, the limit
 //!   strategies, and the public [`NativeSnapshot`]), `native_state.rs` (what records share
 //!   with scrapes, and what scrapes keep), `native_snapshot.rs` (native buckets in the scrape
 //!   protocol: a histogram with them drains each half it reads).
@@ -75,6 +76,7 @@ mod shards;
 mod snapshot;
 mod sum;
 mod sync;
+mod thread_shard;
 
 pub use exemplars::NATIVE_EXEMPLARS;
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};

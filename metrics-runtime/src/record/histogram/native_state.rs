@@ -1,19 +1,37 @@
 //! What a histogram with native buckets keeps: what records share with scrapes
 //! ([`NativeCore`]: the tables of both halves and the layout in force) and what scrapes keep
 //! between them ([`NativeScrape`]). The protocol that uses them is in `native_snapshot.rs`.
+//!
+//! The tables are sharded as the classic cells are: each *native shard* has a table per half,
+//! and a record writes the one of its thread's shard, so that threads observing one series
+//! count on lines of their own instead of bouncing every slot they share. There are at most
+//! [`MAX_NATIVE_SHARDS`] (threads of more classic shards share them), because a table is
+//! sized for the bucket limit: a series' native tables take `2 * native shards * capacity *
+//! 16` bytes, the capacity being `2 * max_buckets + 267` rounded up to a power of two (1,024
+//! slots, 16 KiB a table, at the default 160 buckets: 64 KiB a series on 2 cores, 128 KiB from
+//! 4 cores on). A scrape drains a half's table of every shard into the same totals.
 
 use std::time::Instant;
 
 use super::native_config::NativeConfig;
-use super::native_table::NativeTable;
+use super::native_table::NativeTables;
 use super::native_totals::NativeTotals;
 use super::sync::{AtomicU64, Ordering};
+use super::thread_shard::shard_count;
 
-/// What records of a histogram with native buckets use: the tables of both halves, and the
-/// schema and zero threshold a scrape last published.
+/// The most native shards a histogram has (see the module documentation): enough to keep the
+/// threads of a small machine apart, few enough that a series' tables stay a bounded multiple
+/// of its bucket limit.
+pub(super) const MAX_NATIVE_SHARDS: usize = 4;
+
+/// What records of a histogram with native buckets use: the tables of both halves of every
+/// native shard, and the schema and zero threshold a scrape last published.
 pub(super) struct NativeCore {
     pub(super) config: NativeConfig,
-    tables: [NativeTable; 2],
+    /// Native shard `s`'s table of half `h` is table `2 * s + h`.
+    tables: NativeTables,
+    /// Native shards minus one (a power of two minus one): masks a classic shard into one.
+    shard_mask: usize,
     /// The schema records bucket at (an `i8`, sign-extended).
     schema: AtomicU64,
     /// The zero threshold records use (`f64` bits).
@@ -22,25 +40,28 @@ pub(super) struct NativeCore {
 
 impl NativeCore {
     pub(super) fn new(config: NativeConfig) -> Self {
+        let shards = shard_count().min(MAX_NATIVE_SHARDS);
         NativeCore {
             config,
-            tables: [NativeTable::new(&config), NativeTable::new(&config)],
+            tables: NativeTables::new(&config, 2 * shards),
+            shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
         }
     }
 
-    /// Counts `n` observations of `value` in `half`'s table; NaN counts in no native bucket.
-    /// Called after the record's start (whose acquire makes the published layout visible) and
-    /// before its classic bucket count (whose release publishes this).
+    /// Counts `n` observations of `value` in `half`'s table of the native shard of classic
+    /// shard `shard`; NaN counts in no native bucket. Called after the record's start in that
+    /// shard (whose acquire makes the published layout visible) and before its classic bucket
+    /// count (whose release publishes this).
     #[inline]
-    pub(super) fn record(&self, half: usize, value: f64, n: u64) {
+    pub(super) fn record(&self, shard: usize, half: usize, value: f64, n: u64) {
         if value.is_nan() {
             return;
         }
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.get(half) {
+        if let Some(table) = self.tables.table(2 * (shard & self.shard_mask) + half) {
             table.add(value, schema, zero_threshold, n);
         }
     }
@@ -53,12 +74,14 @@ impl NativeCore {
             .store(totals.zero_threshold.to_bits(), Ordering::Relaxed);
     }
 
-    /// Drains `half`'s table (see [`NativeTable::drain`]) into totals at the published layout.
+    /// Drains `half`'s table of every native shard (see [`NativeTable::drain`]) into totals at
+    /// the published layout.
     pub(super) fn drain(&self, half: usize) -> NativeTotals {
         let mut totals = NativeTotals::empty(&self.config);
         totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.get(half) {
+        let tables = (half..self.tables.len()).step_by(2);
+        for table in tables.filter_map(|table| self.tables.table(table)) {
             // `add` may move a bucket a record put outside an older, narrower zero bucket
             // into it: the table's zero count comes on top.
             let zero = table.drain(|key, count| totals.add(key, count));

@@ -1,6 +1,8 @@
-//! The record side of native buckets: per half of the histogram, a fixed-capacity
-//! open-addressing table of atomic `(key, count)` slots and a zero-bucket count, written by
-//! records with atomics only, and drained by a scrape once the half is cold and complete.
+//! The record side of native buckets: per half of the histogram and per *native shard* (see
+//! `native_state.rs`), a fixed-capacity open-addressing table of atomic `(key, count)` slots
+//! and a zero-bucket count, written by records with atomics only, and drained by a scrape once
+//! the half is cold and complete. A table and its slots sit on cache lines of their own, so
+//! threads recording into different shards' tables never write a common line.
 //!
 //! Why this is lock-free and never loses an observation:
 //! * A record reads the schema and zero threshold in force (two relaxed loads), computes its
@@ -13,8 +15,9 @@
 //!   coarsens each key from its own schema to the histogram's.
 //! * The table never fills, by construction. A new key first takes a *reservation* (a
 //!   `fetch_add` on the table's key count); there are at least `2 * max_buckets` of them per
-//!   half and drain (headroom, so that a scrape can enforce the limit by its strategies
-//!   rather than the table by force: every slot the coarsest keys may not need). A record past them computes its key at the coarsest schema (-4)
+//!   table and drain (headroom, so that a scrape can enforce the limit by its strategies
+//!   rather than the table by force: every slot the coarsest keys may not need). A record
+//!   past them computes its key at the coarsest schema (-4)
 //!   instead, which needs no reservation: there are only 2 * 133 such keys. The capacity is
 //!   a power of two above both together, so a probe always ends on the key or a free slot.
 //!   An observation whose bucket the scrape must coarsen is counted, with less resolution:
@@ -65,21 +68,53 @@ struct Slot {
     count: AtomicU64,
 }
 
-/// One half's native buckets (see the module documentation).
-pub(super) struct NativeTable {
-    slots: Box<[Slot]>,
-    /// `slots.len() - 1`.
+/// Slots per [`SlotLine`].
+const SLOTS_PER_LINE: usize = 8;
+
+/// 128 bytes of slots, aligned as the classic cells' lines are (two cache lines, which
+/// adjacent-line prefetchers move together), so that no slot shares a line with another
+/// table's.
+#[repr(align(128))]
+struct SlotLine([Slot; SLOTS_PER_LINE]);
+
+/// The native buckets of every table of a histogram (a table per half and native shard, see
+/// the module documentation): the slots of all tables in one block, table after table, so a
+/// record reaches its slot through one pointer, and each table's counters on a line of their
+/// own.
+pub(super) struct NativeTables {
+    /// `tables * lines_per_table` lines; slot `i` of table `t` is slot `i % SLOTS_PER_LINE` of
+    /// line `t * lines_per_table + i / SLOTS_PER_LINE`.
+    lines: Box<[SlotLine]>,
+    /// Per table.
+    counters: Box<[TableCounters]>,
+    lines_per_table: usize,
+    /// A table's capacity minus one (a power of two minus one).
     mask: usize,
+    /// Reservations per table and drain.
+    reservations: u64,
+}
+
+/// What records of one table count besides its slots. Aligned so that these counters share
+/// no line with another table's.
+#[repr(align(128))]
+struct TableCounters {
     /// Keys claimed (or tried) since the last drain, at schemas above the coarsest.
     reserved: AtomicU64,
-    /// Reservations per drain.
-    reservations: u64,
     /// Observations with `|v| <=` the zero threshold the record read.
     zero: AtomicU64,
 }
 
-impl NativeTable {
-    pub(super) fn new(config: &NativeConfig) -> Self {
+/// One table of [`NativeTables`]: what a record or a drain works on.
+pub(super) struct NativeTable<'a> {
+    lines: &'a [SlotLine],
+    counters: &'a TableCounters,
+    mask: usize,
+    reservations: u64,
+}
+
+impl NativeTables {
+    /// `tables` tables sized for `config`'s bucket limit.
+    pub(super) fn new(config: &NativeConfig, tables: usize) -> Self {
         let limit = config.bucket_limit() as usize;
         // The loom model observes one value: a table of a few slots keeps its executions
         // within loom's bounds.
@@ -88,31 +123,60 @@ impl NativeTable {
         } else {
             2 * COARSEST_BUCKETS_PER_SIDE
         };
-        let capacity = (2 * limit + coarsest + 1).next_power_of_two();
+        let capacity = (2 * limit + coarsest + 1)
+            .next_power_of_two()
+            .max(SLOTS_PER_LINE);
         // Every slot the coarsest keys may not need (and one, so that a probe always meets a
         // free slot or its key): at least twice the limit.
         let reservations = (capacity - coarsest - 1) as u64;
-        NativeTable {
-            slots: (0..capacity)
-                .map(|_| Slot {
-                    key: AtomicU64::new(0),
-                    count: AtomicU64::new(0),
+        let lines_per_table = capacity / SLOTS_PER_LINE;
+        NativeTables {
+            lines: (0..tables * lines_per_table)
+                .map(|_| {
+                    SlotLine(std::array::from_fn(|_| Slot {
+                        key: AtomicU64::new(0),
+                        count: AtomicU64::new(0),
+                    }))
                 })
                 .collect(),
+            counters: (0..tables)
+                .map(|_| TableCounters {
+                    reserved: AtomicU64::new(0),
+                    zero: AtomicU64::new(0),
+                })
+                .collect(),
+            lines_per_table,
             mask: capacity - 1,
-            reserved: AtomicU64::new(0),
             reservations,
-            zero: AtomicU64::new(0),
         }
     }
 
+    /// How many tables there are.
+    pub(super) fn len(&self) -> usize {
+        self.counters.len()
+    }
+
+    /// Table `table` (below [`Self::len`]).
+    #[inline]
+    pub(super) fn table(&self, table: usize) -> Option<NativeTable<'_>> {
+        let first = table.checked_mul(self.lines_per_table)?;
+        Some(NativeTable {
+            lines: self.lines.get(first..first + self.lines_per_table)?,
+            counters: self.counters.get(table)?,
+            mask: self.mask,
+            reservations: self.reservations,
+        })
+    }
+}
+
+impl NativeTable<'_> {
     /// Counts `n` observations of `value` (not NaN), bucketed at `schema` with
     /// `zero_threshold`.
     #[inline]
     pub(super) fn add(&self, value: f64, schema: i8, zero_threshold: f64, n: u64) {
         let magnitude = value.abs();
         if magnitude <= zero_threshold {
-            self.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Relaxed);
             return;
         }
         let negative = value < 0.0;
@@ -133,7 +197,7 @@ impl NativeTable {
         if !self.add_to_key(coarse, n, false) {
             // Unreachable (the capacity exceeds every key that can exist here); counted in the
             // zero bucket rather than lost.
-            self.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Relaxed);
         }
     }
 
@@ -144,14 +208,14 @@ impl NativeTable {
         let packed = key.pack();
         let mut position = hash(packed) & self.mask;
         let mut reserved = false;
-        for _ in 0..self.slots.len() {
-            let Some(slot) = self.slots.get(position) else {
+        for _ in 0..=self.mask {
+            let Some(slot) = self.slot(position) else {
                 return false;
             };
             let mut current = slot.key.load(Ordering::Relaxed);
             if current == 0 {
                 if reserve && !reserved {
-                    if self.reserved.fetch_add(1, Ordering::Relaxed) >= self.reservations {
+                    if self.counters.reserved.fetch_add(1, Ordering::Relaxed) >= self.reservations {
                         return false;
                     }
                     reserved = true;
@@ -174,10 +238,17 @@ impl NativeTable {
         false
     }
 
+    /// Slot `position` (below the capacity).
+    #[inline]
+    fn slot(&self, position: usize) -> Option<&Slot> {
+        let line = self.lines.get(position / SLOTS_PER_LINE)?;
+        line.0.get(position % SLOTS_PER_LINE)
+    }
+
     /// Reads and clears the table: the zero count, and each used slot's key and count passed
     /// to `visit`. Only for a half that no record writes (see the module documentation).
     pub(super) fn drain(&self, mut visit: impl FnMut(NativeKey, u64)) -> u64 {
-        for slot in self.slots.iter() {
+        for slot in self.lines.iter().flat_map(|line| line.0.iter()) {
             let key = slot.key.load(Ordering::Relaxed);
             if key == 0 {
                 continue;
@@ -189,16 +260,16 @@ impl NativeTable {
                 visit(NativeKey::unpack(key), count);
             }
         }
-        self.reserved.store(0, Ordering::Relaxed);
-        let zero = self.zero.load(Ordering::Relaxed);
-        self.zero.store(0, Ordering::Relaxed);
+        self.counters.reserved.store(0, Ordering::Relaxed);
+        let zero = self.counters.zero.load(Ordering::Relaxed);
+        self.counters.zero.store(0, Ordering::Relaxed);
         zero
     }
 
     /// Slots in the table (for the memory figure in the documentation and its test).
     #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
-        self.slots.len()
+        self.mask + 1
     }
 
     /// New keys per interval above the coarsest schema (see the module documentation).

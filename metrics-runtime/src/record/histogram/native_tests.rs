@@ -100,6 +100,29 @@ fn a_bucket_holds_its_upper_bound_and_not_the_next_value() {
 }
 
 #[test]
+fn every_value_lands_in_the_bucket_whose_bounds_enclose_it() {
+    // Scattered normal values (every mantissa region, several octaves) at every schema:
+    // bucket `k` holds `(upper_bound(k - 1), upper_bound(k)]`.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mantissa = state & ((1 << 52) - 1);
+        let exponent = 1023 - 40 + (state >> 56) % 80;
+        let value = f64::from_bits(exponent << 52 | mantissa);
+        for schema in MIN_SCHEMA..=MAX_SCHEMA {
+            let index = bucket_index(schema, value);
+            let (low, high) = (upper_bound(schema, index - 1), upper_bound(schema, index));
+            assert!(
+                low < value && value <= high,
+                "schema {schema}: {value} in bucket {index}, ({low}, {high}]"
+            );
+        }
+    }
+}
+
+#[test]
 fn known_indexes_match_client_golang() {
     // Schema 3 (factor 1.1): 1, 2 and 3 in buckets 0, 8 and 13.
     assert_eq!(bucket_index(3, 1.0), 0);
@@ -348,8 +371,9 @@ fn classic_and_native_sides_agree_across_scrapes() {
 
 #[test]
 fn a_table_has_room_for_every_key_it_can_be_given() {
-    use super::native_table::NativeTable;
-    let table = NativeTable::new(&NativeConfig::default().max_buckets(160));
+    use super::native_table::NativeTables;
+    let tables = NativeTables::new(&NativeConfig::default().max_buckets(160), 1);
+    let table = tables.table(0).expect("one table");
     // 2 * 160 reservations + 266 coarsest keys fit in 1024 slots.
     assert_eq!(table.capacity(), 1024);
     assert_eq!(table.reservations(), 1024 - 266 - 1);
@@ -477,9 +501,9 @@ fn a_bucket_recorded_with_an_older_zero_threshold_joins_the_wider_zero_bucket_at
     let config = NativeConfig::with_schema(0);
     let native = NativeCore::new(config);
     // Records that read the configured threshold: 0.0 in the zero bucket, 0.75 in bucket 0.
-    native.record(0, 0.0, 1);
-    native.record(0, 0.75, 2);
-    native.record(0, 3.0, 1);
+    native.record(0, 0, 0.0, 1);
+    native.record(1, 0, 0.75, 2);
+    native.record(0, 0, 3.0, 1);
     // Meanwhile a scrape widened the zero bucket to 1 (bucket 0's upper bound).
     let mut widened = NativeTotals::empty(&config);
     widened.zero_threshold = 1.0;
@@ -490,4 +514,31 @@ fn a_bucket_recorded_with_an_older_zero_threshold_joins_the_wider_zero_bucket_at
         drained.positive.into_iter().collect::<Vec<_>>(),
         vec![(2, 1)]
     );
+}
+
+#[test]
+fn a_drain_reads_its_half_of_every_shard_and_leaves_the_other_half() {
+    use super::native_state::NativeCore;
+    let native = NativeCore::new(NativeConfig::with_schema(0));
+    // Every classic shard a thread can record into (more than there are native shards),
+    // each into both halves: 2.0 is bucket 1 at schema 0, 0.0 is in the zero bucket.
+    for shard in 0..64 {
+        native.record(shard, 0, 2.0, 1);
+        native.record(shard, 0, 0.0, 1);
+        native.record(shard, 1, 2.0, 10);
+    }
+    let first = native.drain(0);
+    assert_eq!(first.zero_count, 64, "{first:?}");
+    assert_eq!(
+        first.positive.into_iter().collect::<Vec<_>>(),
+        vec![(1, 64)]
+    );
+    let second = native.drain(1);
+    assert_eq!(second.zero_count, 0, "{second:?}");
+    assert_eq!(
+        second.positive.into_iter().collect::<Vec<_>>(),
+        vec![(1, 640)]
+    );
+    // Drained means cleared.
+    assert!(native.drain(0).positive.into_iter().next().is_none());
 }

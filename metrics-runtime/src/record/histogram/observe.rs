@@ -13,12 +13,12 @@ use super::exemplars::HistogramExemplars;
 use super::native_config::NativeConfig;
 use super::native_state::{NativeCore, NativeScrape};
 use super::shards::{
-    shard_count, thread_index, HalfTotals, HistogramCore, Layout, Line, ScrapeState,
-    CELLS_PER_LINE, STARTED,
+    HalfTotals, HistogramCore, Layout, Line, ScrapeState, CELLS_PER_LINE, STARTED,
 };
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
 use super::sync::{Mutex, Ordering};
+use super::thread_shard::{shard_count, thread_index};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -150,7 +150,7 @@ impl Histogram {
             }
         }
         if let Some(native) = &core.native {
-            native.record(half, value, 1);
+            native.record(shard, half, value, 1);
         }
         // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
         if let Some(count) = core.cell(shard, area + 1 + bucket) {

@@ -1,10 +1,8 @@
 //! The cells of a histogram, one block per *shard*: a thread records into the block its
-//! thread number selects, so threads observing into the same histogram update different cache
+//! thread number selects (`thread_shard.rs`), so threads observing into the same histogram update different cache
 //! lines, and no two histograms ever share a line.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering as StdOrdering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use super::bucket_lookup::{linear_index, BucketLookup};
 use super::exemplars::HistogramExemplars;
@@ -123,51 +121,6 @@ impl Line {
     pub(super) fn zeroed() -> Self {
         Line(std::array::from_fn(|_| AtomicU64::new(0)))
     }
-}
-
-/// The most shards a histogram has: enough to keep common core counts apart, bounded so that
-/// a histogram's memory stays small on a very large machine.
-pub(super) const MAX_SHARDS: usize = 16;
-
-/// Shards per histogram: the machine's parallelism rounded up to a power of two, at most
-/// [`MAX_SHARDS`]. Computed once (it may read cgroup files). The `loom` model runs with one
-/// shard, where every record of every thread meets on the same cells.
-pub(super) fn shard_count() -> usize {
-    if cfg!(loom) {
-        return 1;
-    }
-    static SHARDS: OnceLock<usize> = OnceLock::new();
-    *SHARDS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .next_power_of_two()
-            .min(MAX_SHARDS)
-    })
-}
-
-/// A per-thread number, handed out in the order threads first record (masked into a shard
-/// by the caller): consecutive threads get consecutive numbers, so with as many shards as
-/// cores, the busy threads of a runtime land on different shards.
-#[inline]
-pub(super) fn thread_index() -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static INDEX: Cell<usize> = const { Cell::new(usize::MAX) };
-    }
-    // `try_with` cannot fail for a `const`-initialised `Cell` (it has no destructor); the
-    // fallback keeps `observe` panic-free regardless.
-    INDEX
-        .try_with(|index| {
-            let current = index.get();
-            if current != usize::MAX {
-                return current;
-            }
-            // Never `usize::MAX` in practice: that would take 2^64 threads.
-            let assigned = NEXT.fetch_add(1, StdOrdering::Relaxed);
-            index.set(assigned);
-            assigned
-        })
-        .unwrap_or(0)
 }
 
 impl HistogramCore {

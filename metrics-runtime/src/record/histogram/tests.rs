@@ -1,7 +1,8 @@
 //! Unit tests of the histogram's cells, merge protocol and snapshot.
 
-use super::shards::{thread_index, CELLS_PER_LINE, COUNT_MASK, MAX_SHARDS, MERGE_FLAG, STARTED};
+use super::shards::{CELLS_PER_LINE, COUNT_MASK, MERGE_FLAG, STARTED};
 use super::sync::{AtomicU64, Ordering};
+use super::thread_shard::{thread_index, MAX_SHARDS};
 use super::{Histogram, HistogramBuffer};
 
 #[test]
