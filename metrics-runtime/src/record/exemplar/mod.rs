@@ -52,6 +52,8 @@ mod tests;
 
 pub use labels::{EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES};
 pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
+// The vLLM request tracker counts a trace id it refuses as a rejected exemplar.
+#[cfg(feature = "vllm")]
 pub(crate) use rules::count_rejected;
 pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
 pub(crate) use slot::{epoch_seconds, with_checked, CheckedLabels};
