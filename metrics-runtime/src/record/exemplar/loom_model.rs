@@ -22,27 +22,27 @@ fn check(model: impl Fn() + Sync + Send + 'static) {
     builder.check(model);
 }
 
-/// Writer `n`'s labels, value and timestamp.
-fn exemplar(n: u32) -> ([(&'static str, &'static str); 1], f64, f64) {
+/// Writer `n`'s labels, value and timestamp (nanoseconds since the epoch).
+fn exemplar(n: u32) -> ([(&'static str, &'static str); 1], f64, i64) {
     match n {
-        1 => ([("t", "one")], 1.0, 10.0),
-        _ => ([("t", "two-and-longer")], 2.0, 20.0),
+        1 => ([("t", "one")], 1.0, 10_000_000_000),
+        _ => ([("t", "two-and-longer")], 2.0, 20_500_000_000),
     }
 }
 
 fn write(slot: &ExemplarSlot, n: u32) -> Result<(), ExemplarError> {
-    let (labels, value, seconds) = exemplar(n);
-    with_checked(&labels, |labels| slot.store(labels, value, seconds))?
+    let (labels, value, nanos) = exemplar(n);
+    with_checked(&labels, |labels| slot.store(labels, value, nanos))?
 }
 
 /// The writer whose exemplar `read` is, asserting that it is that exemplar whole.
 fn whole(read: ExemplarRead<'_>) -> Option<u32> {
     let view = read.exemplar()?;
     let n = if view.value() == 1.0 { 1 } else { 2 };
-    let (labels, value, seconds) = exemplar(n);
+    let (labels, value, nanos) = exemplar(n);
     assert_eq!(view.labels().collect::<Vec<_>>(), labels, "{view:?}");
     assert_eq!(view.value(), value, "{view:?}");
-    assert_eq!(view.timestamp_seconds(), seconds, "{view:?}");
+    assert_eq!(view.timestamp_seconds(), nanos as f64 / 1e9, "{view:?}");
     Some(n)
 }
 

@@ -56,6 +56,6 @@ pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
 #[cfg(feature = "vllm")]
 pub(crate) use rules::count_rejected;
 pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
-pub(crate) use slot::{epoch_seconds, with_checked, CheckedLabels};
+pub(crate) use slot::{epoch_nanos, with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};
 pub use slots::ExemplarSlots;

@@ -15,7 +15,8 @@ pub struct ExemplarBuffer {
     pub(super) bytes: [u8; EXEMPLAR_LABEL_BYTES],
     pub(super) len: usize,
     pub(super) value: f64,
-    pub(super) timestamp: f64,
+    /// Nanoseconds since the Unix epoch, as the slot stores them.
+    pub(super) timestamp: i64,
 }
 
 impl Default for ExemplarBuffer {
@@ -37,7 +38,7 @@ impl ExemplarBuffer {
             bytes: [0; EXEMPLAR_LABEL_BYTES],
             len: 0,
             value: 0.0,
-            timestamp: 0.0,
+            timestamp: 0,
         }
     }
 
@@ -49,6 +50,8 @@ impl ExemplarBuffer {
         }
     }
 }
+
+const NANOS_PER_SECOND: i64 = 1_000_000_000;
 
 /// What a read of a slot found.
 #[derive(Clone, Copy, Debug)]
@@ -77,7 +80,8 @@ impl<'b> ExemplarRead<'b> {
 pub struct ExemplarView<'b> {
     labels: &'b [u8],
     value: f64,
-    timestamp: f64,
+    /// Nanoseconds since the Unix epoch (negative before it).
+    timestamp: i64,
 }
 
 impl<'b> ExemplarView<'b> {
@@ -102,14 +106,17 @@ impl<'b> ExemplarView<'b> {
     /// When it was recorded, in seconds since the Unix epoch: the exemplar timestamp
     /// OpenMetrics writes after the value.
     pub fn timestamp_seconds(&self) -> f64 {
-        self.timestamp
+        // Whole seconds and the fraction apart: the seconds alone are exact in an `f64`.
+        let seconds = self.timestamp.div_euclid(NANOS_PER_SECOND);
+        let nanos = self.timestamp.rem_euclid(NANOS_PER_SECOND);
+        seconds as f64 + nanos as f64 / NANOS_PER_SECOND as f64
     }
 
     /// When it was recorded, as a `SystemTime` (prometheus-client's exemplar timestamp type);
     /// `None` for a time `SystemTime` cannot hold.
     pub fn timestamp(&self) -> Option<SystemTime> {
-        let offset = Duration::try_from_secs_f64(self.timestamp.abs()).ok()?;
-        if self.timestamp >= 0.0 {
+        let offset = Duration::from_nanos(self.timestamp.unsigned_abs());
+        if self.timestamp >= 0 {
             UNIX_EPOCH.checked_add(offset)
         } else {
             UNIX_EPOCH.checked_sub(offset)
@@ -122,7 +129,7 @@ impl fmt::Debug for ExemplarView<'_> {
         f.debug_struct("ExemplarView")
             .field("labels", &self.label_set())
             .field("value", &self.value)
-            .field("timestamp", &self.timestamp)
+            .field("timestamp_seconds", &self.timestamp_seconds())
             .finish()
     }
 }

@@ -21,7 +21,7 @@
 //! synchronizes with that writer at its acquire fence, so its second sequence load sees the
 //! writer's claim and the copy is discarded.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::labels::{
     check_pairs, pair_header, EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES,
@@ -54,7 +54,8 @@ pub struct ExemplarSlot {
     label_len: AtomicU64,
     /// The value's `f64` bits.
     value: AtomicU64,
-    /// Seconds since the Unix epoch, as `f64` bits.
+    /// Nanoseconds since the Unix epoch (negative before it), as `i64` bits: an integer, so a
+    /// record converts no float; a read turns it into seconds.
     timestamp: AtomicU64,
     /// The labels' stored form, 8 bytes a word (little-endian).
     labels: [AtomicU64; LABEL_WORDS],
@@ -102,7 +103,7 @@ impl ExemplarSlot {
         timestamp: Option<SystemTime>,
     ) -> Result<(), ExemplarError> {
         with_checked(labels, |labels| {
-            self.store(labels, value, epoch_seconds(timestamp))
+            self.store(labels, value, epoch_nanos(timestamp))
         })?
     }
 
@@ -111,7 +112,7 @@ impl ExemplarSlot {
         &self,
         labels: CheckedLabels<'_>,
         value: f64,
-        seconds: f64,
+        nanos: i64,
     ) -> Result<(), ExemplarError> {
         let sequence = self.sequence.load(Ordering::Relaxed);
         if sequence % 2 == 1
@@ -150,7 +151,7 @@ impl ExemplarSlot {
         };
         self.label_len.store(len as u64, Ordering::Relaxed);
         self.value.store(value.to_bits(), Ordering::Relaxed);
-        self.timestamp.store(seconds.to_bits(), Ordering::Relaxed);
+        self.timestamp.store(nanos as u64, Ordering::Relaxed);
         // Skips 0 (empty) when the sequence wraps, after 2^63 writes.
         let published = (sequence + 2).max(2);
         self.sequence.store(published, Ordering::Release);
@@ -182,7 +183,7 @@ impl ExemplarSlot {
                 chunk.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
             }
             let value = f64::from_bits(self.value.load(Ordering::Relaxed));
-            let seconds = f64::from_bits(self.timestamp.load(Ordering::Relaxed));
+            let nanos = self.timestamp.load(Ordering::Relaxed) as i64;
             fence(Ordering::Acquire);
             if self.sequence.load(Ordering::Relaxed) != before {
                 continue;
@@ -194,7 +195,7 @@ impl ExemplarSlot {
             }
             buffer.len = len;
             buffer.value = value;
-            buffer.timestamp = seconds;
+            buffer.timestamp = nanos;
             return ExemplarRead::Exemplar(buffer.view());
         }
         ExemplarRead::Contended
@@ -305,13 +306,22 @@ impl<'s> WordWriter<'s> {
     }
 }
 
-/// `time` (now when `None`) as seconds since the Unix epoch (negative before it).
-pub(crate) fn epoch_seconds(time: Option<SystemTime>) -> f64 {
+/// `time` (now when `None`) as nanoseconds since the Unix epoch (negative before it),
+/// saturating at the `i64` range (the years 1677 and 2262). Integer arithmetic only: turning
+/// the time into `f64` seconds here (a conversion and a division) cost a third of an
+/// exemplar write; a scrape does it instead.
+pub(crate) fn epoch_nanos(time: Option<SystemTime>) -> i64 {
+    fn nanos(offset: Duration) -> i64 {
+        let seconds = i64::try_from(offset.as_secs()).unwrap_or(i64::MAX);
+        seconds
+            .saturating_mul(1_000_000_000)
+            .saturating_add(i64::from(offset.subsec_nanos()))
+    }
     match time
         .unwrap_or_else(SystemTime::now)
         .duration_since(UNIX_EPOCH)
     {
-        Ok(after) => after.as_secs_f64(),
-        Err(before) => -before.duration().as_secs_f64(),
+        Ok(after) => nanos(after),
+        Err(before) => nanos(before.duration()).saturating_neg(),
     }
 }

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use super::labels::ExemplarLabels;
 use super::read::{ExemplarBuffer, ExemplarRead};
 use super::rules::{count_rejected, ExemplarError};
-use super::slot::{epoch_seconds, with_checked, ExemplarSlot};
+use super::slot::{epoch_nanos, with_checked, ExemplarSlot};
 
 /// The exemplar slots of one series: one for a counter, one per bucket for a histogram.
 ///
@@ -65,7 +65,7 @@ impl ExemplarSlots {
         }
         // Checked before the slots are allocated: a refused exemplar allocates nothing.
         with_checked(labels, |labels| match self.allocated().get(index) {
-            Some(slot) => slot.store(labels, value, epoch_seconds(timestamp)),
+            Some(slot) => slot.store(labels, value, epoch_nanos(timestamp)),
             None => Err(ExemplarError::NoSuchSlot),
         })?
     }

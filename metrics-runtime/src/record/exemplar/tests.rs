@@ -55,6 +55,30 @@ fn a_slice_round_trips_with_its_value_and_timestamp() {
 }
 
 #[test]
+fn timestamps_keep_every_nanosecond_before_and_after_the_epoch_and_saturate_past_i64() {
+    let labels = [("trace_id", "t")];
+    let mut buffer = ExemplarBuffer::new();
+    let after = UNIX_EPOCH + Duration::new(1_764_770_000, 123_456_789);
+    let before = UNIX_EPOCH - Duration::new(86_400, 1);
+    for time in [after, before, UNIX_EPOCH] {
+        let slot = ExemplarSlot::new();
+        assert_eq!(slot.record(&labels, 1.0, Some(time)), Ok(()));
+        let view = slot.read(&mut buffer).exemplar().expect("a whole exemplar");
+        assert_eq!(view.timestamp(), Some(time));
+    }
+    let slot = ExemplarSlot::new();
+    assert_eq!(slot.record(&labels, 1.0, Some(before)), Ok(()));
+    let view = slot.read(&mut buffer).exemplar().expect("a whole exemplar");
+    assert_eq!(view.timestamp_seconds(), -86_400.000_000_001);
+    // Past the year 2262 the nanoseconds saturate instead of wrapping to the past.
+    let far = UNIX_EPOCH + Duration::from_secs(20_000_000_000);
+    let slot = ExemplarSlot::new();
+    assert_eq!(slot.record(&labels, 1.0, Some(far)), Ok(()));
+    let view = slot.read(&mut buffer).exemplar().expect("a whole exemplar");
+    assert_eq!(view.timestamp_seconds(), i64::MAX as f64 / 1e9);
+}
+
+#[test]
 fn an_array_round_trips() {
     let labels = [("trace_id", "x\"y\\z\n")];
     assert_eq!(round_trip(&labels), Ok(owned(&labels)));

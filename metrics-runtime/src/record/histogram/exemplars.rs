@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use crate::record::exemplar::{
-    epoch_seconds, with_checked, CheckedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels,
+    epoch_nanos, with_checked, CheckedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels,
     ExemplarSlot, ExemplarSlots, ExemplarView,
 };
 
@@ -63,12 +63,12 @@ impl NativeRing {
         }
     }
 
-    fn store(&self, labels: CheckedLabels<'_>, value: f64, seconds: f64) {
+    fn store(&self, labels: CheckedLabels<'_>, value: f64, nanos: i64) {
         let turn = self.next.fetch_add(1, Ordering::Relaxed);
         if let Some(slot) = self.slots.get(turn % NATIVE_EXEMPLARS) {
             // A writer still in this slot a whole ring ago: it keeps it, and the drop is
             // counted by the slot.
-            let _ = slot.store(labels, value, seconds);
+            let _ = slot.store(labels, value, nanos);
         }
     }
 
@@ -99,13 +99,13 @@ impl HistogramExemplars {
         timestamp: Option<SystemTime>,
     ) -> Result<(), ExemplarError> {
         with_checked(labels, |labels| {
-            let seconds = epoch_seconds(timestamp);
+            let nanos = epoch_nanos(timestamp);
             if let Some(ring) = &self.native {
                 ring.get_or_init(|| Box::new(NativeRing::new()))
-                    .store(labels, value, seconds);
+                    .store(labels, value, nanos);
             }
             match self.buckets.allocated().get(bucket) {
-                Some(slot) => slot.store(labels, value, seconds),
+                Some(slot) => slot.store(labels, value, nanos),
                 None => Err(ExemplarError::NoSuchSlot),
             }
         })?
