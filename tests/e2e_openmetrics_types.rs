@@ -1,9 +1,10 @@
 //! End to end with a real Prometheus: a registry holding an info family (`vllm:cache_config`
-//! and one of its own), a state set and a gauge histogram is served in both text formats, one
-//! scrape job each, and Prometheus' query API must show every sample stored as recorded: the
-//! info series at 1 under their `_info` name with every label, one state-set sample per state
-//! with exactly the current one at 1, and the gauge histogram's buckets, `_gcount` and `_gsum`.
-//! OpenMetrics keeps the types in Prometheus' metadata.
+//! and one of its own), a state set and a gauge histogram is served in both text formats and
+//! in protobuf, one scrape job each, and Prometheus' query API must show every sample stored
+//! as recorded: the info series at 1 under their `_info` name with every label, one state-set
+//! sample per state with exactly the current one at 1, and the gauge histogram's buckets,
+//! `_gcount` and `_gsum` (`_count` and `_sum` from protobuf, which names no gauge-histogram
+//! suffixes). OpenMetrics keeps the types in Prometheus' metadata.
 //!
 //! Needs `prometheus` and `promtool` (Debian package `prometheus`). Without them the test says
 //! SKIPPED and passes, unless `METRIC_HANDLES_REQUIRE_TOOLS=1` (set by `.ci/run`).
@@ -18,9 +19,9 @@ use metric_handles::{
     Family, GaugeHistogram, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
 };
 use support::demo::TempDir;
-use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, TEXT_PATH};
+use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, PROTOBUF_PATH, TEXT_PATH};
 use support::prometheus::{
-    query, start_prometheus, target_metadata, tools_or_skip, wait_for, ScrapeJob,
+    query, start_prometheus_with, target_metadata, tools_or_skip, wait_for, ScrapeJob,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -121,15 +122,19 @@ fn pairs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 #[test]
-fn prometheus_stores_info_state_set_and_gauge_histogram_samples_from_both_formats() {
+fn prometheus_stores_info_state_set_and_gauge_histogram_samples_from_every_format() {
     if !tools_or_skip(
-        "prometheus_stores_info_state_set_and_gauge_histogram_samples_from_both_formats",
+        "prometheus_stores_info_state_set_and_gauge_histogram_samples_from_every_format",
     ) {
         return;
     }
     let server = ExpositionServer::start(registry());
     let dir = TempDir::new("e2e-openmetrics-types");
-    let jobs = [("text", TEXT_PATH), ("openmetrics", OPENMETRICS_PATH)];
+    let jobs = [
+        ("text", TEXT_PATH),
+        ("openmetrics", OPENMETRICS_PATH),
+        ("protobuf", PROTOBUF_PATH),
+    ];
     let scrape_jobs: Vec<ScrapeJob> = jobs
         .iter()
         .map(|&(name, metrics_path)| ScrapeJob {
@@ -138,7 +143,12 @@ fn prometheus_stores_info_state_set_and_gauge_histogram_samples_from_both_format
             metrics_path,
         })
         .collect();
-    let (_prometheus, web) = start_prometheus(&dir.0, &scrape_jobs);
+    // Prometheus 2 asks for protobuf only with native histograms on.
+    let (_prometheus, web) = start_prometheus_with(
+        &dir.0,
+        &scrape_jobs,
+        &["--enable-feature=native-histograms"],
+    );
 
     for (job, _) in jobs {
         let build = stored(web, job, "e2e_build_info", 1);
@@ -173,9 +183,15 @@ fn prometheus_stores_info_state_set_and_gauge_histogram_samples_from_both_format
             "{job}"
         );
 
-        let gcount = stored(web, job, "e2e_waiting_prompt_tokens_gcount", 1);
+        // Protobuf carries a gauge histogram as a histogram: Prometheus names its count and sum
+        // as a histogram's.
+        let (gcount, gsum) = match job {
+            "protobuf" => ("_count", "_sum"),
+            _ => ("_gcount", "_gsum"),
+        };
+        let gcount = stored(web, job, &format!("e2e_waiting_prompt_tokens{gcount}"), 1);
         assert_eq!(gcount, [(vec![], 2.0)], "{job}");
-        let gsum = stored(web, job, "e2e_waiting_prompt_tokens_gsum", 1);
+        let gsum = stored(web, job, &format!("e2e_waiting_prompt_tokens{gsum}"), 1);
         assert_eq!(gsum, [(vec![], 4000.0)], "{job}");
         let buckets = stored(web, job, "e2e_waiting_prompt_tokens_bucket", 3);
         let by_le: Vec<(String, f64)> = buckets
@@ -220,5 +236,17 @@ fn prometheus_stores_info_state_set_and_gauge_histogram_samples_from_both_format
     ] {
         let expected = (expected.0.to_owned(), expected.1.to_owned());
         assert!(text.contains(&expected), "{text:?}");
+    }
+    // Protobuf carries an info and a state set as gauges, as prometheus-client writes them,
+    // and a gauge histogram as a histogram (Prometheus 2.42 stores nothing of a classic
+    // `GAUGE_HISTOGRAM` family).
+    let protobuf = types("protobuf");
+    for expected in [
+        ("e2e_build_info", "gauge"),
+        ("e2e_phase", "gauge"),
+        ("e2e_waiting_prompt_tokens", "histogram"),
+    ] {
+        let expected = (expected.0.to_owned(), expected.1.to_owned());
+        assert!(protobuf.contains(&expected), "{protobuf:?}");
     }
 }

@@ -2,8 +2,8 @@
 //! messages (prometheus/client_model `metrics.proto`), the format that carries native
 //! histograms and start timestamps to Prometheus.
 //!
-//! This crate's families (counters, gauges and histograms, classic and native, under any axis)
-//! are written straight from their series by the protobuf writer of `render` (the bytes of
+//! This crate's families (counters, gauges, histograms classic and native, and gauge
+//! histograms, under any axis) are written straight from their series by the protobuf writer of `render` (the bytes of
 //! each message, no message structs), with the fields prometheus-client's encoder cannot
 //! write: each counter's and histogram's `created_timestamp`, the time its series was created.
 //! Everything else keeps prometheus-client's own protobuf encoder, in its place in the
@@ -19,7 +19,7 @@
 //!   prometheus-client `Unknown` metric is `UNTYPED`;
 //! * a unit is in the name (`_seconds`) and in the family's `unit` field;
 //! * a classic histogram has cumulative bucket counts, the `+Inf` bucket included, its count and
-//!   its sum;
+//!   its sum; a gauge histogram the same, in a family typed `HISTOGRAM` (its writer says why);
 //! * label values carry the control characters the text formats write as Unicode control
 //!   pictures (`\r` as `␍`) the same way, so a series keeps one identity whichever format
 //!   scraped it: Prometheus would otherwise store a label value with a raw carriage return from

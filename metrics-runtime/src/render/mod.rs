@@ -425,6 +425,10 @@ impl<'a> SeriesWriter<'a> {
         labels: &LabelStack<'_>,
         histogram: &GaugeHistogram,
     ) -> Result<(), fmt::Error> {
+        #[cfg(feature = "protobuf")]
+        if let Target::Protobuf(heads) = self.target {
+            return protobuf::gauge_histogram(self.out, heads, labels, histogram, self.scratch);
+        }
         let (format, heads) = self.text_target().ok_or(fmt::Error)?;
         let sum = histogram.read_into(&mut self.scratch.counts);
         let counts = &self.scratch.counts;

@@ -291,7 +291,10 @@ macro_rules! leaf_member_items {
         // prometheus-client's protobuf encoder.
         const WRITES_PROTOBUF: bool = matches!(
             MetricKind::$kind,
-            MetricKind::Counter | MetricKind::Gauge | MetricKind::Histogram
+            MetricKind::Counter
+                | MetricKind::Gauge
+                | MetricKind::Histogram
+                | MetricKind::GaugeHistogram
         );
 
         fn activity(&self) -> Option<u64> {

@@ -9,8 +9,8 @@ use crate::counting::allocations_during;
 use metric_handles::__private::register_family;
 use metric_handles::{
     Buckets, ByLabel, ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge,
-    Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind, Position,
-    RegisterOptions, Registry,
+    GaugeHistogram, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
+    Position, RegisterOptions, Registry,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -102,6 +102,10 @@ fn populate(registry: &mut Registry) {
         );
         let limited: Family<Engine, Counter> =
             family(registry, d("l", MetricKind::Counter).max_label_sets(2));
+        // A gauge histogram (an info and a state set are left out: the protobuf format writes
+        // them through prometheus-client's encoder, which allocates).
+        let waiting: Family<Engine, GaugeHistogram> =
+            family(registry, d("gh", MetricKind::GaugeHistogram));
         for engine in 0..4 {
             let labels = Engine {
                 model_name: "meta-llama/Llama-3.1-8B-Instruct".into(),
@@ -124,6 +128,7 @@ fn populate(registry: &mut Registry) {
                 reasons.get_or_create(&labels).get(Reason::Length).inc();
             }
             float.get_or_create(&labels).inc_by(0.25);
+            waiting.get_or_create(&labels).add(2.0);
             gauge.get_or_create(&labels).set(1.5);
             let draft = positions.get_or_create(&labels);
             draft.get_or_create(1).observe(2.0);

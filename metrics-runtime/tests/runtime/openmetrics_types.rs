@@ -223,8 +223,9 @@ fn the_protobuf_exposition_carries_them_as_prometheus_data_model_types() {
         ]
     );
 
-    // prometheus-client's data model has no gauge histogram: a histogram, which is how
-    // Prometheus stores a gauge histogram's classic buckets.
+    // A gauge histogram is typed as a histogram (Prometheus 2.42 drops a classic
+    // `GAUGE_HISTOGRAM` from protobuf), with its buckets in the `histogram` field and no
+    // start time.
     let waiting = family("om:waiting_prompt_tokens");
     assert_eq!(waiting.r#type, MetricType::Histogram as i32);
     let histogram = waiting.metric[0].histogram.as_ref().expect("a histogram");
@@ -236,6 +237,55 @@ fn the_protobuf_exposition_carries_them_as_prometheus_data_model_types() {
         .map(|b| b.cumulative_count)
         .collect();
     assert_eq!(cumulative, [1, 1, 2, 3]);
+    assert_eq!(histogram.start_timestamp, None);
+}
+
+/// The crate's protobuf writer writes a gauge histogram's family as prometheus-client's encoder
+/// writes the same handle registered in its own registry (the path it took before the writer
+/// knew gauge histograms).
+#[cfg(feature = "protobuf")]
+#[test]
+fn a_gauge_histogram_in_protobuf_is_what_prometheus_client_writes_for_it() {
+    use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
+        encode, prometheus_data_model::MetricFamily,
+    };
+    use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
+    use metric_handles::ExpositionFormat;
+    use prost::Message;
+
+    let mut registry = Registry::default();
+    let server = ServerMetrics::register(&mut registry).resolve(&NoLabels);
+    for tokens in [100.0, 2000.0, 5e4, 5e4] {
+        server.waiting.add(tokens);
+    }
+    server.waiting.remove(5e4);
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&registry, &mut body)
+        .expect("encodes");
+    let mut rest = body.as_slice();
+    let mut ours = None;
+    while !rest.is_empty() {
+        let family = MetricFamily::decode_length_delimited(&mut rest).expect("a MetricFamily");
+        if family.name == "om:waiting_prompt_tokens" {
+            ours = Some(family);
+        }
+    }
+    let mut pc = PcRegistry::default();
+    pc.register_with_unit(
+        "om:waiting_prompt",
+        "Waiting requests by prompt length",
+        Unit::Other("tokens".into()),
+        server.waiting.clone(),
+    );
+    let theirs = encode(&pc).expect("encodes").pop();
+    assert_eq!(ours, theirs);
+    let histogram = ours.and_then(|f| f.metric.into_iter().next()?.histogram);
+    let histogram = histogram.expect("a histogram");
+    assert_eq!(
+        (histogram.sample_count, histogram.sample_sum),
+        (3, 52_100.0)
+    );
 }
 
 /// Threads setting states while another scrapes: every scrape shows exactly one state at 1,

@@ -9,7 +9,7 @@
 //!   timestamp fields every message kind shares.
 //! * [`exemplar`]: the `Exemplar` message from plain data, and from what a read of a series'
 //!   exemplar slot copied.
-//! * [`counter`], [`gauge`], [`histogram`]: one `Metric` message each, called by
+//! * [`counter`], [`gauge`], [`histogram`], [`gauge_histogram`]: one `Metric` message each, called by
 //!   [`SeriesWriter`](super::SeriesWriter) in place of its text lines.
 //!
 //! What a message holds beyond prometheus-client's: a counter's and a histogram's
@@ -27,6 +27,7 @@ pub(crate) mod wire;
 use std::fmt;
 
 use crate::record::exemplar::ExemplarBuffer;
+use crate::record::gauge_histogram::GaugeHistogram;
 use crate::record::histogram::Histogram;
 use crate::render::labels::{Label, LabelStack};
 use crate::render::scratch::Scratch;
@@ -149,6 +150,47 @@ pub(crate) fn histogram(
             if has_exemplars {
                 histogram.native_exemplars(&mut buffer, |view| {
                     write_exemplar(out, HISTOGRAM_EXEMPLARS, &ExemplarData::of_view(&view));
+                });
+            }
+        });
+        Ok(())
+    })
+}
+
+/// Appends one `Metric` of a gauge histogram: its count, sum and cumulative buckets (`+Inf`
+/// included) in the `histogram` field. No creation time: a gauge histogram's counts go down
+/// as well as up, so it counts nothing since a start.
+///
+/// Its family stays typed `HISTOGRAM`, as prometheus-client's encoder types it (the heads come
+/// from there), though the data model has `GAUGE_HISTOGRAM`: Prometheus 2.42 (Debian 12's)
+/// stores nothing of a `GAUGE_HISTOGRAM` family with classic buckets scraped over protobuf,
+/// and stores a `HISTOGRAM` one's `_bucket`, `_count` and `_sum` (`e2e_openmetrics_types`
+/// checks that). Only the metadata's type is lost; OpenMetrics text keeps it.
+pub(crate) fn gauge_histogram(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+    histogram: &GaugeHistogram,
+    scratch: &mut Scratch,
+) -> Result<(), fmt::Error> {
+    let sum = histogram.read_into(&mut scratch.counts);
+    let counts = &scratch.counts[..];
+    let bounds = histogram.bounds();
+    if counts.len() != bounds.len() + 1 {
+        return Err(fmt::Error);
+    }
+    message(out, FAMILY_METRIC, 2, |out| {
+        write_labels(out, heads, labels)?;
+        message(out, METRIC_HISTOGRAM, 2, |out| {
+            uint(out, 1, counts.iter().copied().fold(0, u64::wrapping_add));
+            double(out, 2, sum);
+            let upper_bounds = bounds.iter().copied().chain([f64::INFINITY]);
+            let mut cumulative = 0u64;
+            for (&count, upper_bound) in counts.iter().zip(upper_bounds) {
+                cumulative = cumulative.wrapping_add(count);
+                message(out, 3, 1, |out| {
+                    uint(out, 1, cumulative);
+                    double(out, 2, upper_bound);
                 });
             }
         });
