@@ -9,6 +9,7 @@ extern crate self as metric_handles;
 
 // The rooms, in the order a metric passes through them: declared, recorded, kept per series,
 // registered, exposed.
+mod const_eq;
 mod created;
 mod declare;
 mod expose;

@@ -3,6 +3,7 @@
 use super::error::FamilyError;
 use super::spec::FamilySpec;
 use crate::buckets;
+use crate::const_eq::bytes_eq;
 use crate::declare::descriptor::MetricKind;
 use crate::series::labels::OVERFLOW_LABEL;
 
@@ -137,19 +138,4 @@ pub(super) const fn contains(keys: &[&str], key: &str) -> bool {
         i += 1;
     }
     false
-}
-
-/// `a == b`, in `const` evaluation.
-pub(super) const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }

@@ -50,6 +50,7 @@ pub use crate::declare::bucket_check::{
     assert_valid_buckets, assert_valid_generator, bucket_count,
 };
 
+use crate::const_eq::bytes_eq;
 use crate::declare::const_message::Message;
 use crate::{AxisShape, LabelAxis};
 
@@ -241,18 +242,7 @@ pub fn skipped_field<T: SkippedField>() -> T {
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    bytes_eq(a.as_bytes(), b.as_bytes())
 }
 
 #[cfg(test)]
