@@ -118,24 +118,15 @@ pub(crate) fn histogram(
     message(out, FAMILY_METRIC, 2, |out| {
         write_labels(out, heads, labels)?;
         message(out, METRIC_HISTOGRAM, 2, |out| {
-            uint(out, 1, counts.iter().copied().fold(0, u64::wrapping_add));
-            double(out, 2, sum);
-            let upper_bounds = bounds.iter().copied().chain([f64::INFINITY]);
-            let mut cumulative = 0u64;
-            for (i, (&count, upper_bound)) in counts.iter().zip(upper_bounds).enumerate() {
-                cumulative = cumulative.wrapping_add(count);
-                message(out, 3, 1, |out| {
-                    uint(out, 1, cumulative);
-                    double(out, 2, upper_bound);
-                    let exemplar = match has_exemplars {
-                        true => histogram.bucket_exemplar(i, &mut buffer),
-                        false => None,
-                    };
-                    if let Some(view) = exemplar {
-                        write_exemplar(out, BUCKET_EXEMPLAR, &ExemplarData::of_view(&view));
-                    }
-                });
-            }
+            classic_buckets(out, sum, bounds, counts, |out, i| {
+                let exemplar = match has_exemplars {
+                    true => histogram.bucket_exemplar(i, &mut buffer),
+                    false => None,
+                };
+                if let Some(view) = exemplar {
+                    write_exemplar(out, BUCKET_EXEMPLAR, &ExemplarData::of_view(&view));
+                }
+            });
             if let Some(native) = snapshot.as_ref().and_then(|s| s.native()) {
                 let (positive, negative) = native.encoder_spans();
                 sint(out, 5, i64::from(native.schema()));
@@ -182,20 +173,34 @@ pub(crate) fn gauge_histogram(
     message(out, FAMILY_METRIC, 2, |out| {
         write_labels(out, heads, labels)?;
         message(out, METRIC_HISTOGRAM, 2, |out| {
-            uint(out, 1, counts.iter().copied().fold(0, u64::wrapping_add));
-            double(out, 2, sum);
-            let upper_bounds = bounds.iter().copied().chain([f64::INFINITY]);
-            let mut cumulative = 0u64;
-            for (&count, upper_bound) in counts.iter().zip(upper_bounds) {
-                cumulative = cumulative.wrapping_add(count);
-                message(out, 3, 1, |out| {
-                    uint(out, 1, cumulative);
-                    double(out, 2, upper_bound);
-                });
-            }
+            classic_buckets(out, sum, bounds, counts, |_, _| {});
         });
         Ok(())
     })
+}
+
+/// Appends a `Histogram` message's count, sum and cumulative classic buckets from `counts`,
+/// one per bound of `bounds` and the `+Inf` bucket's; `bucket_tail` appends what follows a
+/// bucket's bound in its message (its exemplar) given the bucket's index.
+fn classic_buckets(
+    out: &mut Vec<u8>,
+    sum: f64,
+    bounds: &[f64],
+    counts: &[u64],
+    mut bucket_tail: impl FnMut(&mut Vec<u8>, usize),
+) {
+    uint(out, 1, counts.iter().copied().fold(0, u64::wrapping_add));
+    double(out, 2, sum);
+    let upper_bounds = bounds.iter().copied().chain([f64::INFINITY]);
+    let mut cumulative = 0u64;
+    for (i, (&count, upper_bound)) in counts.iter().zip(upper_bounds).enumerate() {
+        cumulative = cumulative.wrapping_add(count);
+        message(out, 3, 1, |out| {
+            uint(out, 1, cumulative);
+            double(out, 2, upper_bound);
+            bucket_tail(out, i);
+        });
+    }
 }
 
 /// The `BucketSpan`s of one side of a native histogram.
