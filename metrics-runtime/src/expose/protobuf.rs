@@ -2,8 +2,8 @@
 //! messages (prometheus/client_model `metrics.proto`), the format that carries native
 //! histograms and start timestamps to Prometheus.
 //!
-//! This crate's families (counters, gauges, histograms classic and native, and gauge
-//! histograms, under any axis) are written straight from their series by the protobuf writer of `render` (the bytes of
+//! This crate's families (every member kind, under any axis) are written straight from their
+//! series by the protobuf writer of `render` (the bytes of
 //! each message, no message structs), with the fields prometheus-client's encoder cannot
 //! write: each counter's and histogram's `created_timestamp`, the time its series was created.
 //! Everything else keeps prometheus-client's own protobuf encoder, in its place in the
@@ -15,8 +15,9 @@
 //!
 //! What the messages hold, family by family:
 //! * a counter's family is named with `_total` (as client_golang names it) and typed `COUNTER`;
-//!   an info metric's is named with `_info` and typed `GAUGE`, one series of value 1; a
-//!   prometheus-client `Unknown` metric is `UNTYPED`;
+//!   an info metric's is named with `_info` and typed `GAUGE`, one series of value 1; a state
+//!   set's is typed `GAUGE`, one series per state (1 for the current one) labelled with the
+//!   family's name; a prometheus-client `Unknown` metric is `UNTYPED`;
 //! * a unit is in the name (`_seconds`) and in the family's `unit` field;
 //! * a classic histogram has cumulative bucket counts, the `+Inf` bucket included, its count and
 //!   its sum; a gauge histogram the same, in a family typed `HISTOGRAM` (its writer says why);

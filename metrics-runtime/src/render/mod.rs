@@ -382,6 +382,13 @@ impl<'a> SeriesWriter<'a> {
 
     /// Writes one info sample, `name_info{labels} 1`.
     pub(crate) fn info(&mut self, labels: &LabelStack<'_>) {
+        // Protobuf has no info type: a gauge of 1 in a family named `name_info`, as
+        // prometheus-client writes an info metric.
+        #[cfg(feature = "protobuf")]
+        if let Target::Protobuf(heads) = self.target {
+            self.failed |= protobuf::gauge(self.out, heads, labels, 1.0).is_err();
+            return;
+        }
         if let Some((format, heads)) = self.text_target() {
             TextLines::new(self.out, format, heads).line(
                 &heads.info,
@@ -401,6 +408,11 @@ impl<'a> SeriesWriter<'a> {
         states: &[&'static str],
         current: usize,
     ) {
+        #[cfg(feature = "protobuf")]
+        if let Target::Protobuf(heads) = self.target {
+            self.failed |= protobuf::state_set(self.out, heads, labels, states, current).is_err();
+            return;
+        }
         let Some((format, heads)) = self.text_target() else {
             return;
         };

@@ -287,15 +287,9 @@ macro_rules! leaf_member_items {
         const KIND: MetricKind = MetricKind::$kind;
         const AXIS: AxisShape = AxisShape::None;
         const WRITES_TEXT: bool = true;
-        // The kinds the protobuf writer knows; a leaf of another kind falls back to
-        // prometheus-client's protobuf encoder.
-        const WRITES_PROTOBUF: bool = matches!(
-            MetricKind::$kind,
-            MetricKind::Counter
-                | MetricKind::Gauge
-                | MetricKind::Histogram
-                | MetricKind::GaugeHistogram
-        );
+        // The protobuf writer knows every leaf kind of this crate; a member of another kind
+        // (a user's `FamilyMember`) falls back to prometheus-client's protobuf encoder.
+        const WRITES_PROTOBUF: bool = true;
 
         fn activity(&self) -> Option<u64> {
             let $that = self;
@@ -479,6 +473,7 @@ impl<E: LabelEnum> FamilyMember for StateSet<E> {
     const KIND: MetricKind = MetricKind::StateSet;
     const AXIS: AxisShape = AxisShape::None;
     const WRITES_TEXT: bool = true;
+    const WRITES_PROTOBUF: bool = true;
 
     fn build(spec: &SeriesSpec) -> Self {
         StateSet::with_key(Arc::clone(&spec.family_name))

@@ -9,8 +9,8 @@ use crate::counting::allocations_during;
 use metric_handles::__private::register_family;
 use metric_handles::{
     Buckets, ByLabel, ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge,
-    GaugeHistogram, Histogram, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
-    Position, RegisterOptions, Registry,
+    GaugeHistogram, Histogram, Info, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
+    Position, RegisterOptions, Registry, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -102,10 +102,11 @@ fn populate(registry: &mut Registry) {
         );
         let limited: Family<Engine, Counter> =
             family(registry, d("l", MetricKind::Counter).max_label_sets(2));
-        // A gauge histogram (an info and a state set are left out: the protobuf format writes
-        // them through prometheus-client's encoder, which allocates).
         let waiting: Family<Engine, GaugeHistogram> =
             family(registry, d("gh", MetricKind::GaugeHistogram));
+        let build: Family<Engine, Info> = family(registry, d("build", MetricKind::Info));
+        let phase: Family<Engine, StateSet<Reason>> =
+            family(registry, d("phase", MetricKind::StateSet));
         for engine in 0..4 {
             let labels = Engine {
                 model_name: "meta-llama/Llama-3.1-8B-Instruct".into(),
@@ -129,6 +130,8 @@ fn populate(registry: &mut Registry) {
             }
             float.get_or_create(&labels).inc_by(0.25);
             waiting.get_or_create(&labels).add(2.0);
+            build.get_or_create(&labels);
+            phase.get_or_create(&labels).set(Reason::Length);
             gauge.get_or_create(&labels).set(1.5);
             let draft = positions.get_or_create(&labels);
             draft.get_or_create(1).observe(2.0);

@@ -24,10 +24,12 @@ pub(crate) struct FamilyHeads {
     pub(crate) metric: MetricHeads,
 }
 
-/// What every `Metric` of a family starts with: its level's const labels, as `label` fields.
+/// What every `Metric` of a family starts with: its level's const labels, as `label` fields;
+/// and the family's name, which a state set's metrics carry as the key of their state label.
 #[derive(Debug)]
 pub(crate) struct MetricHeads {
     pub(crate) const_labels: Box<[u8]>,
+    pub(crate) family_name: Box<str>,
 }
 
 /// The heads of the family `name` of `metric_type` registered at a level with the prefix and
@@ -60,6 +62,7 @@ pub(crate) fn family_heads(
         unit: unit_field.into(),
         metric: MetricHeads {
             const_labels: labels.into(),
+            family_name: family.name.as_str().into(),
         },
     })
 }

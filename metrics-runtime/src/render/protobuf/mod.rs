@@ -9,7 +9,8 @@
 //!   timestamp fields every message kind shares.
 //! * [`exemplar`]: the `Exemplar` message from plain data, and from what a read of a series'
 //!   exemplar slot copied.
-//! * [`counter`], [`gauge`], [`histogram`], [`gauge_histogram`]: one `Metric` message each, called by
+//! * [`counter`], [`gauge`] (an info too), [`state_set`] (a `Metric` per state),
+//!   [`histogram`], [`gauge_histogram`]: the `Metric` messages of a series, called by
 //!   [`SeriesWriter`](super::SeriesWriter) in place of its text lines.
 //!
 //! What a message holds beyond prometheus-client's: a counter's and a histogram's
@@ -85,6 +86,29 @@ pub(crate) fn gauge(
         message(out, METRIC_GAUGE, 1, |out| double(out, 1, value));
         Ok(())
     })
+}
+
+/// Appends the `Metric`s of a state set: one gauge per state of `states`, 1 for the one at
+/// `current` and 0 for the others, each labelled with the series' labels and then the
+/// family's name as the key and the state as the value (the sample `name{labels,name="state"}`
+/// of the text formats).
+pub(crate) fn state_set(
+    out: &mut Vec<u8>,
+    heads: &MetricHeads,
+    labels: &LabelStack<'_>,
+    states: &[&str],
+    current: usize,
+) -> Result<(), fmt::Error> {
+    for (index, state) in states.iter().enumerate() {
+        message(out, FAMILY_METRIC, 1, |out| {
+            write_labels(out, heads, labels)?;
+            label_pair(out, LABEL, &heads.family_name, &replace_controls(state));
+            let set = if index == current { 1.0 } else { 0.0 };
+            message(out, METRIC_GAUGE, 1, |out| double(out, 1, set));
+            Ok::<(), fmt::Error>(())
+        })?;
+    }
+    Ok(())
 }
 
 /// Appends one `Metric` of a histogram: its count, sum and cumulative classic buckets (`+Inf`

@@ -77,6 +77,7 @@ fn a_counter_metric_carries_every_label_piece_its_exemplar_and_creation_time() {
             label_pair(&mut out, LABEL, "zone", "w");
             out.into()
         },
+        family_name: "requests".into(),
     };
     let labels = LabelStack::new(Label::Rendered("engine=\"e\\\"0\""), created)
         .with(Label::Pair("reason", "stop\r"))
@@ -116,6 +117,7 @@ fn a_counter_metric_carries_every_label_piece_its_exemplar_and_creation_time() {
 fn a_gauge_metric_has_no_creation_time_and_a_zero_value_is_still_a_gauge() {
     let heads = MetricHeads {
         const_labels: Box::default(),
+        family_name: "requests".into(),
     };
     let labels = LabelStack::new(Label::Rendered(""), Created::default());
     let metric = decode_metric(|out| gauge(out, &heads, &labels, 0.0).unwrap());
@@ -125,9 +127,51 @@ fn a_gauge_metric_has_no_creation_time_and_a_zero_value_is_still_a_gauge() {
 }
 
 #[test]
+fn a_state_set_is_a_gauge_per_state_labelled_last_with_the_family_name() {
+    let heads = MetricHeads {
+        const_labels: {
+            let mut out = Vec::new();
+            label_pair(&mut out, LABEL, "zone", "w");
+            out.into()
+        },
+        family_name: "gw_phase".into(),
+    };
+    let labels = LabelStack::new(Label::Rendered("engine=\"0\""), Created::default());
+    let mut out = Vec::new();
+    state_set(&mut out, &heads, &labels, &["starting", "ser\rving"], 1).unwrap();
+    let mut body = &out[..];
+    let mut metrics = Vec::new();
+    while !body.is_empty() {
+        assert_eq!(body[0], (FAMILY_METRIC << 3 | 2) as u8);
+        body = &body[1..];
+        metrics.push(Metric::decode_length_delimited(&mut body).expect("a Metric"));
+    }
+    let seen: Vec<(Vec<LabelPair>, Option<f64>)> = metrics
+        .into_iter()
+        .map(|m| (m.label, m.gauge.map(|g| g.value)))
+        .collect();
+    let labelled = |state| {
+        vec![
+            pair("zone", "w"),
+            pair("engine", "0"),
+            pair("gw_phase", state),
+        ]
+    };
+    assert_eq!(
+        seen,
+        [
+            (labelled("starting"), Some(0.0)),
+            // A control character as the text formats write it.
+            (labelled("ser\u{240d}ving"), Some(1.0)),
+        ]
+    );
+}
+
+#[test]
 fn histogram_exemplars_go_to_their_buckets_and_the_native_list() {
     let heads = MetricHeads {
         const_labels: Box::default(),
+        family_name: "requests".into(),
     };
     let labels = LabelStack::new(Label::Rendered("a=\"b\""), Created::default());
     let classic = Histogram::new([1.0, 2.0]);
@@ -168,6 +212,7 @@ fn histogram_exemplars_go_to_their_buckets_and_the_native_list() {
 fn a_histogram_without_exemplars_writes_none() {
     let heads = MetricHeads {
         const_labels: Box::default(),
+        family_name: "requests".into(),
     };
     let labels = LabelStack::new(Label::Rendered(""), Created::default());
     let histogram = Histogram::new([1.0]);
