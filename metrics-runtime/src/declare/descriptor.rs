@@ -10,7 +10,11 @@ use crate::buckets::Buckets;
 use crate::record::histogram::NativeConfig;
 
 /// What kind of Prometheus metric a field is.
+///
+/// Non-exhaustive: OpenMetrics has kinds this crate does not offer yet (a summary), and adding
+/// one must not break a caller's `match`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MetricKind {
     /// A monotonically increasing counter (exposed with a `_total` suffix).
     Counter,
