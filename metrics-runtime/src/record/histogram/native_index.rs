@@ -304,9 +304,50 @@ fn boundary_fraction(schema: i8, i: usize) -> f64 {
     SCHEMA_8_FRACTIONS.get(i << stride).copied().unwrap_or(1.0)
 }
 
-/// How many of schema `schema`'s boundary fractions are below `fraction` (a binary search).
+/// How many of schema `schema`'s boundary fractions (1..=8) are below `fraction` (in `[0.5,
+/// 1)`, the `frexp` fraction with `mantissa` as its 52 mantissa bits): a table look-up and one
+/// comparison, no branch on the value.
+///
+/// The lower schemas' boundaries are every `2^(8 - s)`-th of schema 8's, so their count is
+/// schema 8's divided by that stride, rounded up; schema 8's count is
+/// [`SCHEMA_8_COUNT_BELOW`] of the fraction's cell plus one if the one boundary the cell may
+/// hold lies below the fraction.
 #[inline]
-fn fractions_below(schema: i8, value: f64) -> usize {
+pub(super) fn fractions_below(schema: i8, fraction: f64, mantissa: u64) -> usize {
+    let cell = (mantissa >> (52 - CELL_BITS)) as usize;
+    let first = SCHEMA_8_COUNT_BELOW.get(cell).copied().unwrap_or(256) as usize;
+    let boundary = SCHEMA_8_FRACTIONS.get(first).copied().unwrap_or(1.0);
+    let below_8 = first + usize::from(boundary < fraction);
+    let stride_bits = u32::from(MAX_SCHEMA.abs_diff(schema));
+    (below_8 + (1 << stride_bits) - 1) >> stride_bits
+}
+
+/// `[0.5, 1)` cut into `2^CELL_BITS` cells of equal width, one per value of the fraction's top
+/// mantissa bits: narrower than the closest two of schema 8's boundaries (`0.5 * (2^(1/256) -
+/// 1)`, about `0.00135`, against `2^-10`), so that a cell holds at most one boundary.
+const CELL_BITS: u32 = 9;
+
+/// Per cell (see [`CELL_BITS`]): how many of schema 8's boundaries lie below its lower end.
+const SCHEMA_8_COUNT_BELOW: [u16; 1 << CELL_BITS] = {
+    let mut counts = [0u16; 1 << CELL_BITS];
+    let mut cell = 0;
+    let mut below = 0;
+    while cell < counts.len() {
+        // Exact: a multiple of 2^-10 in [0.5, 1).
+        let lower = 0.5 + cell as f64 / (1u64 << (CELL_BITS + 1)) as f64;
+        while below < SCHEMA_8_FRACTIONS.len() && SCHEMA_8_FRACTIONS[below] < lower {
+            below += 1;
+        }
+        counts[cell] = below as u16;
+        cell += 1;
+    }
+    counts
+};
+
+/// [`fractions_below`] by binary search over the boundaries: the reference the tests compare
+/// the table look-up with.
+#[cfg(test)]
+pub(super) fn fractions_below_by_search(schema: i8, value: f64) -> usize {
     let (mut low, mut high) = (0usize, 1usize << schema);
     while low < high {
         let middle = (low + high) / 2;
@@ -326,7 +367,8 @@ pub(super) fn bucket_index(schema: i8, magnitude: f64) -> i32 {
     let infinite = magnitude.is_infinite();
     let (fraction, exponent) = frexp(if infinite { f64::MAX } else { magnitude });
     let index = if schema > 0 {
-        let within = fractions_below(schema, fraction) as i32;
+        let mantissa = fraction.to_bits() & ((1 << 52) - 1);
+        let within = fractions_below(schema, fraction, mantissa) as i32;
         within + ((exponent - 1) << schema)
     } else {
         // A power of two closes the bucket below it.

@@ -4,7 +4,10 @@
 
 use std::time::Duration;
 
-use super::native_index::{bucket_index, frexp, upper_bound, MAX_SCHEMA, MIN_SCHEMA};
+use super::native_index::{
+    bucket_index, fractions_below, fractions_below_by_search, frexp, upper_bound, MAX_SCHEMA,
+    MIN_SCHEMA,
+};
 use super::{Histogram, HistogramSnapshot, NativeConfig, NativeSpans};
 
 /// client_golang's default zero threshold, 2^-128.
@@ -94,6 +97,36 @@ fn a_bucket_holds_its_upper_bound_and_not_the_next_value() {
                 bucket_index(schema, next_up(bound)),
                 index + 1,
                 "schema {schema} above {bound}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_boundary_table_counts_as_the_binary_search_does() {
+    // Every fraction that can sit on or next to a boundary or a cell edge, then scattered
+    // ones: the look-up and the search agree at every positive schema.
+    let schema_8_bounds = (0..256).map(|k| upper_bound(8, k - 256));
+    let cell_edges = (0..512).map(|cell| 0.5 + f64::from(cell) / 1024.0);
+    let mut fractions: Vec<f64> = schema_8_bounds
+        .chain(cell_edges)
+        .flat_map(|f| [f64::from_bits(f.to_bits() - 1), f, next_up(f)])
+        .filter(|f| (0.5..1.0).contains(f))
+        .collect();
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    fractions.extend((0..50_000).map(|_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        f64::from_bits(1022 << 52 | (state & ((1 << 52) - 1)))
+    }));
+    for fraction in fractions {
+        let mantissa = fraction.to_bits() & ((1 << 52) - 1);
+        for schema in 1..=MAX_SCHEMA {
+            assert_eq!(
+                fractions_below(schema, fraction, mantissa),
+                fractions_below_by_search(schema, fraction),
+                "schema {schema}, fraction {fraction}"
             );
         }
     }
