@@ -37,6 +37,9 @@ impl HistogramCore {
             }
             self.merge_native(shard, half, values);
             for &value in values {
+                if self.ends_in_native && !value.is_nan() {
+                    continue;
+                }
                 if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Release);
                 }
@@ -50,10 +53,8 @@ impl HistogramCore {
         });
         let half = self.start(started, batch);
         let area = self.layout.area(half, owned.is_some());
-        // Before the classic counts, whose release publishes it (as in `observe`).
-        self.merge_native(shard, half, values);
         // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
-        // is added afterwards with a compare-and-swap.
+        // is added with a compare-and-swap.
         let start = match (owned, self.cell(shard, area)) {
             (Some(_), Some(sum)) => f64::from_bits(sum.load(Ordering::Relaxed)),
             _ => 0.0,
@@ -70,11 +71,26 @@ impl HistogramCore {
             ),
             None => count_and_add(values, start, &mut counts, exact, exact),
         };
+        if let Some(cell) = self.cell(shard, area) {
+            match owned {
+                Some(_) => cell.store(sum.to_bits(), Ordering::Relaxed),
+                None => add_all_to_f64_bits(cell, values),
+            }
+        }
+        // After the sum and before the classic counts, as in `observe`: the counts that end
+        // the batch (the classic ones, or a native-only histogram's native ones) are released
+        // after everything else the batch writes.
+        let counted_natively = self.merge_native(shard, half, values);
+        if self.ends_in_native {
+            // The native counts stand for `+Inf` (see `HistogramCore::ends_in_native`): it
+            // keeps the NaN observations only.
+            if let Some(infinite) = counts.get_mut(self.layout.buckets - 1) {
+                let counted = u32::try_from(counted_natively).unwrap_or(u32::MAX);
+                *infinite = infinite.saturating_sub(counted);
+            }
+        }
         let counts = counts.get(..self.layout.buckets).unwrap_or(&counts);
         if let Some(flag) = owned {
-            if let Some(cell) = self.cell(shard, area) {
-                cell.store(sum.to_bits(), Ordering::Relaxed);
-            }
             // Every bucket, touched or not: a plain load and store each, no branch. Release:
             // a scrape that sees the counts sees the sum.
             self.add_counts(shard, area + 1, counts, |cell, count| {
@@ -84,9 +100,6 @@ impl HistogramCore {
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
-            if let Some(cell) = self.cell(shard, area) {
-                add_all_to_f64_bits(cell, values);
-            }
             self.add_counts(shard, area + 1, counts, |cell, count| {
                 if count != 0 {
                     cell.fetch_add(count, Ordering::Release);
@@ -98,21 +111,26 @@ impl HistogramCore {
 
 impl HistogramCore {
     /// Adds a batch's values to the native buckets of `half` of `shard`, one atomic add each
-    /// (a bucket index costs more than the add; runs of equal values are added at once).
+    /// (a bucket index costs more than the add; runs of equal values are added at once), and
+    /// returns how many it counted (the NaN values are in no native bucket).
     #[inline]
-    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) {
+    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) -> usize {
         let Some(native) = &self.native else {
-            return;
+            return 0;
         };
+        let mut counted = 0;
         let mut rest = values;
         while let Some((&value, tail)) = rest.split_first() {
             let run = 1 + tail
                 .iter()
                 .take_while(|v| v.to_bits() == value.to_bits())
                 .count();
-            native.record(shard, half, value, run as u64);
+            if native.record(shard, half, value, run as u64) {
+                counted += run;
+            }
             rest = rest.get(run..).unwrap_or(&[]);
         }
+        counted
     }
 }
 

@@ -21,7 +21,10 @@
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket.
 //! * With native buckets, `_count` also equals the zero bucket plus every native bucket plus
-//!   the NaN observations (in no native bucket, as in client_golang), in every snapshot.
+//!   the NaN observations (in no native bucket, as in client_golang), in every snapshot. A
+//!   native-only histogram does not count its records in the classic `+Inf` cell at all: the
+//!   native count ends a record there, and a scrape adds the native counts back into `+Inf`
+//!   (one locked instruction fewer per observe).
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
 //!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
 //!   single bad sample can never turn the sum into NaN.

@@ -12,7 +12,9 @@
 //!
 //! Consistency is the classic protocol's: a record writes its native bucket before its
 //! classic bucket count (released), in the same half, so the wait that makes a half's
-//! classic counts complete makes its native buckets complete too. Every snapshot's `_count`
+//! classic counts complete makes its native buckets complete too. A native-only histogram's
+//! record has no classic count but for NaN: its native count, released, ends it, and the
+//! scrape waits on the native counts (and adds them into `+Inf`). Every snapshot's `_count`
 //! equals its zero count plus its native buckets plus its NaN observations (counted in
 //! `_count` and the classic `+Inf` bucket but in no native bucket, as in client_golang).
 
@@ -39,6 +41,12 @@ impl HistogramCore {
         let mut classic = HalfTotals::zero(self.layout.buckets);
         let cold = self.turn(state, true, &mut classic);
         let drained = native.drain(cold);
+        if self.ends_in_native {
+            // The native counts stand for the `+Inf` count (see `HistogramCore::ends_in_native`).
+            if let Some(infinite) = classic.buckets.last_mut() {
+                *infinite = infinite.wrapping_add(drained.observations());
+            }
+        }
         let Some(scrape) = state.native.as_mut() else {
             return self.empty_snapshot(None);
         };

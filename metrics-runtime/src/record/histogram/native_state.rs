@@ -51,19 +51,33 @@ impl NativeCore {
     }
 
     /// Counts `n` observations of `value` in `half`'s table of the native shard of classic
-    /// shard `shard`; NaN counts in no native bucket. Called after the record's start in that
-    /// shard (whose acquire makes the published layout visible) and before its classic bucket
-    /// count (whose release publishes this).
+    /// shard `shard`, and says whether it did: NaN counts in no native bucket. Called after
+    /// the record's start in that shard (whose acquire makes the published layout visible),
+    /// and before its classic bucket count, whose release publishes this; a native-only
+    /// histogram's record has none, and this add's own release publishes it.
     #[inline]
-    pub(super) fn record(&self, shard: usize, half: usize, value: f64, n: u64) {
+    pub(super) fn record(&self, shard: usize, half: usize, value: f64, n: u64) -> bool {
         if value.is_nan() {
-            return;
+            return false;
         }
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        if let Some(table) = self.tables.table(2 * (shard & self.shard_mask) + half) {
-            table.add(value, schema, zero_threshold, n);
+        match self.tables.table(2 * (shard & self.shard_mask) + half) {
+            Some(table) => {
+                table.add(value, schema, zero_threshold, n);
+                true
+            }
+            None => false,
         }
+    }
+
+    /// The observations `half`'s tables of every native shard hold (see
+    /// [`NativeTable::observations`]).
+    pub(super) fn observations(&self, half: usize) -> u64 {
+        (half..self.tables.len())
+            .step_by(2)
+            .filter_map(|table| self.tables.table(table))
+            .fold(0, |total, table| total.wrapping_add(table.observations()))
     }
 
     /// Makes `totals`' layout the one records use from now on.

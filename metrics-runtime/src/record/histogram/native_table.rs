@@ -7,7 +7,7 @@
 //! Why this is lock-free and never loses an observation:
 //! * A record reads the schema and zero threshold in force (two relaxed loads), computes its
 //!   bucket, and looks the bucket's key up in the hot half's table (linear probing from the
-//!   key's hash). An existing slot is one `fetch_add`. A missing one is claimed with a
+//!   key's home slot, see `NativeTable::home`). An existing slot is one `fetch_add`. A missing one is claimed with a
 //!   compare-and-swap of its key from empty; a record that loses the race to the same key
 //!   counts into it, one that loses to another key probes on.
 //! * A key carries the schema it was computed at (and the side), so a record that read the
@@ -176,7 +176,7 @@ impl NativeTable<'_> {
     pub(super) fn add(&self, value: f64, schema: i8, zero_threshold: f64, n: u64) {
         let magnitude = value.abs();
         if magnitude <= zero_threshold {
-            self.counters.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Release);
             return;
         }
         let negative = value < 0.0;
@@ -197,7 +197,7 @@ impl NativeTable<'_> {
         if !self.add_to_key(coarse, n, false) {
             // Unreachable (the capacity exceeds every key that can exist here); counted in the
             // zero bucket rather than lost.
-            self.counters.zero.fetch_add(n, Ordering::Relaxed);
+            self.counters.zero.fetch_add(n, Ordering::Release);
         }
     }
 
@@ -206,7 +206,7 @@ impl NativeTable<'_> {
     #[inline]
     fn add_to_key(&self, key: NativeKey, n: u64, reserve: bool) -> bool {
         let packed = key.pack();
-        let mut position = hash(packed) & self.mask;
+        let mut position = self.home(key);
         let mut reserved = false;
         for _ in 0..=self.mask {
             let Some(slot) = self.slot(position) else {
@@ -230,7 +230,9 @@ impl NativeTable<'_> {
                     };
             }
             if current == packed {
-                slot.count.fetch_add(n, Ordering::Relaxed);
+                // Release: a native-only histogram's record ends here (see `observe.rs`), and
+                // a scrape that counts this add must see the record's sum and key.
+                slot.count.fetch_add(n, Ordering::Release);
                 return true;
             }
             position = (position + 1) & self.mask;
@@ -238,11 +240,39 @@ impl NativeTable<'_> {
         false
     }
 
+    /// The slot where `key`'s probe starts: its bucket index, so that consecutive buckets
+    /// take consecutive slots; the negative side half a table further, and each schema at an
+    /// offset of its own.
+    ///
+    /// Observations cluster in a range of buckets, so a series' busy slots then sit together
+    /// on a few lines (16 bytes a bucket) instead of a line each, and the keys of one side at
+    /// one schema never collide while they span less than half the table; keys of two sides
+    /// or schemas that meet just probe on.
+    #[inline]
+    fn home(&self, key: NativeKey) -> usize {
+        let capacity = self.mask + 1;
+        let side = if key.negative { capacity / 2 } else { 0 };
+        let schema = (key.schema - MIN_SCHEMA) as usize * (capacity / 16);
+        (key.index as u32 as usize)
+            .wrapping_add(side)
+            .wrapping_add(schema)
+            & self.mask
+    }
+
     /// Slot `position` (below the capacity).
     #[inline]
     fn slot(&self, position: usize) -> Option<&Slot> {
         let line = self.lines.get(position / SLOTS_PER_LINE)?;
         line.0.get(position % SLOTS_PER_LINE)
+    }
+
+    /// The observations the table holds, zero bucket included. Acquire: once a scrape has
+    /// counted a record's add, the record's earlier writes (its key, its sum) are visible.
+    pub(super) fn observations(&self) -> u64 {
+        let slots = self.lines.iter().flat_map(|line| line.0.iter());
+        slots.fold(self.counters.zero.load(Ordering::Acquire), |total, slot| {
+            total.wrapping_add(slot.count.load(Ordering::Acquire))
+        })
     }
 
     /// Reads and clears the table: the zero count, and each used slot's key and count passed
@@ -279,8 +309,3 @@ impl NativeTable<'_> {
     }
 }
 
-/// Spreads a key over the table (a multiplicative hash: neighbouring buckets land apart).
-#[inline]
-fn hash(key: u64) -> usize {
-    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize
-}

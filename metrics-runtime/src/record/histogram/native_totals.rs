@@ -97,6 +97,12 @@ impl NativeTotals {
         self.zero_count = self.zero_count.wrapping_add(moved);
     }
 
+    /// The observations held: the zero bucket's and every bucket's.
+    pub(super) fn observations(&self) -> u64 {
+        let buckets = self.positive.values().chain(self.negative.values());
+        buckets.fold(self.zero_count, |total, &count| total.wrapping_add(count))
+    }
+
     /// Non-empty buckets, both sides (the zero bucket not counted).
     pub(super) fn bucket_count(&self) -> usize {
         self.positive.len() + self.negative.len()

@@ -81,6 +81,7 @@ impl Histogram {
         bounds.sort_by(f64::total_cmp);
         bounds.dedup();
         let shards = shard_count();
+        let ends_in_native = native.is_some() && bounds.is_empty();
         let layout = Layout {
             buckets: bounds.len() + 1,
         };
@@ -106,6 +107,7 @@ impl Histogram {
                 layout,
                 shard_mask: shards - 1,
                 scrape: Mutex::new(scrape),
+                ends_in_native,
                 native: native.map(|config| Box::new(NativeCore::new(config))),
                 exemplars: HistogramExemplars::new(layout.buckets, native.is_some()),
             }),
@@ -114,7 +116,8 @@ impl Histogram {
 
     /// Records one observation. Lock-free and allocation-free: three relaxed-or-release
     /// read-modify-writes on the calling thread's shard (the started count, which names the
-    /// half to write, the sum and the bucket), and no wait on anything.
+    /// half to write, the sum and the bucket), and no wait on anything. With native buckets,
+    /// one more for the native bucket; a native-only histogram skips the `+Inf` count.
     #[inline]
     pub fn observe(&self, value: f64) {
         self.observe_in_bucket(value);
@@ -150,7 +153,9 @@ impl Histogram {
             }
         }
         if let Some(native) = &core.native {
-            native.record(shard, half, value, 1);
+            if native.record(shard, half, value, 1) && core.ends_in_native {
+                return bucket;
+            }
         }
         // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
         if let Some(count) = core.cell(shard, area + 1 + bucket) {

@@ -86,28 +86,60 @@ impl HistogramCore {
         totals: &mut HalfTotals,
     ) -> usize {
         let cold = state.hot;
-        let hot = 1 - cold;
         totals.buckets.fill(0);
         totals.sum = 0.0;
-        for (shard, counted) in state.counted.iter_mut().enumerate() {
-            let Some(started) = self.cell(shard, STARTED) else {
-                continue;
-            };
-            // Every record that added to the count before this turn writes the cold half;
-            // the half holds them and what it held when last read.
-            let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
-            let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
-            let already_drained = if drain { counted[cold] } else { 0 };
-            let in_cells = in_cold.wrapping_sub(already_drained) & COUNT_MASK;
-            self.wait_until_complete(shard, cold, in_cells);
-            self.add_half(shard, cold, totals);
-            if drain {
-                self.clear_half(shard, cold);
+        match self.native.as_deref().filter(|_| self.ends_in_native) {
+            // A native-only histogram's records end in native tables, which shards can
+            // share: turn every shard, then wait for all of the half at once.
+            Some(native) => {
+                let mut expected = 0u64;
+                for (shard, counted) in state.counted.iter_mut().enumerate() {
+                    expected = expected.wrapping_add(self.turn_shard(shard, counted, cold, drain));
+                }
+                let shards = 0..state.counted.len();
+                self.wait_until(expected & COUNT_MASK, || {
+                    let classic = shards.clone().map(|shard| self.half_count(shard, cold));
+                    classic.fold(native.observations(cold), u64::wrapping_add)
+                });
+                for shard in shards {
+                    self.take_half(shard, cold, drain, totals);
+                }
             }
-            counted[cold] = in_cold;
+            None => {
+                for (shard, counted) in state.counted.iter_mut().enumerate() {
+                    let expected = self.turn_shard(shard, counted, cold, drain);
+                    self.wait_until(expected, || self.half_count(shard, cold));
+                    self.take_half(shard, cold, drain, totals);
+                }
+            }
         }
-        state.hot = hot;
+        state.hot = 1 - cold;
         cold
+    }
+
+    /// Turns the other half of `shard` hot and returns how many records its now `cold` half
+    /// is to hold once those started there have finished (`counted`: the shard's per-half
+    /// counts, see [`Self::turn`]).
+    fn turn_shard(&self, shard: usize, counted: &mut [u64; 2], cold: usize, drain: bool) -> u64 {
+        let hot = 1 - cold;
+        let Some(started) = self.cell(shard, STARTED) else {
+            return 0;
+        };
+        // Every record that added to the count before this turn writes the cold half; the
+        // half holds them and what it held when last read.
+        let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
+        let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
+        let already_drained = if drain { counted[cold] } else { 0 };
+        counted[cold] = in_cold;
+        in_cold.wrapping_sub(already_drained) & COUNT_MASK
+    }
+
+    /// Adds `half` of `shard` (complete) into `totals`, and clears it with `drain`.
+    fn take_half(&self, shard: usize, half: usize, drain: bool, totals: &mut HalfTotals) {
+        self.add_half(shard, half, totals);
+        if drain {
+            self.clear_half(shard, half);
+        }
     }
 
     /// The bucket counts of `half` of `shard`, both areas, added up.
@@ -126,12 +158,12 @@ impl HistogramCore {
         counts(false).wrapping_add(counts(true))
     }
 
-    /// Waits until `half` of `shard` holds `expected` observations: the records that started
+    /// Waits until `count` (of a half's records) reaches `expected`: the records that started
     /// there before the scrape turned it cold have all finished. Counts only grow, and none is
     /// started in a cold half, so the total reaches `expected` exactly.
-    fn wait_until_complete(&self, shard: usize, half: usize, expected: u64) {
+    fn wait_until(&self, expected: u64, count: impl Fn() -> u64) {
         let mut turn = 0u32;
-        while self.half_count(shard, half) & COUNT_MASK != expected {
+        while count() & COUNT_MASK != expected {
             spin_wait(turn);
             turn = turn.saturating_add(1);
         }
