@@ -109,6 +109,19 @@ impl EncodedLabels {
     pub(super) fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
+
+    /// The stored form as the little-endian words a slot keeps, the last one padded with
+    /// whatever follows the labels in the buffer (a reader takes only the first `len` bytes):
+    /// a slot copies them a word at a time, with no byte to shift into place.
+    pub(super) fn words(&self) -> impl Iterator<Item = u64> + '_ {
+        let padded = self.len.div_ceil(8) * 8;
+        let bytes = self.bytes.get(..padded).unwrap_or(&self.bytes);
+        bytes.chunks_exact(8).map(|chunk| {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            u64::from_le_bytes(word)
+        })
+    }
 }
 
 impl fmt::Debug for EncodedLabels {

@@ -42,6 +42,7 @@ mod rules;
 mod slot;
 mod slots;
 mod sync;
+mod timestamp;
 
 #[cfg(test)]
 mod check_tests;
@@ -56,6 +57,7 @@ pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
 #[cfg(feature = "vllm")]
 pub(crate) use rules::count_rejected;
 pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
-pub(crate) use slot::{epoch_nanos, with_checked, CheckedLabels};
+pub(crate) use slot::{with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};
 pub use slots::ExemplarSlots;
+pub(crate) use timestamp::epoch_nanos;

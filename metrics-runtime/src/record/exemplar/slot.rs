@@ -21,7 +21,9 @@
 //! synchronizes with that writer at its acquire fence, so its second sequence load sees the
 //! writer's claim and the copy is discarded.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
+
+use super::timestamp::epoch_nanos;
 
 use super::labels::{
     check_pairs, pair_header, EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES,
@@ -132,11 +134,10 @@ impl ExemplarSlot {
         fence(Ordering::Release);
         let len = match labels {
             CheckedLabels::Encoded(encoded) => {
-                let bytes = encoded.as_bytes();
-                let mut words = WordWriter::new(&self.labels);
-                words.push(bytes);
-                words.finish();
-                bytes.len()
+                for (cell, word) in self.labels.iter().zip(encoded.words()) {
+                    cell.store(word, Ordering::Relaxed);
+                }
+                encoded.as_bytes().len()
             }
             CheckedLabels::Pairs { pairs, bytes } => {
                 let mut words = WordWriter::new(&self.labels);
@@ -303,25 +304,5 @@ impl<'s> WordWriter<'s> {
         if self.filled > 0 {
             self.store(self.pending);
         }
-    }
-}
-
-/// `time` (now when `None`) as nanoseconds since the Unix epoch (negative before it),
-/// saturating at the `i64` range (the years 1677 and 2262). Integer arithmetic only: turning
-/// the time into `f64` seconds here (a conversion and a division) cost a third of an
-/// exemplar write; a scrape does it instead.
-pub(crate) fn epoch_nanos(time: Option<SystemTime>) -> i64 {
-    fn nanos(offset: Duration) -> i64 {
-        let seconds = i64::try_from(offset.as_secs()).unwrap_or(i64::MAX);
-        seconds
-            .saturating_mul(1_000_000_000)
-            .saturating_add(i64::from(offset.subsec_nanos()))
-    }
-    match time
-        .unwrap_or_else(SystemTime::now)
-        .duration_since(UNIX_EPOCH)
-    {
-        Ok(after) => nanos(after),
-        Err(before) => nanos(before.duration()).saturating_neg(),
     }
 }

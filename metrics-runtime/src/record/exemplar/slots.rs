@@ -6,7 +6,8 @@ use std::time::SystemTime;
 use super::labels::ExemplarLabels;
 use super::read::{ExemplarBuffer, ExemplarRead};
 use super::rules::{count_rejected, ExemplarError};
-use super::slot::{epoch_nanos, with_checked, ExemplarSlot};
+use super::slot::{with_checked, ExemplarSlot};
+use super::timestamp::epoch_nanos;
 
 /// The exemplar slots of one series: one for a counter, one per bucket for a histogram.
 ///
