@@ -308,4 +308,3 @@ impl NativeTable<'_> {
         self.reservations
     }
 }
-
