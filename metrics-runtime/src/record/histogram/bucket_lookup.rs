@@ -112,6 +112,32 @@ impl BucketLookup {
     /// comparison, with no bounds check: a key indexes the table whatever the value.
     #[inline]
     pub fn index(&self, value: f64) -> usize {
+        self.tables().index(value)
+    }
+
+    /// The two tables, borrowed: what a loop over many values looks them up in. Held in
+    /// registers, their addresses are not reloaded from the lookup on every value (which the
+    /// compiler otherwise may do, not knowing that the loop's own stores never reach them).
+    #[inline]
+    pub(super) fn tables(&self) -> LookupTables<'_> {
+        LookupTables {
+            below: &self.below,
+            padded: &self.padded,
+        }
+    }
+}
+
+/// A [`BucketLookup`]'s tables, borrowed (see [`BucketLookup::tables`]).
+#[derive(Clone, Copy)]
+pub(super) struct LookupTables<'a> {
+    below: &'a [u8; SLOTS],
+    padded: &'a [f64; 256],
+}
+
+impl LookupTables<'_> {
+    /// See [`BucketLookup::index`].
+    #[inline]
+    pub(super) fn index(self, value: f64) -> usize {
         let below = self.below[slot_key(value)];
         let candidate = self.padded[usize::from(below)];
         usize::from(below) + usize::from(value > candidate)

@@ -1,9 +1,10 @@
 //! The merge protocol: a batch of locally recorded observations added to the calling
 //! thread's shard in one step (see [`Histogram::merge`](super::Histogram::merge)).
 
+use super::native_state::NativeCore;
 use super::shards::{HistogramCore, MERGE_FLAG, STARTED};
 use super::sum::{add_all_to_f64_bits, add_in_order};
-use super::sync::Ordering;
+use super::sync::{AtomicU64, Ordering};
 use super::thread_shard::thread_index;
 
 /// Bucket lists up to this long (vLLM's longest has 23 buckets) are merged with a per-bucket
@@ -29,6 +30,10 @@ impl HistogramCore {
             return;
         };
         let batch = values.len() as u64;
+        if let Some(native) = self.native.as_deref().filter(|_| self.ends_in_native) {
+            self.merge_native_only(native, shard, started, values);
+            return;
+        }
         if self.layout.buckets > MERGE_BUCKETS {
             let half = self.start(started, batch);
             let area = self.layout.area(half, false);
@@ -37,9 +42,6 @@ impl HistogramCore {
             }
             self.merge_native(shard, half, values);
             for &value in values {
-                if self.ends_in_native && !value.is_nan() {
-                    continue;
-                }
                 if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Release);
                 }
@@ -53,8 +55,10 @@ impl HistogramCore {
         });
         let half = self.start(started, batch);
         let area = self.layout.area(half, owned.is_some());
+        // Before the classic counts, whose release publishes it (as in `observe`).
+        self.merge_native(shard, half, values);
         // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
-        // is added with a compare-and-swap.
+        // is added afterwards with a compare-and-swap.
         let start = match (owned, self.cell(shard, area)) {
             (Some(_), Some(sum)) => f64::from_bits(sum.load(Ordering::Relaxed)),
             _ => 0.0,
@@ -62,35 +66,23 @@ impl HistogramCore {
         let mut counts: BatchCounts = [0; MERGE_BUCKETS];
         let exact = |value| self.bucket_index(value);
         let sum = match &self.lookup {
-            Some(lookup) => count_and_add(
-                values,
-                start,
-                &mut counts,
-                |value| lookup.index(value),
-                exact,
-            ),
+            Some(lookup) => {
+                let tables = lookup.tables();
+                count_and_add(
+                    values,
+                    start,
+                    &mut counts,
+                    |value| tables.index(value),
+                    exact,
+                )
+            }
             None => count_and_add(values, start, &mut counts, exact, exact),
         };
-        if let Some(cell) = self.cell(shard, area) {
-            match owned {
-                Some(_) => cell.store(sum.to_bits(), Ordering::Relaxed),
-                None => add_all_to_f64_bits(cell, values),
-            }
-        }
-        // After the sum and before the classic counts, as in `observe`: the counts that end
-        // the batch (the classic ones, or a native-only histogram's native ones) are released
-        // after everything else the batch writes.
-        let counted_natively = self.merge_native(shard, half, values);
-        if self.ends_in_native {
-            // The native counts stand for `+Inf` (see `HistogramCore::ends_in_native`): it
-            // keeps the NaN observations only.
-            if let Some(infinite) = counts.get_mut(self.layout.buckets - 1) {
-                let counted = u32::try_from(counted_natively).unwrap_or(u32::MAX);
-                *infinite = infinite.saturating_sub(counted);
-            }
-        }
         let counts = counts.get(..self.layout.buckets).unwrap_or(&counts);
         if let Some(flag) = owned {
+            if let Some(cell) = self.cell(shard, area) {
+                cell.store(sum.to_bits(), Ordering::Relaxed);
+            }
             // Every bucket, touched or not: a plain load and store each, no branch. Release:
             // a scrape that sees the counts sees the sum.
             self.add_counts(shard, area + 1, counts, |cell, count| {
@@ -100,6 +92,9 @@ impl HistogramCore {
             // Release: the next holder of the flag sees these stores.
             flag.store(0, Ordering::Release);
         } else {
+            if let Some(cell) = self.cell(shard, area) {
+                add_all_to_f64_bits(cell, values);
+            }
             self.add_counts(shard, area + 1, counts, |cell, count| {
                 if count != 0 {
                     cell.fetch_add(count, Ordering::Release);
@@ -111,27 +106,59 @@ impl HistogramCore {
 
 impl HistogramCore {
     /// Adds a batch's values to the native buckets of `half` of `shard`, one atomic add each
-    /// (a bucket index costs more than the add; runs of equal values are added at once), and
-    /// returns how many it counted (the NaN values are in no native bucket).
+    /// (a bucket index costs more than the add; runs of equal values are added at once).
     #[inline]
-    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) -> usize {
-        let Some(native) = &self.native else {
-            return 0;
-        };
-        let mut counted = 0;
-        let mut rest = values;
-        while let Some((&value, tail)) = rest.split_first() {
-            let run = 1 + tail
-                .iter()
-                .take_while(|v| v.to_bits() == value.to_bits())
-                .count();
-            if native.record(shard, half, value, run as u64) {
-                counted += run;
-            }
-            rest = rest.get(run..).unwrap_or(&[]);
+    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) {
+        if let Some(native) = &self.native {
+            add_runs(native, shard, half, values);
         }
-        counted
     }
+
+    /// [`merge`](Self::merge) into a native-only histogram, whose records end on their
+    /// native counts (see [`HistogramCore::ends_in_native`]): the batch counted as started,
+    /// its sum added with one compare-and-swap, then its native buckets, then the NaN values
+    /// (in no native bucket) in the `+Inf` cell. No merge area: each run of equal values is
+    /// an atomic add on its native bucket anyway. Out of line, so that the classic merge's
+    /// loop compiles as it would without it.
+    #[inline(never)]
+    fn merge_native_only(
+        &self,
+        native: &NativeCore,
+        shard: usize,
+        started: &AtomicU64,
+        values: &[f64],
+    ) {
+        let half = self.start(started, values.len() as u64);
+        let area = self.layout.area(half, false);
+        if let Some(sum) = self.cell(shard, area) {
+            add_all_to_f64_bits(sum, values);
+        }
+        let not_a_number = values.len() - add_runs(native, shard, half, values);
+        if not_a_number > 0 {
+            if let Some(infinite) = self.cell(shard, area + self.layout.buckets) {
+                infinite.fetch_add(not_a_number as u64, Ordering::Release);
+            }
+        }
+    }
+}
+
+/// Adds `values` to the native buckets of `half` of `shard`, a run of equal values at once,
+/// and returns how many it counted (NaN counts in no native bucket).
+#[inline]
+fn add_runs(native: &NativeCore, shard: usize, half: usize, values: &[f64]) -> usize {
+    let mut counted = 0;
+    let mut rest = values;
+    while let Some((&value, tail)) = rest.split_first() {
+        let run = 1 + tail
+            .iter()
+            .take_while(|v| v.to_bits() == value.to_bits())
+            .count();
+        if native.record(shard, half, value, run as u64) {
+            counted += run;
+        }
+        rest = rest.get(run..).unwrap_or(&[]);
+    }
+    counted
 }
 
 /// A merged batch's count per bucket. Four bytes a count: with one byte, the counting ran
