@@ -116,10 +116,11 @@ impl HistogramCore {
 
     /// [`merge`](Self::merge) into a native-only histogram, whose records end on their
     /// native counts (see [`HistogramCore::ends_in_native`]): the batch counted as started,
-    /// its sum added with one compare-and-swap, then its native buckets, then the NaN values
-    /// (in no native bucket) in the `+Inf` cell. No merge area: each run of equal values is
-    /// an atomic add on its native bucket anyway. Out of line, so that the classic merge's
-    /// loop compiles as it would without it.
+    /// its sum, then its native buckets (one atomic add per run of equal values), then the
+    /// NaN values (in no native bucket) in the `+Inf` cell. As in the classic merge, the
+    /// holder of the shard's merge flag writes the merge area's sum and `+Inf` with plain
+    /// loads and stores, and a merge that finds the flag taken adds to the observe area.
+    /// Out of line, so that the classic merge's loop compiles as it would without it.
     #[inline(never)]
     fn merge_native_only(
         &self,
@@ -128,16 +129,40 @@ impl HistogramCore {
         started: &AtomicU64,
         values: &[f64],
     ) {
+        let flag = self.cell(shard, MERGE_FLAG);
+        let owned = flag.filter(|flag| {
+            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        });
         let half = self.start(started, values.len() as u64);
-        let area = self.layout.area(half, false);
+        let area = self.layout.area(half, owned.is_some());
         if let Some(sum) = self.cell(shard, area) {
-            add_all_to_f64_bits(sum, values);
+            match owned {
+                Some(_) => {
+                    let total = add_in_order(f64::from_bits(sum.load(Ordering::Relaxed)), values);
+                    sum.store(total.to_bits(), Ordering::Relaxed);
+                }
+                None => add_all_to_f64_bits(sum, values),
+            }
         }
+        // Released, after the sum: each ends the records it counts.
         let not_a_number = values.len() - add_runs(native, shard, half, values);
-        if not_a_number > 0 {
-            if let Some(infinite) = self.cell(shard, area + self.layout.buckets) {
+        let infinite = self.cell(shard, area + self.layout.buckets);
+        match (owned, infinite) {
+            (Some(flag), infinite) => {
+                if let Some(infinite) = infinite.filter(|_| not_a_number > 0) {
+                    let total = infinite
+                        .load(Ordering::Relaxed)
+                        .wrapping_add(not_a_number as u64);
+                    infinite.store(total, Ordering::Release);
+                }
+                // Release: the next holder of the flag sees these stores.
+                flag.store(0, Ordering::Release);
+            }
+            (None, Some(infinite)) if not_a_number > 0 => {
                 infinite.fetch_add(not_a_number as u64, Ordering::Release);
             }
+            (None, _) => {}
         }
     }
 }
