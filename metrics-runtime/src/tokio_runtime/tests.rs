@@ -178,7 +178,18 @@ fn the_unstable_figures_are_exported_when_tokio_measures_them() {
             .await
             .expect("the blocking task runs");
     });
-    let scrape = Scrape::of(&registry);
+    // A worker hands its poll count to the runtime's figures in batches, when it parks or
+    // at its next maintenance tick, so the last polls can arrive just after `block_on`
+    // returns: scrape until they have (a few milliseconds), for at most 10 s.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let scrape = loop {
+        let scrape = Scrape::of(&registry);
+        let polls = scrape.sum_of("tokio_worker_polls_total", &[]);
+        if polls.is_some_and(|polls| polls >= 10.0) || Instant::now() >= deadline {
+            break scrape;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
     // Tokio counts the tasks of `spawn`, not the blocking pool's jobs.
     assert_eq!(scrape.value("tokio_spawned_tasks_total", &[]), Some(10.0));
     assert!(scrape
