@@ -48,11 +48,7 @@ impl HistogramCore {
             }
             return;
         }
-        let flag = self.cell(shard, MERGE_FLAG);
-        let owned = flag.filter(|flag| {
-            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        });
+        let owned = self.claim_merge_flag(shard);
         let half = self.start(started, batch);
         let area = self.layout.area(half, owned.is_some());
         // Before the classic counts, whose release publishes it (as in `observe`).
@@ -114,6 +110,16 @@ impl HistogramCore {
         }
     }
 
+    /// The merge flag of `shard`, when this merge takes it (acquire: its stores follow the
+    /// previous holder's); `None` when another merge holds it.
+    #[inline]
+    fn claim_merge_flag(&self, shard: usize) -> Option<&AtomicU64> {
+        self.cell(shard, MERGE_FLAG).filter(|flag| {
+            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        })
+    }
+
     /// [`merge`](Self::merge) into a native-only histogram, whose records end on their
     /// native counts (see [`HistogramCore::ends_in_native`]): the batch counted as started,
     /// its sum, then its native buckets (one atomic add per run of equal values), then the
@@ -129,11 +135,7 @@ impl HistogramCore {
         started: &AtomicU64,
         values: &[f64],
     ) {
-        let flag = self.cell(shard, MERGE_FLAG);
-        let owned = flag.filter(|flag| {
-            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        });
+        let owned = self.claim_merge_flag(shard);
         let half = self.start(started, values.len() as u64);
         let area = self.layout.area(half, owned.is_some());
         if let Some(sum) = self.cell(shard, area) {

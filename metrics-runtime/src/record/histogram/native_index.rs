@@ -316,7 +316,7 @@ fn boundary_fraction(schema: i8, i: usize) -> f64 {
 pub(super) fn fractions_below(schema: i8, fraction: f64, mantissa: u64) -> usize {
     let cell = (mantissa >> (52 - CELL_BITS)) as usize;
     let first = SCHEMA_8_COUNT_BELOW.get(cell).copied().unwrap_or(256) as usize;
-    let boundary = SCHEMA_8_FRACTIONS.get(first).copied().unwrap_or(1.0);
+    let boundary = boundary_fraction(MAX_SCHEMA, first);
     let below_8 = first + usize::from(boundary < fraction);
     let stride_bits = u32::from(MAX_SCHEMA.abs_diff(schema));
     (below_8 + (1 << stride_bits) - 1) >> stride_bits
