@@ -26,8 +26,18 @@ pub const HISTOGRAMS: usize = 10;
 /// Observations recorded into every histogram series.
 const OBSERVED: usize = 8;
 
+/// A registry of the shape and a handle to each of its histogram series, so a benchmark can
+/// record into them between scrapes.
+#[derive(Debug)]
+pub struct Shape<R, H> {
+    /// The registry a scrape encodes.
+    pub registry: R,
+    /// Every histogram series of the shape, label set by label set.
+    pub histograms: Vec<H>,
+}
+
 /// The shape with `label_sets` label sets, registered as this crate's families.
-pub fn ours(label_sets: u32) -> Registry {
+pub fn ours(label_sets: u32) -> Shape<Registry, metric_handles::Histogram> {
     let mut registry = Registry::default();
     let options = RegisterOptions::default();
     let describe = |kind, value_type, prefix: &str, i: usize| {
@@ -57,6 +67,7 @@ pub fn ours(label_sets: u32) -> Registry {
         })
         .collect();
     let values = observations();
+    let mut series = Vec::new();
     for engine in 0..label_sets {
         let labels = EngineLabels::engine(engine);
         for (i, family) in counters.iter().enumerate() {
@@ -72,14 +83,18 @@ pub fn ours(label_sets: u32) -> Registry {
             for k in 0..OBSERVED {
                 histogram.observe(values[observation(engine, i, k)]);
             }
+            series.push(histogram);
         }
     }
-    registry
+    Shape {
+        registry,
+        histograms: series,
+    }
 }
 
 /// The shape with `label_sets` label sets, as prometheus-client's families with the values
 /// of [`ours`].
-pub fn prometheus_client(label_sets: u32) -> PcRegistry {
+pub fn prometheus_client(label_sets: u32) -> Shape<PcRegistry, PcHistogram> {
     let mut registry = PcRegistry::default();
     let help = "One family of the same shape";
     let counters: Vec<PcFamily<EngineLabels, PcCounter>> = (0..COUNTERS)
@@ -106,6 +121,7 @@ pub fn prometheus_client(label_sets: u32) -> PcRegistry {
         })
         .collect();
     let values = observations();
+    let mut series = Vec::new();
     for engine in 0..label_sets {
         let labels = EngineLabels::engine(engine);
         for (i, family) in counters.iter().enumerate() {
@@ -121,9 +137,13 @@ pub fn prometheus_client(label_sets: u32) -> PcRegistry {
             for k in 0..OBSERVED {
                 histogram.observe(values[observation(engine, i, k)]);
             }
+            series.push(histogram.clone());
         }
     }
-    registry
+    Shape {
+        registry,
+        histograms: series,
+    }
 }
 
 fn counter_value(engine: u32, family: usize) -> u64 {

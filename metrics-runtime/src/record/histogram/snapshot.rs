@@ -3,6 +3,7 @@
 use super::native_totals::NativeSnapshot;
 use super::shards::{HalfTotals, HistogramCore, ScrapeState, COUNT_MASK, HOT_BIT, STARTED};
 use super::sync::{lock, spin_wait, Ordering};
+use super::thread_shard::MAX_SHARDS;
 
 impl HistogramCore {
     /// Reads the histogram's current state: `count()`, `sum()` and every bucket from one set
@@ -50,8 +51,8 @@ impl HistogramCore {
     /// Turns the halves and reads the classic buckets and sum of a histogram without native
     /// buckets into `counts`, returning the sum.
     fn read_classic(&self, state: &mut ScrapeState, counts: &mut Vec<u64>) -> f64 {
-        // The half turned cold now is read again from its cells: its totals are reset in
-        // place rather than allocated anew (an empty boxed slice allocates nothing).
+        // The half turned cold now is read again from its cells into the totals it had when
+        // last read (kept as they are when nothing was recorded into it since).
         let mut totals = std::mem::replace(&mut state.complete[state.hot], HalfTotals::empty());
         let cold = self.turn(state, false, &mut totals);
         state.complete[cold] = totals;
@@ -71,14 +72,19 @@ impl HistogramCore {
     }
 
     /// Turns the cold half hot in every shard, waits for the records started in the half
-    /// turned cold, and returns that half, with its totals over all shards in `totals`
-    /// (reset first, so a caller can reuse them).
+    /// turned cold, and returns that half, with its totals over all shards in `totals`.
     ///
-    /// With `drain`, the half's cells are cleared once read (the totals are what was added
-    /// since the half was last drained); without, they keep growing and the totals are
-    /// everything the half ever held. `state.counted` keeps, per shard and half, how many
-    /// observations the half has held in all (read or drained), so that the wait knows what
-    /// to expect either way.
+    /// With `drain`, the half's cells are cleared once read, and `totals` become what was
+    /// added since the half was last drained. Without, the cells keep growing, and `totals`,
+    /// which the caller passes as the half's totals when last read, become everything the
+    /// half ever held. `state.counted` keeps, per shard and half, how many observations the
+    /// half has held in all (read or drained), so that the wait knows what to expect either
+    /// way.
+    ///
+    /// A half nobody recorded into since it was last read is not read again: without
+    /// `drain`, when that holds in every shard, its totals are still exact (the common case
+    /// of a series idle between scrapes, which then costs one locked add per shard); with
+    /// `drain`, such a shard's cells are all zero, and it is skipped alone.
     pub(super) fn turn(
         &self,
         state: &mut ScrapeState,
@@ -86,41 +92,62 @@ impl HistogramCore {
         totals: &mut HalfTotals,
     ) -> usize {
         let cold = state.hot;
+        // Per shard: the records its cold half received since it was last read. A histogram
+        // has at most `MAX_SHARDS` shards (`shard_count`).
+        debug_assert!(state.counted.len() <= MAX_SHARDS);
+        let mut fresh = [0u64; MAX_SHARDS];
+        for ((shard, counted), fresh) in state.counted.iter_mut().enumerate().zip(&mut fresh) {
+            *fresh = self.turn_shard(shard, counted, cold);
+        }
+        state.hot = 1 - cold;
+        let fresh = &fresh[..state.counted.len().min(MAX_SHARDS)];
+        if !drain && fresh.iter().all(|&n| n == 0) {
+            return cold;
+        }
         totals.buckets.fill(0);
         totals.sum = 0.0;
+        // What a shard's cold half is to hold once its records are complete.
+        let expected = |shard: usize, fresh: u64| {
+            if drain {
+                fresh
+            } else {
+                state.counted.get(shard).map_or(0, |counted| counted[cold])
+            }
+        };
         match self.native.as_deref().filter(|_| self.ends_in_native) {
             // A native-only histogram's records end in native tables, which shards can
-            // share: turn every shard, then wait for all of the half at once.
+            // share: wait for all of the half at once.
             Some(native) => {
-                let mut expected = 0u64;
-                for (shard, counted) in state.counted.iter_mut().enumerate() {
-                    expected = expected.wrapping_add(self.turn_shard(shard, counted, cold, drain));
+                let all = fresh.iter().fold(0u64, |all, &n| all.wrapping_add(n));
+                if all & COUNT_MASK == 0 {
+                    return cold;
                 }
-                let shards = 0..state.counted.len();
-                self.wait_until(expected & COUNT_MASK, || {
+                let shards = 0..fresh.len();
+                self.wait_until(all & COUNT_MASK, || {
                     let classic = shards.clone().map(|shard| self.half_count(shard, cold));
                     classic.fold(native.observations(cold), u64::wrapping_add)
                 });
-                for shard in shards {
+                for (shard, _) in fresh.iter().enumerate().filter(|(_, &n)| n != 0) {
                     self.take_half(shard, cold, drain, totals);
                 }
             }
             None => {
-                for (shard, counted) in state.counted.iter_mut().enumerate() {
-                    let expected = self.turn_shard(shard, counted, cold, drain);
-                    self.wait_until(expected, || self.half_count(shard, cold));
+                for (shard, &fresh) in fresh.iter().enumerate() {
+                    if drain && fresh == 0 {
+                        continue;
+                    }
+                    self.wait_until(expected(shard, fresh), || self.half_count(shard, cold));
                     self.take_half(shard, cold, drain, totals);
                 }
             }
         }
-        state.hot = 1 - cold;
         cold
     }
 
     /// Turns the other half of `shard` hot and returns how many records its now `cold` half
-    /// is to hold once those started there have finished (`counted`: the shard's per-half
-    /// counts, see [`Self::turn`]).
-    fn turn_shard(&self, shard: usize, counted: &mut [u64; 2], cold: usize, drain: bool) -> u64 {
+    /// received since it was last read, counting those started there that have yet to finish
+    /// (`counted`: the shard's per-half counts, see [`Self::turn`], updated here).
+    fn turn_shard(&self, shard: usize, counted: &mut [u64; 2], cold: usize) -> u64 {
         let hot = 1 - cold;
         let Some(started) = self.cell(shard, STARTED) else {
             return 0;
@@ -129,9 +156,9 @@ impl HistogramCore {
         // half holds them and what it held when last read.
         let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
         let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
-        let already_drained = if drain { counted[cold] } else { 0 };
+        let fresh = in_cold.wrapping_sub(counted[cold]) & COUNT_MASK;
         counted[cold] = in_cold;
-        in_cold.wrapping_sub(already_drained) & COUNT_MASK
+        fresh
     }
 
     /// Adds `half` of `shard` (complete) into `totals`, and clears it with `drain`.
@@ -182,7 +209,7 @@ impl HistogramCore {
         }
     }
 
-    /// Adds `half` of `shard` (complete, see [`Self::wait_until_complete`]) into `totals`.
+    /// Adds `half` of `shard` (complete, see [`Self::wait_until`]) into `totals`.
     fn add_half(&self, shard: usize, half: usize, totals: &mut HalfTotals) {
         let load = |cell| {
             self.cell(shard, cell)

@@ -198,6 +198,50 @@ fn snapshots_alternate_halves_and_each_sees_every_record_before_it() {
     }
 }
 
+/// Records into every shard, scrapes until the series is idle, then records on one thread
+/// only: a scrape that skips the halves nobody wrote to must keep what the other shards
+/// hold, with or without native buckets (which drain each half they read).
+fn an_idle_series_then_one_busy_shard(h: &Histogram) {
+    let values = [0.5, 1.5, 2.5];
+    let every_shard_records = || {
+        std::thread::scope(|s| {
+            for _ in 0..(2 * MAX_SHARDS) {
+                s.spawn(|| values.iter().for_each(|&v| h.observe(v)));
+            }
+        })
+    };
+    // Twice, with a scrape between: both halves hold records of every shard.
+    every_shard_records();
+    let n = 2 * MAX_SHARDS as u64;
+    assert_eq!(h.snapshot().count(), 3 * n);
+    every_shard_records();
+    let n = 2 * n;
+    let busy = h.snapshot();
+    assert_eq!(busy.bucket_counts(), &[n, n, n]);
+    // Idle: both halves are read once more, then neither is, and nothing changes.
+    for _ in 0..4 {
+        assert_eq!(h.snapshot(), busy);
+    }
+    for round in 1..=3u64 {
+        h.observe(1.5);
+        let s = h.snapshot();
+        assert_eq!(s.bucket_counts(), &[n, n + round, n], "round {round}");
+        assert_eq!(s.sum(), 4.5 * n as f64 + 1.5 * round as f64);
+        assert_eq!(h.snapshot(), s, "idle again after round {round}");
+    }
+}
+
+#[test]
+fn a_scrape_of_an_idle_series_keeps_every_shard() {
+    an_idle_series_then_one_busy_shard(&Histogram::new([1.0, 2.0]));
+}
+
+#[test]
+fn a_scrape_of_an_idle_series_keeps_every_shard_with_native_buckets() {
+    let native = crate::NativeConfig::with_schema(3);
+    an_idle_series_then_one_busy_shard(&Histogram::new_classic_and_native([1.0, 2.0], native));
+}
+
 const ITL: [f64; 19] = [
     0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0,
     40.0, 80.0,
