@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use metric_handles::ExpositionFormat;
-use metric_handles_benches::same_shape;
 use metric_handles_benches::fixtures::observations;
+use metric_handles_benches::same_shape;
 use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
 
 fn encode_same_shape(c: &mut Criterion) {
