@@ -88,15 +88,19 @@ pub enum RegistrationError {
         key: String,
     },
     /// A [`RegisterOptions`](crate::RegisterOptions) override names no metric of the
-    /// registration it was given to (a misspelt name, an alias, or a metric of another
-    /// struct): it would change nothing. `family` is the name as given, of type `unknown`,
+    /// registration it was given to that it can change (a misspelt name, an alias, a metric of
+    /// another struct, or one the override does not apply to: buckets for a counter, native
+    /// buckets for anything but a histogram, an idle timeout without a `Dynamic` axis): it
+    /// would change nothing. `family` is the name as given, of type `unknown`,
     /// registered by the override (`` `RegisterOptions::buckets` given to `EngineMetrics` ``).
     UnknownOverride {
         /// The name the override gave.
         family: Box<RegisteredFamily>,
-        /// The builder that set it: `buckets`, `positions`, `max_series` or `max_label_sets`.
+        /// The builder that set it: `buckets`, `native`, `positions`, `max_series`,
+        /// `max_label_sets` or `idle_timeout`.
         option: &'static str,
-        /// What the registration registers (its metrics' primary names).
+        /// The primary names of the metrics the registration registers that the override can
+        /// change.
         known: Vec<String>,
     },
 }
@@ -187,20 +191,26 @@ impl fmt::Display for RegistrationError {
                  `quantile`, `otel_metric_overflow` or a name starting with `__`",
                 family.registered_by
             ),
-            RegistrationError::UnknownOverride { family, known, .. } => write!(
-                f,
-                "{} names `{}`, which is none of the metrics registered with it ({}): an \
-                 override of a metric not registered changes nothing; give the primary name of \
-                 one of these, or leave it out (`RegisterOptions::for_descriptors` keeps the \
-                 overrides of one struct's metrics)",
-                family.registered_by,
-                family.name,
-                known
-                    .iter()
-                    .map(|name| format!("`{name}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            RegistrationError::UnknownOverride { family, known, .. } => {
+                let known = if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                write!(
+                    f,
+                    "{} names `{}`, which is none of the metrics registered with it that it can \
+                     change ({known}): an override of a metric not registered, or of one it does \
+                     not apply to, changes nothing; give the primary name of one of these, or \
+                     leave it out (`RegisterOptions::for_descriptors` keeps the overrides of one \
+                     struct's metrics)",
+                    family.registered_by, family.name,
+                )
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::buckets::{self, BucketError};
-use crate::declare::descriptor::{Alias, LabelAxis, MetricDescriptor};
+use crate::declare::descriptor::{Alias, LabelAxis, MetricDescriptor, MetricKind};
 use crate::NativeConfig;
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
@@ -56,7 +56,10 @@ impl RegisterOptions {
     /// Fails, naming the bound, unless the list is non-empty, at most
     /// [`MAX_BUCKETS`](crate::buckets::MAX_BUCKETS) long, finite, non-negative and strictly
     /// increasing; on failure the options are left unchanged (an earlier override of `metric`
-    /// stays in force).
+    /// stays in force). A registration refuses it for a metric without buckets (neither a
+    /// histogram nor a gauge histogram: [`RegistrationError::UnknownOverride`]).
+    ///
+    /// [`RegistrationError::UnknownOverride`]: crate::RegistrationError::UnknownOverride
     pub fn buckets(
         &mut self,
         metric: impl Into<String>,
@@ -69,7 +72,11 @@ impl RegisterOptions {
 
     /// Gives the histogram registered as `metric` native buckets laid out by `native` (beside
     /// its bucket bounds), or, with `None`, takes the native buckets its declaration gives it
-    /// away. Cannot fail: a [`NativeConfig`] is valid by construction.
+    /// away. Cannot fail: a [`NativeConfig`] is valid by construction. A registration refuses
+    /// it for a metric that is not a histogram ([`RegistrationError::UnknownOverride`]), where
+    /// it would change nothing.
+    ///
+    /// [`RegistrationError::UnknownOverride`]: crate::RegistrationError::UnknownOverride
     pub fn native(mut self, metric: impl Into<String>, native: Option<NativeConfig>) -> Self {
         self.native.insert(metric.into(), native);
         self
@@ -186,10 +193,19 @@ impl RegisterOptions {
     }
 
     /// Whether the override `builder` can change `descriptor`'s metric: an idle timeout only
-    /// a `Dynamic` axis's, every other override any metric's (a bucket override of a counter
-    /// is left alone, as it always was).
+    /// a `Dynamic` axis's, native buckets only a histogram's (a gauge histogram has none),
+    /// bucket bounds only a histogram's or a gauge histogram's, every other override any
+    /// metric's.
     pub(crate) fn applies(builder: &str, descriptor: &MetricDescriptor) -> bool {
-        builder != "idle_timeout" || matches!(descriptor.axis, Some(LabelAxis::Dynamic { .. }))
+        match builder {
+            "idle_timeout" => matches!(descriptor.axis, Some(LabelAxis::Dynamic { .. })),
+            "native" => descriptor.kind == MetricKind::Histogram,
+            "buckets" => matches!(
+                descriptor.kind,
+                MetricKind::Histogram | MetricKind::GaugeHistogram
+            ),
+            _ => true,
+        }
     }
 
     /// The idle timeout of the `Dynamic` axis of `descriptor`'s metric: the override if any,

@@ -478,6 +478,48 @@ fn http_metrics_take_the_prefix_and_const_labels_of_their_level() {
 }
 
 #[test]
+fn bucket_and_native_overrides_of_a_counter_are_refused_and_nothing_is_registered() {
+    use metric_handles::{NativeConfig, RegisterOptions};
+
+    let mut registry = Registry::default();
+    // Either would be dropped without a word: a counter has no buckets of either kind.
+    let mut with_buckets = RegisterOptions::new();
+    with_buckets
+        .buckets("app:requests", vec![0.5, 5.0])
+        .expect("valid buckets");
+    let with_native = RegisterOptions::new().native("app:requests", Some(NativeConfig::default()));
+    for (options, option) in [(with_buckets, "buckets"), (with_native, "native")] {
+        let err = refused(Served::try_register_with(&mut registry, &options));
+        match &err {
+            RegistrationError::UnknownOverride {
+                option: refused_option,
+                known,
+                ..
+            } => {
+                assert_eq!(*refused_option, option);
+                assert_eq!(known, &["app:latency"]);
+            }
+            other => panic!("expected UnknownOverride, got {other:?}"),
+        }
+        assert_eq!(err.family().name, "app:requests");
+        assert!(
+            err.to_string().starts_with(&format!(
+                "`RegisterOptions::{option}` given to `Served` names `app:requests`, which is \
+                 none of the metrics registered with it that it can change (`app:latency`)"
+            )),
+            "{err}"
+        );
+        assert_eq!(encode_openmetrics(&registry), "# EOF\n");
+    }
+
+    // The same overrides of the histogram register and take effect.
+    let options = RegisterOptions::new().native("app:latency", Some(NativeConfig::default()));
+    let served = Served::try_register_with(&mut registry, &options).expect("a histogram");
+    served.resolve(&NoLabels).latency.observe(0.25);
+    assert!(served.resolve(&NoLabels).latency.native_config().is_some());
+}
+
+#[test]
 fn an_override_naming_no_metric_of_the_struct_is_refused_and_nothing_is_registered() {
     use metric_handles::RegisterOptions;
 
@@ -491,7 +533,7 @@ fn an_override_naming_no_metric_of_the_struct_is_refused_and_nothing_is_register
     match &err {
         RegistrationError::UnknownOverride { option, known, .. } => {
             assert_eq!(*option, "buckets");
-            assert_eq!(known, &["app:requests", "app:latency"]);
+            assert_eq!(known, &["app:latency"]);
         }
         other => panic!("expected UnknownOverride, got {other:?}"),
     }
@@ -499,9 +541,10 @@ fn an_override_naming_no_metric_of_the_struct_is_refused_and_nothing_is_register
     assert_eq!(
         err.to_string(),
         "`RegisterOptions::buckets` given to `Served` names `app:latence`, which is none of the \
-         metrics registered with it (`app:requests`, `app:latency`): an override of a metric \
-         not registered changes nothing; give the primary name of one of these, or leave it out \
-         (`RegisterOptions::for_descriptors` keeps the overrides of one struct's metrics)"
+         metrics registered with it that it can change (`app:latency`): an override of a metric \
+         not registered, or of one it does not apply to, changes nothing; give the primary name \
+         of one of these, or leave it out (`RegisterOptions::for_descriptors` keeps the \
+         overrides of one struct's metrics)"
     );
     assert_eq!(encode_openmetrics(&registry), "# EOF\n");
 
