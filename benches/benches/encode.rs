@@ -13,6 +13,12 @@
 //! * `encode_same_shape_{64,1024}_protobuf`: the same shapes in the Prometheus protobuf
 //!   format, ours against our OpenMetrics text of the same registry and against
 //!   prometheus-client's protobuf encoder over its families.
+//! * `encode_native_64_protobuf` and `encode_native_64_protobuf_busy`: the shape at 64 label
+//!   sets with native buckets beside the classic ones in every histogram, in protobuf (the one
+//!   format that carries them): ours against prometheus-client's protobuf encoder over its
+//!   `new_classic_and_native` histograms, first with series idle between scrapes, then with
+//!   one observation recorded into every histogram series before each scrape (outside the
+//!   timed part, on both sides).
 //! * `scrape_while_recording`: request lifecycles recorded on 2 threads (an engine each) into
 //!   the 64-engine vLLM registry, alone and while a third thread scrapes that registry in a
 //!   loop. The figure is the recording threads' own CPU time per lifecycle (the slower
@@ -160,6 +166,66 @@ fn encode_same_shape_protobuf(c: &mut Criterion) {
     }
 }
 
+/// [`same_shape::ours_native`] and [`same_shape::prometheus_client_native`] at 64 label sets
+/// in protobuf, idle and busy (see the module documentation).
+fn encode_native_protobuf(c: &mut Criterion) {
+    use prometheus_client::encoding::prometheus_protobuf;
+
+    let ours = same_shape::ours_native(64);
+    let baseline = same_shape::prometheus_client_native(64);
+    let values = observations();
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(&ours.registry, &mut body)
+        .expect("encodes");
+    let theirs = prometheus_protobuf::encode_to_vec(&baseline.registry).expect("encodes");
+    eprintln!(
+        "encode_native_64_protobuf: ours {} bytes, prometheus-client {} bytes",
+        body.len(),
+        theirs.len()
+    );
+    let mut round = 0;
+    let mut next_value = || {
+        round += 1;
+        values[round % values.len()]
+    };
+    for (group, busy) in [
+        ("encode_native_64_protobuf", false),
+        ("encode_native_64_protobuf_busy", true),
+    ] {
+        let mut group = c.benchmark_group(group);
+        group.bench_function("ours", |b| {
+            b.iter_batched(
+                || {
+                    if busy {
+                        let value = next_value();
+                        ours.histograms.iter().for_each(|h| h.observe(value));
+                    }
+                },
+                |()| {
+                    body.clear();
+                    ExpositionFormat::PrometheusProtobuf
+                        .encode_into(black_box(&ours.registry), &mut body)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+        group.bench_function("prometheus_client", |b| {
+            b.iter_batched(
+                || {
+                    if busy {
+                        let value = next_value();
+                        baseline.histograms.iter().for_each(|h| h.observe(value));
+                    }
+                },
+                |()| prometheus_protobuf::encode_to_vec(black_box(&baseline.registry)),
+                BatchSize::PerIteration,
+            )
+        });
+        group.finish();
+    }
+}
+
 /// Nanoseconds the calling thread has spent on a CPU (its CPU clock, at nanosecond
 /// resolution: `/proc/thread-self/schedstat` advances only at scheduler ticks, too coarse for
 /// criterion's shortest samples).
@@ -241,6 +307,7 @@ criterion_group!(
     encode_same_shape,
     encode_same_shape_busy,
     encode_same_shape_protobuf,
+    encode_native_protobuf,
     scrape_while_recording
 );
 criterion_main!(benches);

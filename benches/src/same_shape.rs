@@ -4,14 +4,19 @@
 //!
 //! The shape is vLLM's per-engine one: `label_sets` label sets of `{model_name, engine}`, each
 //! with [`COUNTERS`] counters, [`GAUGES`] gauges and [`HISTOGRAMS`] histograms of the 19 ITL
-//! bounds.
+//! bounds. [`ours_native`] and [`prometheus_client_native`] give the histograms native buckets
+//! too, at bucket factor 1.1 with at most 160 buckets ([`NATIVE_FACTOR`], [`NATIVE_BUCKETS`]).
 
 use metric_handles::__private::register_family;
-use metric_handles::{Buckets, MetricDescriptor, MetricKind, RegisterOptions, Registry};
+use metric_handles::{
+    Buckets, MetricDescriptor, MetricKind, NativeConfig, RegisterOptions, Registry,
+};
 use prometheus_client::metrics::counter::Counter as PcCounter;
 use prometheus_client::metrics::family::Family as PcFamily;
 use prometheus_client::metrics::gauge::Gauge as PcGauge;
-use prometheus_client::metrics::histogram::Histogram as PcHistogram;
+use prometheus_client::metrics::histogram::{
+    Histogram as PcHistogram, NativeHistogramConfig as PcNativeConfig,
+};
 use prometheus_client::registry::Registry as PcRegistry;
 
 use crate::fixtures::{observations, ITL_BUCKETS};
@@ -25,6 +30,10 @@ pub const GAUGES: usize = 10;
 pub const HISTOGRAMS: usize = 10;
 /// Observations recorded into every histogram series.
 const OBSERVED: usize = 8;
+/// The native buckets' bucket factor, in the `_native` shapes.
+pub const NATIVE_FACTOR: f64 = 1.1;
+/// The native buckets' limit, in the `_native` shapes.
+pub const NATIVE_BUCKETS: u32 = 160;
 
 /// A registry of the shape and a handle to each of its histogram series, so a benchmark can
 /// record into them between scrapes.
@@ -38,13 +47,31 @@ pub struct Shape<R, H> {
 
 /// The shape with `label_sets` label sets, registered as this crate's families.
 pub fn ours(label_sets: u32) -> Shape<Registry, metric_handles::Histogram> {
+    build_ours(label_sets, None)
+}
+
+/// [`ours`], its histograms with native buckets beside the classic ones.
+pub fn ours_native(label_sets: u32) -> Shape<Registry, metric_handles::Histogram> {
+    let native = NativeConfig::from_factor(NATIVE_FACTOR).max_buckets(NATIVE_BUCKETS);
+    build_ours(label_sets, Some(native))
+}
+
+fn build_ours(
+    label_sets: u32,
+    native: Option<NativeConfig>,
+) -> Shape<Registry, metric_handles::Histogram> {
     let mut registry = Registry::default();
     let options = RegisterOptions::default();
     let describe = |kind, value_type, prefix: &str, i: usize| {
         let name: &'static str = Box::leak(format!("shape_{prefix}_{i}").into_boxed_str());
-        MetricDescriptor::new(name, name, kind, value_type, "One family of the same shape")
-            .common_labels(<EngineLabels as metric_handles::LabelSet>::KEYS)
-            .buckets(Buckets::Explicit(&ITL_BUCKETS))
+        let descriptor =
+            MetricDescriptor::new(name, name, kind, value_type, "One family of the same shape")
+                .common_labels(<EngineLabels as metric_handles::LabelSet>::KEYS)
+                .buckets(Buckets::Explicit(&ITL_BUCKETS));
+        match native {
+            Some(native) if kind == MetricKind::Histogram => descriptor.native(native),
+            _ => descriptor,
+        }
     };
     let counters: Vec<metric_handles::Family<EngineLabels, metric_handles::Counter>> = (0
         ..COUNTERS)
@@ -95,6 +122,22 @@ pub fn ours(label_sets: u32) -> Shape<Registry, metric_handles::Histogram> {
 /// The shape with `label_sets` label sets, as prometheus-client's families with the values
 /// of [`ours`].
 pub fn prometheus_client(label_sets: u32) -> Shape<PcRegistry, PcHistogram> {
+    build_prometheus_client(label_sets, || PcHistogram::new(ITL_BUCKETS))
+}
+
+/// [`prometheus_client`], its histograms with native buckets beside the classic ones (as
+/// [`ours_native`]'s).
+pub fn prometheus_client_native(label_sets: u32) -> Shape<PcRegistry, PcHistogram> {
+    build_prometheus_client(label_sets, || {
+        let native = PcNativeConfig::new(NATIVE_FACTOR).max_buckets(NATIVE_BUCKETS as usize);
+        PcHistogram::new_classic_and_native(ITL_BUCKETS, native)
+    })
+}
+
+fn build_prometheus_client(
+    label_sets: u32,
+    histogram: fn() -> PcHistogram,
+) -> Shape<PcRegistry, PcHistogram> {
     let mut registry = PcRegistry::default();
     let help = "One family of the same shape";
     let counters: Vec<PcFamily<EngineLabels, PcCounter>> = (0..COUNTERS)
@@ -114,8 +157,7 @@ pub fn prometheus_client(label_sets: u32) -> Shape<PcRegistry, PcHistogram> {
     type Histograms = PcFamily<EngineLabels, PcHistogram, fn() -> PcHistogram>;
     let histograms: Vec<Histograms> = (0..HISTOGRAMS)
         .map(|i| {
-            let family: Histograms =
-                PcFamily::new_with_constructor(|| PcHistogram::new(ITL_BUCKETS));
+            let family: Histograms = PcFamily::new_with_constructor(histogram);
             registry.register(format!("shape_histogram_{i}"), help, family.clone());
             family
         })
