@@ -39,8 +39,8 @@ impl HistogramCore {
     ) -> HistogramSnapshot {
         let config = native.config;
         let mut classic = HalfTotals::zero(self.layout.buckets);
-        let cold = self.turn(state, true, &mut classic);
-        let drained = native.drain(cold);
+        let turned = self.turn(state, true, &mut classic);
+        let drained = native.drain(turned.cold, turned.fresh());
         if self.ends_in_native {
             // The native counts stand for the `+Inf` count (see `HistogramCore::ends_in_native`).
             if let Some(infinite) = classic.buckets.last_mut() {
@@ -61,7 +61,7 @@ impl HistogramCore {
             native.publish(&fresh);
             // The second turn: what was written since the first one is dropped with the rest.
             let second = self.turn(state, true, &mut classic);
-            let _ = native.drain(second);
+            let _ = native.drain(second.cold, second.fresh());
             state.native = Some(NativeScrape::new(&config, self.layout.buckets));
             return self.empty_snapshot(Some(fresh));
         }

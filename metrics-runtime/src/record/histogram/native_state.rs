@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use super::native_config::NativeConfig;
-use super::native_table::NativeTables;
+use super::native_table::{NativeTable, NativeTables};
 use super::native_totals::NativeTotals;
 use super::sync::{AtomicU64, Ordering};
 use super::thread_shard::shard_count;
@@ -71,13 +71,33 @@ impl NativeCore {
         }
     }
 
-    /// The observations `half`'s tables of every native shard hold (see
-    /// [`NativeTable::observations`]).
-    pub(super) fn observations(&self, half: usize) -> u64 {
-        (half..self.tables.len())
-            .step_by(2)
-            .filter_map(|table| self.tables.table(table))
+    /// The observations `half`'s tables hold (see [`NativeTable::observations`]), those of
+    /// native shards with nothing `fresh` left out (see [`Self::busy_tables`]).
+    pub(super) fn observations(&self, half: usize, fresh: &[u64]) -> u64 {
+        self.busy_tables(half, fresh)
             .fold(0, |total, table| total.wrapping_add(table.observations()))
+    }
+
+    /// `half`'s tables of the native shards that serve a classic shard with records in
+    /// `fresh` (per classic shard: the records started in `half` since it was last drained).
+    /// The others are empty: a record writes the table of its classic shard's native shard,
+    /// after starting there. Skipping them is what keeps an idle series' scrape from reading
+    /// its tables, 16 KiB each at the default limit.
+    fn busy_tables<'a>(
+        &'a self,
+        half: usize,
+        fresh: &'a [u64],
+    ) -> impl Iterator<Item = NativeTable<'a>> + 'a {
+        let mask = self.shard_mask;
+        let busy = move |native_shard: &usize| {
+            fresh
+                .iter()
+                .enumerate()
+                .any(|(shard, &records)| records != 0 && shard & mask == *native_shard)
+        };
+        (0..=mask)
+            .filter(busy)
+            .filter_map(move |native_shard| self.tables.table(2 * native_shard + half))
     }
 
     /// Makes `totals`' layout the one records use from now on.
@@ -88,14 +108,13 @@ impl NativeCore {
             .store(totals.zero_threshold.to_bits(), Ordering::Relaxed);
     }
 
-    /// Drains `half`'s table of every native shard (see [`NativeTable::drain`]) into totals at
-    /// the published layout.
-    pub(super) fn drain(&self, half: usize) -> NativeTotals {
+    /// Drains `half`'s tables (see [`NativeTable::drain`]) into totals at the published
+    /// layout, leaving out those [`Self::busy_tables`] finds empty by `fresh`.
+    pub(super) fn drain(&self, half: usize, fresh: &[u64]) -> NativeTotals {
         let mut totals = NativeTotals::empty(&self.config);
         totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        let tables = (half..self.tables.len()).step_by(2);
-        for table in tables.filter_map(|table| self.tables.table(table)) {
+        for table in self.busy_tables(half, fresh) {
             // `add` may move a bucket a record put outside an older, narrower zero bucket
             // into it: the table's zero count comes on top.
             let zero = table.drain(|key, count| totals.add(key, count));

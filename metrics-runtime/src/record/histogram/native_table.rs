@@ -151,12 +151,7 @@ impl NativeTables {
         }
     }
 
-    /// How many tables there are.
-    pub(super) fn len(&self) -> usize {
-        self.counters.len()
-    }
-
-    /// Table `table` (below [`Self::len`]).
+    /// Table `table`, if there is one.
     #[inline]
     pub(super) fn table(&self, table: usize) -> Option<NativeTable<'_>> {
         let first = table.checked_mul(self.lines_per_table)?;

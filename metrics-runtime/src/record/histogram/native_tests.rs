@@ -8,6 +8,7 @@ use super::native_index::{
     bucket_index, fractions_below, fractions_below_by_search, frexp, upper_bound, MAX_SCHEMA,
     MIN_SCHEMA,
 };
+use super::thread_shard::{shard_count, MAX_SHARDS};
 use super::{Histogram, HistogramSnapshot, NativeConfig, NativeSpans};
 
 /// client_golang's default zero threshold, 2^-128.
@@ -561,7 +562,7 @@ fn a_bucket_recorded_with_an_older_zero_threshold_joins_the_wider_zero_bucket_at
     let mut widened = NativeTotals::empty(&config);
     widened.zero_threshold = 1.0;
     native.publish(&widened);
-    let drained = native.drain(0);
+    let drained = native.drain(0, &EVERY_SHARD);
     assert_eq!(drained.zero_count, 3, "{drained:?}");
     assert_eq!(
         drained.positive.into_iter().collect::<Vec<_>>(),
@@ -580,18 +581,62 @@ fn a_drain_reads_its_half_of_every_shard_and_leaves_the_other_half() {
         native.record(shard, 0, 0.0, 1);
         native.record(shard, 1, 2.0, 10);
     }
-    let first = native.drain(0);
+    let first = native.drain(0, &EVERY_SHARD);
     assert_eq!(first.zero_count, 64, "{first:?}");
     assert_eq!(
         first.positive.into_iter().collect::<Vec<_>>(),
         vec![(1, 64)]
     );
-    let second = native.drain(1);
+    let second = native.drain(1, &EVERY_SHARD);
     assert_eq!(second.zero_count, 0, "{second:?}");
     assert_eq!(
         second.positive.into_iter().collect::<Vec<_>>(),
         vec![(1, 640)]
     );
     // Drained means cleared.
-    assert!(native.drain(0).positive.into_iter().next().is_none());
+    assert!(native
+        .drain(0, &EVERY_SHARD)
+        .positive
+        .into_iter()
+        .next()
+        .is_none());
+}
+
+/// A drain's `fresh` that has every classic shard busy: every table of the half is read.
+const EVERY_SHARD: [u64; MAX_SHARDS] = [1; MAX_SHARDS];
+
+#[test]
+fn a_drain_reads_the_tables_of_busy_shards_and_leaves_the_others_as_they_are() {
+    use super::native_state::{NativeCore, MAX_NATIVE_SHARDS};
+    let native = NativeCore::new(NativeConfig::with_schema(0));
+    let native_shards = shard_count().min(MAX_NATIVE_SHARDS);
+    // Classic shard `native_shards + 1` shares native shard 1 (0 on a one-core machine) with
+    // classic shard 1: the table is found through the mask, not the classic shard's number.
+    let far = native_shards + 1;
+    native.record(far, 0, 2.0, 3);
+    native.record(0, 0, 0.0, 5);
+    let only = |shard: usize| {
+        let mut fresh = [0u64; MAX_SHARDS];
+        fresh[shard] = 1;
+        fresh
+    };
+    // Nothing fresh: no table is read, and nothing is lost.
+    let idle = native.drain(0, &[0; MAX_SHARDS]);
+    assert_eq!(idle.observations(), 0, "{idle:?}");
+    let far_drain = native.drain(0, &only(far));
+    assert_eq!(
+        far_drain.positive.clone().into_iter().collect::<Vec<_>>(),
+        vec![(1, 3)],
+        "{far_drain:?}"
+    );
+    if native_shards > 1 {
+        // Classic shard 0's table was not fresh, so it still holds its record.
+        assert_eq!(far_drain.zero_count, 0, "{far_drain:?}");
+        let rest = native.drain(0, &only(0));
+        assert_eq!(rest.zero_count, 5, "{rest:?}");
+        assert_eq!(rest.observations(), 5, "{rest:?}");
+    } else {
+        assert_eq!(far_drain.zero_count, 5, "{far_drain:?}");
+    }
+    assert_eq!(native.drain(0, &EVERY_SHARD).observations(), 0);
 }

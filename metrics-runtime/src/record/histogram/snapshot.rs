@@ -54,7 +54,7 @@ impl HistogramCore {
         // The half turned cold now is read again from its cells into the totals it had when
         // last read (kept as they are when nothing was recorded into it since).
         let mut totals = std::mem::replace(&mut state.complete[state.hot], HalfTotals::empty());
-        let cold = self.turn(state, false, &mut totals);
+        let cold = self.turn(state, false, &mut totals).cold;
         state.complete[cold] = totals;
         let hot = 1 - cold;
         let [first, second] = &state.complete;
@@ -72,7 +72,9 @@ impl HistogramCore {
     }
 
     /// Turns the cold half hot in every shard, waits for the records started in the half
-    /// turned cold, and returns that half, with its totals over all shards in `totals`.
+    /// turned cold, and returns that half and what each shard recorded into it (so that the
+    /// native tables of idle shards can be left unread too), with its classic totals over all
+    /// shards in `totals`.
     ///
     /// With `drain`, the half's cells are cleared once read, and `totals` become what was
     /// added since the half was last drained. Without, the cells keep growing, and `totals`,
@@ -90,7 +92,7 @@ impl HistogramCore {
         state: &mut ScrapeState,
         drain: bool,
         totals: &mut HalfTotals,
-    ) -> usize {
+    ) -> Turned {
         let cold = state.hot;
         // Per shard: the records its cold half received since it was last read. A histogram
         // has at most `MAX_SHARDS` shards (`shard_count`).
@@ -100,9 +102,14 @@ impl HistogramCore {
             *fresh = self.turn_shard(shard, counted, cold);
         }
         state.hot = 1 - cold;
-        let fresh = &fresh[..state.counted.len().min(MAX_SHARDS)];
+        let turned = Turned {
+            cold,
+            fresh,
+            shards: state.counted.len().min(MAX_SHARDS),
+        };
+        let fresh = turned.fresh();
         if !drain && fresh.iter().all(|&n| n == 0) {
-            return cold;
+            return turned;
         }
         totals.buckets.fill(0);
         totals.sum = 0.0;
@@ -120,12 +127,12 @@ impl HistogramCore {
             Some(native) => {
                 let all = fresh.iter().fold(0u64, |all, &n| all.wrapping_add(n));
                 if all & COUNT_MASK == 0 {
-                    return cold;
+                    return turned;
                 }
                 let shards = 0..fresh.len();
                 self.wait_until(all & COUNT_MASK, || {
                     let classic = shards.clone().map(|shard| self.half_count(shard, cold));
-                    classic.fold(native.observations(cold), u64::wrapping_add)
+                    classic.fold(native.observations(cold, fresh), u64::wrapping_add)
                 });
                 for (shard, _) in fresh.iter().enumerate().filter(|(_, &n)| n != 0) {
                     self.take_half(shard, cold, drain, totals);
@@ -141,7 +148,7 @@ impl HistogramCore {
                 }
             }
         }
-        cold
+        turned
     }
 
     /// Turns the other half of `shard` hot and returns how many records its now `cold` half
@@ -222,6 +229,25 @@ impl HistogramCore {
             }
             totals.sum = saturating_sum(totals.sum, f64::from_bits(load(area)));
         }
+    }
+}
+
+/// What [`HistogramCore::turn`] did: the half it turned cold, and what each shard had
+/// recorded into that half since it was last read.
+pub(super) struct Turned {
+    /// The half turned cold, read (and drained, with `drain`).
+    pub(super) cold: usize,
+    fresh: [u64; MAX_SHARDS],
+    shards: usize,
+}
+
+impl Turned {
+    /// Per classic shard: the records started in the cold half since it was last read
+    /// (drained, for a histogram with native buckets). A native table of that half is written
+    /// only by records started in a classic shard it serves, so the table of a shard whose
+    /// shards all show 0 here is as its last drain left it: empty.
+    pub(super) fn fresh(&self) -> &[u64] {
+        &self.fresh[..self.shards]
     }
 }
 

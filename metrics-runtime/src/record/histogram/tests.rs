@@ -217,7 +217,12 @@ fn an_idle_series_then_one_busy_shard(h: &Histogram) {
     every_shard_records();
     let n = 2 * n;
     let busy = h.snapshot();
-    assert_eq!(busy.bucket_counts(), &[n, n, n]);
+    // A native-only histogram has only the `+Inf` classic bucket.
+    let classic = !h.bounds().is_empty();
+    assert_eq!(busy.count(), 3 * n);
+    if classic {
+        assert_eq!(busy.bucket_counts(), &[n, n, n]);
+    }
     // Idle: both halves are read once more, then neither is, and nothing changes.
     for _ in 0..4 {
         assert_eq!(h.snapshot(), busy);
@@ -225,8 +230,15 @@ fn an_idle_series_then_one_busy_shard(h: &Histogram) {
     for round in 1..=3u64 {
         h.observe(1.5);
         let s = h.snapshot();
-        assert_eq!(s.bucket_counts(), &[n, n + round, n], "round {round}");
+        assert_eq!(s.count(), 3 * n + round, "round {round}");
+        if classic {
+            assert_eq!(s.bucket_counts(), &[n, n + round, n], "round {round}");
+        }
         assert_eq!(s.sum(), 4.5 * n as f64 + 1.5 * round as f64);
+        if let Some(native) = s.native() {
+            // The native buckets count every observation too, the one shard's included.
+            assert_eq!(native.count(), s.count(), "round {round}: {native:?}");
+        }
         assert_eq!(h.snapshot(), s, "idle again after round {round}");
     }
 }
@@ -240,6 +252,11 @@ fn a_scrape_of_an_idle_series_keeps_every_shard() {
 fn a_scrape_of_an_idle_series_keeps_every_shard_with_native_buckets() {
     let native = crate::NativeConfig::with_schema(3);
     an_idle_series_then_one_busy_shard(&Histogram::new_classic_and_native([1.0, 2.0], native));
+}
+
+#[test]
+fn a_scrape_of_an_idle_series_keeps_every_shard_with_native_buckets_only() {
+    an_idle_series_then_one_busy_shard(&Histogram::new_native(crate::NativeConfig::with_schema(3)));
 }
 
 const ITL: [f64; 19] = [
