@@ -9,7 +9,9 @@
 //! sized for the bucket limit: a series' native tables take `2 * native shards * capacity *
 //! 16` bytes, the capacity being `2 * max_buckets + 267` rounded up to a power of two (1,024
 //! slots, 16 KiB a table, at the default 160 buckets: 64 KiB a series on 2 cores, 128 KiB from
-//! 4 cores on). A scrape drains a half's table of every shard into the same totals.
+//! 4 cores on). A scrape drains a half's table of every shard recorded into since the half
+//! was last read, into the same totals, and of each table only the blocks of lines where keys
+//! were claimed (`native_table.rs`).
 
 use std::time::Instant;
 

@@ -102,7 +102,15 @@ struct TableCounters {
     reserved: AtomicU64,
     /// Observations with `|v| <=` the zero threshold the record read.
     zero: AtomicU64,
+    /// Bit `b`: a key was claimed since the last drain in block `b` of the table's lines
+    /// (`lines_per_block` lines from line `b * lines_per_block`). Only those blocks can hold
+    /// keys or counts, so a drain reads them alone: the few lines a series' buckets cluster on
+    /// (see [`NativeTable::home`]) instead of the whole table.
+    used: AtomicU64,
 }
+
+/// Blocks of lines per table that [`TableCounters::used`] tells apart: one a bit.
+const BLOCKS: usize = u64::BITS as usize;
 
 /// One table of [`NativeTables`]: what a record or a drain works on.
 pub(super) struct NativeTable<'a> {
@@ -110,6 +118,7 @@ pub(super) struct NativeTable<'a> {
     counters: &'a TableCounters,
     mask: usize,
     reservations: u64,
+    lines_per_block: usize,
 }
 
 impl NativeTables {
@@ -143,6 +152,7 @@ impl NativeTables {
                 .map(|_| TableCounters {
                     reserved: AtomicU64::new(0),
                     zero: AtomicU64::new(0),
+                    used: AtomicU64::new(0),
                 })
                 .collect(),
             lines_per_table,
@@ -160,6 +170,7 @@ impl NativeTables {
             counters: self.counters.get(table)?,
             mask: self.mask,
             reservations: self.reservations,
+            lines_per_block: self.lines_per_table.div_ceil(BLOCKS),
         })
     }
 }
@@ -220,7 +231,12 @@ impl NativeTable<'_> {
                         .key
                         .compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed)
                     {
-                        Ok(_) => packed,
+                        Ok(_) => {
+                            // Before the count, whose release publishes it with the key: a
+                            // drain that waited for this record reads the block.
+                            self.mark_used(position);
+                            packed
+                        }
                         Err(actual) => actual,
                     };
             }
@@ -254,6 +270,33 @@ impl NativeTable<'_> {
             & self.mask
     }
 
+    /// Notes that slot `position` holds a key (see [`TableCounters::used`]). Once per key
+    /// and drain, not per record.
+    #[inline]
+    fn mark_used(&self, position: usize) {
+        let block = position / SLOTS_PER_LINE / self.lines_per_block;
+        self.counters.used.fetch_or(1 << block, Ordering::Relaxed);
+    }
+
+    /// The lines of the blocks where keys were claimed since the last drain: every line that
+    /// can hold a key. A record's claim is visible here to a reader that has acquired the
+    /// record's count (or a count the record released after it).
+    fn used_lines(&self) -> impl Iterator<Item = &SlotLine> {
+        let mut blocks = self.counters.used.load(Ordering::Acquire);
+        let per_block = self.lines_per_block;
+        std::iter::from_fn(move || {
+            if blocks == 0 {
+                return None;
+            }
+            let block = blocks.trailing_zeros() as usize;
+            blocks &= blocks - 1;
+            let first = block * per_block;
+            self.lines
+                .get(first..(first + per_block).min(self.lines.len()))
+        })
+        .flatten()
+    }
+
     /// Slot `position` (below the capacity).
     #[inline]
     fn slot(&self, position: usize) -> Option<&Slot> {
@@ -263,17 +306,22 @@ impl NativeTable<'_> {
 
     /// The observations the table holds, zero bucket included. Acquire: once a scrape has
     /// counted a record's add, the record's earlier writes (its key, its sum) are visible.
+    ///
+    /// Read from the used blocks only, which a record still under way may have yet to mark:
+    /// the total can then fall short, never exceed. So when it reaches the records a scrape
+    /// waits for, every one of them is counted, and every count outside the blocks read is 0.
     pub(super) fn observations(&self) -> u64 {
-        let slots = self.lines.iter().flat_map(|line| line.0.iter());
+        let slots = self.used_lines().flat_map(|line| line.0.iter());
         slots.fold(self.counters.zero.load(Ordering::Acquire), |total, slot| {
             total.wrapping_add(slot.count.load(Ordering::Acquire))
         })
     }
 
     /// Reads and clears the table: the zero count, and each used slot's key and count passed
-    /// to `visit`. Only for a half that no record writes (see the module documentation).
+    /// to `visit`. Only for a half that no record writes and whose records the caller has
+    /// waited for (see the module documentation), so that every claimed key's block is marked.
     pub(super) fn drain(&self, mut visit: impl FnMut(NativeKey, u64)) -> u64 {
-        for slot in self.lines.iter().flat_map(|line| line.0.iter()) {
+        for slot in self.used_lines().flat_map(|line| line.0.iter()) {
             let key = slot.key.load(Ordering::Relaxed);
             if key == 0 {
                 continue;
@@ -286,9 +334,19 @@ impl NativeTable<'_> {
             }
         }
         self.counters.reserved.store(0, Ordering::Relaxed);
+        self.counters.used.store(0, Ordering::Relaxed);
         let zero = self.counters.zero.load(Ordering::Relaxed);
         self.counters.zero.store(0, Ordering::Relaxed);
         zero
+    }
+
+    /// Slots holding a key, found by reading every line (what a drain must leave at 0).
+    #[cfg(test)]
+    pub(super) fn occupied_slots(&self) -> usize {
+        let slots = self.lines.iter().flat_map(|line| line.0.iter());
+        slots
+            .filter(|slot| slot.key.load(Ordering::Relaxed) != 0)
+            .count()
     }
 
     /// Slots in the table (for the memory figure in the documentation and its test).

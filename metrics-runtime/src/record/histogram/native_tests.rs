@@ -640,3 +640,39 @@ fn a_drain_reads_the_tables_of_busy_shards_and_leaves_the_others_as_they_are() {
     }
     assert_eq!(native.drain(0, &EVERY_SHARD).observations(), 0);
 }
+
+#[test]
+fn a_drain_finds_every_key_through_the_used_blocks_and_clears_the_table() {
+    use super::native_table::NativeTables;
+    // Tables of 64 lines (a line a block), 128 (two) and 512 (eight).
+    for max_buckets in [10, 160, 1_000] {
+        let tables = NativeTables::new(&NativeConfig::with_schema(8).max_buckets(max_buckets), 1);
+        let table = tables.table(0).expect("one table");
+        // Keys at three schemas, both sides, over a wide range of buckets: they land all over
+        // the table, many blocks apart.
+        let mut keys = std::collections::BTreeMap::new();
+        let mut recorded = 0;
+        for (i, schema) in (0..400u32).zip([8i8, 2, -4].into_iter().cycle()) {
+            let value = 1.37f64.powi(i as i32 % 80 - 40) * if i % 2 == 0 { 1.0 } else { -1.0 };
+            let n = u64::from(i % 3 + 1);
+            table.add(value, schema, 0.0, n);
+            recorded += n;
+        }
+        let mut drained = 0;
+        let zero = table.drain(|key, count| {
+            *keys
+                .entry((key.negative, key.schema, key.index))
+                .or_insert(0) += count;
+            drained += count;
+        });
+        assert_eq!(zero, 0);
+        assert_eq!(drained, recorded, "max_buckets {max_buckets}");
+        assert!(keys.len() > 8, "{} keys", keys.len());
+        assert_eq!(table.occupied_slots(), 0, "max_buckets {max_buckets}");
+        assert_eq!(table.observations(), 0);
+        // Cleared means the next half starts empty and counts from there.
+        table.add(2.0, 0, 0.0, 4);
+        assert_eq!(table.observations(), 4);
+        assert_eq!(table.occupied_slots(), 1);
+    }
+}
