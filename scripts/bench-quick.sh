@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick check of the core comparisons on any machine: short criterion runs of the counter,
 # histogram, timer, per-token ITL record (local view, shared handle, batched baselines),
-# request-lifecycle, scheduler-stats and scrape (same-shape encode in text and protobuf, scrape while recording)
+# request-lifecycle, scheduler-stats and scrape (same-shape encode in text and protobuf, the shape
+# with native buckets in protobuf, scrape while recording)
 # benchmarks, then one line per comparison with its ratio, and the targets. The runs take about a minute once
 # the benchmarks are built (the first build takes a few minutes).
 #
@@ -28,7 +29,8 @@ start=$(date +%s)
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'
   # Scrapes: the same shape through ours and prometheus-client's encoders (64 and 1,024 label
-  # sets, both text formats and protobuf), and recording with and without a concurrent scraper.
+  # sets, both text formats and protobuf; with native buckets at 64, in protobuf), and
+  # recording with and without a concurrent scraper.
   cargo bench --manifest-path "$manifest" --bench encode -- "${flags[@]}"
 } >benches/target/bench-quick.log 2>&1 || {
   tail -n 30 benches/target/bench-quick.log >&2

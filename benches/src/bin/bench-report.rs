@@ -35,6 +35,7 @@ fn main() {
         print!("{}", report::lines(&dir, threads));
         print!("{}", report::same_shape_lines(&dir));
         print!("{}", report::same_shape_protobuf_lines(&dir));
+        print!("{}", report::native_protobuf_lines(&dir));
     }
     println!("\ntargets:");
     print!("{}", report::target_lines(&dir, threads));
