@@ -308,8 +308,10 @@ pub const NATIVE_PROTOBUF: [(&str, &str); 2] = [
 pub fn native_protobuf_lines(dir: &Path) -> String {
     let mut out = String::new();
     for (group, scraped) in NATIVE_PROTOBUF {
-        let (Some(ours), Some(theirs)) = (median_ns(dir, group, "ours"), median_ns(dir, group, PC_ENCODE))
-        else {
+        let (Some(ours), Some(theirs)) = (
+            median_ns(dir, group, "ours"),
+            median_ns(dir, group, PC_ENCODE),
+        ) else {
             continue;
         };
         let _ = writeln!(
