@@ -40,18 +40,20 @@ impl HistogramCore {
         let config = native.config;
         let mut classic = HalfTotals::zero(self.layout.buckets);
         let turned = self.turn(state, true, &mut classic);
-        let drained = native.drain(turned.cold, turned.fresh());
-        if self.ends_in_native {
-            // The native counts stand for the `+Inf` count (see `HistogramCore::ends_in_native`).
-            if let Some(infinite) = classic.buckets.last_mut() {
-                *infinite = infinite.wrapping_add(drained.observations());
-            }
-        }
+        // Never `None`: the core and the scrape state are made from the same configuration.
         let Some(scrape) = state.native.as_mut() else {
             return self.empty_snapshot(None);
         };
+        // Straight into the running totals: they are at the layout records used (the one
+        // they published).
+        let drained = native.drain_into(turned.cold, turned.fresh(), &mut scrape.native);
+        if self.ends_in_native {
+            // The native counts stand for the `+Inf` count (see `HistogramCore::ends_in_native`).
+            if let Some(infinite) = classic.buckets.last_mut() {
+                *infinite = infinite.wrapping_add(drained);
+            }
+        }
         add_classic(scrape, &classic);
-        scrape.native.add_all(&drained);
         let over = scrape.native.bucket_count() > config.bucket_limit() as usize;
         let reset_due = config
             .reset_after()

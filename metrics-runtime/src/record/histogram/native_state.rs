@@ -110,18 +110,33 @@ impl NativeCore {
             .store(totals.zero_threshold.to_bits(), Ordering::Relaxed);
     }
 
-    /// Drains `half`'s tables (see [`NativeTable::drain`]) into totals at the published
-    /// layout, leaving out those [`Self::busy_tables`] finds empty by `fresh`.
+    /// Drains `half`'s tables (see [`NativeTable::drain`]) into `totals`, leaving out those
+    /// [`Self::busy_tables`] finds empty by `fresh`. Returns the observations drained.
+    ///
+    /// `totals` are at the published layout (the scrape's running totals, which it publishes,
+    /// or [`Self::drain`]'s), so a bucket lands where records of the layout put it.
+    pub(super) fn drain_into(&self, half: usize, fresh: &[u64], totals: &mut NativeTotals) -> u64 {
+        let mut drained = 0u64;
+        for table in self.busy_tables(half, fresh) {
+            // `add` may move a bucket a record put outside an older, narrower zero bucket
+            // into it: the table's zero count comes on top.
+            let zero = table.drain(|key, count| {
+                totals.add(key, count);
+                drained = drained.wrapping_add(count);
+            });
+            totals.zero_count = totals.zero_count.wrapping_add(zero);
+            drained = drained.wrapping_add(zero);
+        }
+        drained
+    }
+
+    /// Drains `half`'s tables (see [`Self::drain_into`]) into new totals at the published
+    /// layout.
     pub(super) fn drain(&self, half: usize, fresh: &[u64]) -> NativeTotals {
         let mut totals = NativeTotals::empty(&self.config);
         totals.schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        for table in self.busy_tables(half, fresh) {
-            // `add` may move a bucket a record put outside an older, narrower zero bucket
-            // into it: the table's zero count comes on top.
-            let zero = table.drain(|key, count| totals.add(key, count));
-            totals.zero_count = totals.zero_count.wrapping_add(zero);
-        }
+        self.drain_into(half, fresh, &mut totals);
         totals
     }
 }

@@ -416,12 +416,12 @@ fn a_table_has_room_for_every_key_it_can_be_given() {
 #[test]
 fn spans_bridge_gaps_of_up_to_two_buckets_with_zero_counts() {
     assert_eq!(
-        NativeSpans::of([(0, 1), (3, 2), (7, 1)]),
+        NativeSpans::of(&[(0, 1), (3, 2), (7, 1)]),
         spans(&[(0, 4), (3, 1)], &[1, -1, 0, 2, -1])
     );
     // A gap of two empty buckets stays in the span, as zero deltas.
     assert_eq!(
-        NativeSpans::of([(-1, 4), (2, 4)]),
+        NativeSpans::of(&[(-1, 4), (2, 4)]),
         spans(&[(-1, 4)], &[4, -4, 0, 4])
     );
 }

@@ -2,10 +2,9 @@
 //! and the strategies that keep them within the bucket limit (client_golang's
 //! `limitBuckets`: reset, widen the zero bucket, halve the resolution).
 //!
-//! Only scrapes touch these, one at a time under the scrape lock, so they are plain maps.
+//! Only scrapes touch these, one at a time under the scrape lock, so they are plain data.
 
-use std::collections::BTreeMap;
-
+use super::native_buckets::NativeBuckets;
 use super::native_config::NativeConfig;
 use super::native_index::{coarsen_index, upper_bound, MIN_SCHEMA};
 use super::native_table::NativeKey;
@@ -16,8 +15,8 @@ pub(super) struct NativeTotals {
     pub(super) schema: i8,
     pub(super) zero_threshold: f64,
     pub(super) zero_count: u64,
-    pub(super) positive: BTreeMap<i32, u64>,
-    pub(super) negative: BTreeMap<i32, u64>,
+    pub(super) positive: NativeBuckets,
+    pub(super) negative: NativeBuckets,
 }
 
 impl NativeTotals {
@@ -27,8 +26,8 @@ impl NativeTotals {
             schema: config.schema(),
             zero_threshold: config.threshold(),
             zero_count: 0,
-            positive: BTreeMap::new(),
-            negative: BTreeMap::new(),
+            positive: NativeBuckets::default(),
+            negative: NativeBuckets::default(),
         }
     }
 
@@ -48,23 +47,7 @@ impl NativeTotals {
         } else {
             &mut self.positive
         };
-        let total = side.entry(index).or_insert(0);
-        *total = total.wrapping_add(count);
-    }
-
-    /// Adds every bucket of `other` (see [`Self::add`]).
-    pub(super) fn add_all(&mut self, other: &NativeTotals) {
-        self.zero_count = self.zero_count.wrapping_add(other.zero_count);
-        for (negative, side) in [(false, &other.positive), (true, &other.negative)] {
-            for (&index, &count) in side {
-                let key = NativeKey {
-                    negative,
-                    schema: other.schema,
-                    index,
-                };
-                self.add(key, count);
-            }
-        }
+        side.add(index, count);
     }
 
     /// Lowers the resolution to `schema` (below the current one), merging buckets.
@@ -72,11 +55,7 @@ impl NativeTotals {
         let from = self.schema;
         self.schema = schema;
         for side in [&mut self.positive, &mut self.negative] {
-            let fine = std::mem::take(side);
-            for (index, count) in fine {
-                let total = side.entry(coarsen_index(index, from, schema)).or_insert(0);
-                *total = total.wrapping_add(count);
-            }
+            side.reindex(|index| coarsen_index(index, from, schema));
         }
         self.fold_into_zero_bucket();
     }
@@ -84,23 +63,18 @@ impl NativeTotals {
     /// Moves every bucket wholly inside the zero bucket into it.
     fn fold_into_zero_bucket(&mut self) {
         let (schema, threshold) = (self.schema, self.zero_threshold);
-        let mut moved = 0u64;
         for side in [&mut self.positive, &mut self.negative] {
-            side.retain(|&index, &mut count| {
-                let inside = upper_bound(schema, index) <= threshold;
-                if inside {
-                    moved = moved.wrapping_add(count);
-                }
-                !inside
-            });
+            let moved = side.remove_where(|index| upper_bound(schema, index) <= threshold);
+            self.zero_count = self.zero_count.wrapping_add(moved);
         }
-        self.zero_count = self.zero_count.wrapping_add(moved);
     }
 
     /// The observations held: the zero bucket's and every bucket's.
+    #[cfg(test)]
     pub(super) fn observations(&self) -> u64 {
-        let buckets = self.positive.values().chain(self.negative.values());
-        buckets.fold(self.zero_count, |total, &count| total.wrapping_add(count))
+        self.zero_count
+            .wrapping_add(self.positive.observations())
+            .wrapping_add(self.negative.observations())
     }
 
     /// Non-empty buckets, both sides (the zero bucket not counted).
@@ -112,10 +86,10 @@ impl NativeTotals {
     /// stays within `max_threshold` (client_golang's `maybeWidenZeroBucket`). `false` when it
     /// cannot.
     pub(super) fn widen_zero_bucket(&mut self, max_threshold: f64) -> bool {
-        let lowest = match (self.positive.keys().next(), self.negative.keys().next()) {
-            (Some(&p), Some(&n)) => p.min(n),
-            (Some(&p), None) => p,
-            (None, Some(&n)) => n,
+        let lowest = match (self.positive.lowest(), self.negative.lowest()) {
+            (Some(p), Some(n)) => p.min(n),
+            (Some(p), None) => p,
+            (None, Some(n)) => n,
             (None, None) => return false,
         };
         let threshold = upper_bound(self.schema, lowest);
@@ -161,35 +135,67 @@ pub struct NativeSpans {
 }
 
 impl NativeSpans {
-    /// The spans and deltas of `buckets` (`(index, count)`, ascending).
-    pub(super) fn of(buckets: impl IntoIterator<Item = (i32, u64)>) -> Self {
+    /// The spans and deltas of `buckets` (`(index, count)`, ascending, each index once).
+    pub(super) fn of(buckets: &[(i32, u64)]) -> Self {
+        let runs = BucketRuns(buckets);
         let mut out = NativeSpans::default();
-        let mut previous_count = 0i64;
-        let mut next_index = 0i32;
-        for (n, (index, count)) in buckets.into_iter().enumerate() {
-            let gap = index.wrapping_sub(next_index);
-            if n == 0 || gap > 2 {
-                out.spans.push((gap, 0));
-            } else {
-                for _ in 0..gap {
-                    out.push_delta(0, &mut previous_count);
-                }
-            }
-            out.push_delta(
-                i64::try_from(count).unwrap_or(i64::MAX),
-                &mut previous_count,
-            );
-            next_index = index.wrapping_add(1);
-        }
+        runs.spans(|offset, length| out.spans.push((offset, length)));
+        runs.deltas(|delta| out.deltas.push(delta));
         out
     }
+}
 
-    fn push_delta(&mut self, count: i64, previous: &mut i64) {
-        if let Some((_, length)) = self.spans.last_mut() {
-            *length += 1;
+/// One side's buckets walked as [`NativeSpans`] describes them, without building its vectors:
+/// what an encoder that writes spans and deltas as it goes reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BucketRuns<'a>(&'a [(i32, u64)]);
+
+impl BucketRuns<'_> {
+    /// Whether there is no bucket (so no span and no delta).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Calls `span(offset, length)` for each span, in order.
+    pub(crate) fn spans(&self, mut span: impl FnMut(i32, u32)) {
+        let mut open: Option<(i32, u32)> = None;
+        let mut next_index = 0i32;
+        for &(index, _) in self.0 {
+            let gap = index.wrapping_sub(next_index);
+            match &mut open {
+                Some((_, length)) if gap <= 2 => *length += gap as u32 + 1,
+                _ => {
+                    if let Some((offset, length)) = open {
+                        span(offset, length);
+                    }
+                    open = Some((gap, 1));
+                }
+            }
+            next_index = index.wrapping_add(1);
         }
-        self.deltas.push(count.wrapping_sub(*previous));
-        *previous = count;
+        if let Some((offset, length)) = open {
+            span(offset, length);
+        }
+    }
+
+    /// Calls `delta(count - previous count)` for each bucket the spans cover, in order (a
+    /// gap's empty buckets included).
+    pub(crate) fn deltas(&self, mut delta: impl FnMut(i64)) {
+        let mut previous = 0i64;
+        let mut next_index = 0i32;
+        for (n, &(index, count)) in self.0.iter().enumerate() {
+            let gap = index.wrapping_sub(next_index);
+            if n > 0 && gap <= 2 {
+                for _ in 0..gap {
+                    delta(previous.wrapping_neg());
+                    previous = 0;
+                }
+            }
+            let count = i64::try_from(count).unwrap_or(i64::MAX);
+            delta(count.wrapping_sub(previous));
+            previous = count;
+            next_index = index.wrapping_add(1);
+        }
     }
 }
 
@@ -205,18 +211,12 @@ pub struct NativeSnapshot {
 
 impl NativeSnapshot {
     pub(super) fn of(totals: &NativeTotals) -> Self {
-        let side = |buckets: &BTreeMap<i32, u64>| {
-            buckets
-                .iter()
-                .map(|(&index, &count)| (index, count))
-                .collect()
-        };
         NativeSnapshot {
             schema: totals.schema,
             zero_threshold: totals.zero_threshold,
             zero_count: totals.zero_count,
-            positive: side(&totals.positive),
-            negative: side(&totals.negative),
+            positive: totals.positive.as_slice().to_vec(),
+            negative: totals.negative.as_slice().to_vec(),
         }
     }
 
@@ -257,29 +257,43 @@ impl NativeSnapshot {
             })
     }
 
-    /// `(positive, negative)` spans as prometheus-client's encoders take them: a histogram with
-    /// no bucket, no zero count and a zero threshold of 0 gets one empty positive span, which
-    /// tells a protobuf reader it is native rather than classic (prometheus-client and
-    /// client_golang do the same).
+    /// `(positive, negative)` spans as prometheus-client's encoders take them (see
+    /// [`Self::needs_native_marker`]).
     pub(crate) fn encoder_spans(&self) -> (NativeSpans, NativeSpans) {
         let mut positive = self.positive_spans();
-        if self.zero_threshold == 0.0
-            && self.zero_count == 0
-            && positive.spans.is_empty()
-            && self.negative.is_empty()
-        {
+        if self.needs_native_marker() {
             positive.spans.push((0, 0));
         }
         (positive, self.negative_spans())
     }
 
+    /// Whether an encoder writes one empty positive span: a histogram with no bucket, no zero
+    /// count and a zero threshold of 0 would otherwise look classic to a protobuf reader
+    /// (prometheus-client and client_golang write that span too).
+    pub(crate) fn needs_native_marker(&self) -> bool {
+        self.zero_threshold == 0.0
+            && self.zero_count == 0
+            && self.positive.is_empty()
+            && self.negative.is_empty()
+    }
+
     /// The positive buckets as Prometheus encodes them.
     pub fn positive_spans(&self) -> NativeSpans {
-        NativeSpans::of(self.positive.iter().copied())
+        NativeSpans::of(&self.positive)
     }
 
     /// The negative buckets as Prometheus encodes them.
     pub fn negative_spans(&self) -> NativeSpans {
-        NativeSpans::of(self.negative.iter().copied())
+        NativeSpans::of(&self.negative)
+    }
+
+    /// [`Self::positive_spans`], walked rather than built.
+    pub(crate) fn positive_runs(&self) -> BucketRuns<'_> {
+        BucketRuns(&self.positive)
+    }
+
+    /// [`Self::negative_spans`], walked rather than built.
+    pub(crate) fn negative_runs(&self) -> BucketRuns<'_> {
+        BucketRuns(&self.negative)
     }
 }

@@ -29,7 +29,7 @@ use std::fmt;
 
 use crate::record::exemplar::ExemplarBuffer;
 use crate::record::gauge_histogram::GaugeHistogram;
-use crate::record::histogram::Histogram;
+use crate::record::histogram::{BucketRuns, Histogram};
 use crate::render::labels::{Label, LabelStack};
 use crate::render::scratch::Scratch;
 use crate::sanitize::replace_controls;
@@ -37,7 +37,7 @@ pub(crate) use exemplar::ExemplarData;
 use exemplar::{write_exemplar, BUCKET_EXEMPLAR, COUNTER_EXEMPLAR, HISTOGRAM_EXEMPLARS};
 use fields::{label_pair, timestamp, LABEL};
 pub(crate) use heads::{FamilyHeads, MetricHeads};
-use wire::{delimited, double, message, packed_sint, sint, string, uint};
+use wire::{delimited, double, message, sint, string, uint, varint, zigzag};
 
 /// `MetricFamily.metric`.
 pub(crate) const FAMILY_METRIC: u32 = 4;
@@ -152,14 +152,14 @@ pub(crate) fn histogram(
                 }
             });
             if let Some(native) = snapshot.as_ref().and_then(|s| s.native()) {
-                let (positive, negative) = native.encoder_spans();
                 sint(out, 5, i64::from(native.schema()));
                 double(out, 6, native.zero_threshold());
                 uint(out, 7, native.zero_count());
-                spans(out, 9, &negative.spans);
-                packed_sint(out, 10, &negative.deltas);
-                spans(out, 12, &positive.spans);
-                packed_sint(out, 13, &positive.deltas);
+                native_side(out, 9, 10, native.negative_runs());
+                native_side(out, 12, 13, native.positive_runs());
+                if native.needs_native_marker() {
+                    span(out, 12, 0, 0);
+                }
             }
             timestamp(out, HISTOGRAM_CREATED, labels.created());
             if has_exemplars {
@@ -227,14 +227,23 @@ fn classic_buckets(
     }
 }
 
-/// The `BucketSpan`s of one side of a native histogram.
-fn spans(out: &mut Vec<u8>, field: u32, spans: &[(i32, u32)]) {
-    for &(offset, length) in spans {
-        message(out, field, 1, |out| {
-            sint(out, 1, i64::from(offset));
-            uint(out, 2, u64::from(length));
+/// One side of a native histogram: its `BucketSpan`s, then its count deltas, packed.
+fn native_side(out: &mut Vec<u8>, spans_field: u32, deltas_field: u32, runs: BucketRuns<'_>) {
+    runs.spans(|offset, length| span(out, spans_field, offset, length));
+    // A packed `repeated sint64`, left out when it is empty.
+    if !runs.is_empty() {
+        message(out, deltas_field, 1, |out| {
+            runs.deltas(|delta| varint(out, zigzag(delta)));
         });
     }
+}
+
+/// One `BucketSpan` message.
+fn span(out: &mut Vec<u8>, field: u32, offset: i32, length: u32) {
+    message(out, field, 1, |out| {
+        sint(out, 1, i64::from(offset));
+        uint(out, 2, u64::from(length));
+    });
 }
 
 /// The `label` fields of a series: the level's const labels (encoded at registration), then

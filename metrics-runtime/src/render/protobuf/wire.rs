@@ -76,17 +76,6 @@ pub(crate) fn string(out: &mut Vec<u8>, field: u32, value: &[u8]) {
     }
 }
 
-/// A packed `repeated sint64` field, left out when it is empty.
-pub(crate) fn packed_sint(out: &mut Vec<u8>, field: u32, values: &[i64]) {
-    if !values.is_empty() {
-        message(out, field, 1, |out| {
-            for &value in values {
-                varint(out, zigzag(value));
-            }
-        });
-    }
-}
-
 /// A length-delimited field whose body `body` writes, with `reserve` bytes set aside for its
 /// length (the length of most bodies of this kind takes that many bytes).
 #[inline]
