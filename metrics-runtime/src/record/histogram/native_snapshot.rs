@@ -4,7 +4,7 @@
 //! A histogram with native buckets *drains* each half a scrape reads: the half's classic cells
 //! and native table are added to the scrape's running totals and cleared. Its native buckets
 //! then live in two places only: in the running totals (at one schema, within the bucket
-//! limit, a plain map only scrapes touch) and in the two tables of the current and last
+//! limit, plain sorted vectors only scrapes touch) and in the two tables of the current and last
 //! interval between scrapes. So every change of layout (a lower schema, a wider zero
 //! bucket, a reset) is a rewrite of the running totals under the scrape lock, and records
 //! never see one half-done: they learn the new schema and zero threshold from two atomics,
