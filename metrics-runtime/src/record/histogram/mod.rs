@@ -85,6 +85,7 @@ mod thread_shard;
 pub use exemplars::NATIVE_EXEMPLARS;
 pub use local::{HistogramBuffer, LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 pub use native_config::NativeConfig;
+#[cfg(feature = "protobuf")]
 pub(crate) use native_totals::BucketRuns;
 pub use native_totals::{NativeSnapshot, NativeSpans};
 pub use observe::Histogram;

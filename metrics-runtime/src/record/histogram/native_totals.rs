@@ -152,6 +152,7 @@ pub(crate) struct BucketRuns<'a>(&'a [(i32, u64)]);
 
 impl BucketRuns<'_> {
     /// Whether there is no bucket (so no span and no delta).
+    #[cfg(feature = "protobuf")]
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -288,11 +289,13 @@ impl NativeSnapshot {
     }
 
     /// [`Self::positive_spans`], walked rather than built.
+    #[cfg(feature = "protobuf")]
     pub(crate) fn positive_runs(&self) -> BucketRuns<'_> {
         BucketRuns(&self.positive)
     }
 
     /// [`Self::negative_spans`], walked rather than built.
+    #[cfg(feature = "protobuf")]
     pub(crate) fn negative_runs(&self) -> BucketRuns<'_> {
         BucketRuns(&self.negative)
     }
