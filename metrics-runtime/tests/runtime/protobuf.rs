@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
     self,
-    prometheus_data_model::{LabelPair, MetricFamily},
+    prometheus_data_model::{Histogram as PbHistogram, LabelPair, MetricFamily},
 };
 use metric_handles::prometheus_client::metrics::counter::Counter as PcCounter;
 use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
@@ -18,7 +18,7 @@ use metric_handles::prometheus_client::metrics::info::Info;
 use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
 use metric_handles::{
     ByLabel, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
-    MetricHandles, Negotiated, Registry,
+    MetricHandles, NativeConfig, Negotiated, NoLabels, RegisterOptions, Registry,
 };
 use prost::Message;
 
@@ -533,4 +533,99 @@ fn exemplars_recorded_through_handles_reach_their_protobuf_fields() {
         .map(|m| Some(m.counter.as_ref()?.exemplar.as_ref()?.value))
         .collect();
     assert_eq!(with_exemplar, [Some(1.0), None]);
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct NativeLatency {
+    /// Latency, native buckets beside two classic ones (configured per case)
+    #[metric(name = "nt:latency", buckets = [0.1, 1.0])]
+    pub latency: Family<NoLabels, Histogram>,
+}
+
+/// The histogram message of the only family our protobuf writer writes for `registry`, and
+/// the one prometheus-client's encoder writes for the same `histogram`.
+fn native_messages(registry: &Registry, histogram: &Histogram) -> (PbHistogram, PbHistogram) {
+    let mut body = Vec::new();
+    ExpositionFormat::PrometheusProtobuf
+        .encode_into(registry, &mut body)
+        .unwrap();
+    let only = |families: Vec<MetricFamily>| {
+        let family = families.into_iter().next().expect("one family");
+        let metric = family.metric.into_iter().next().expect("one series");
+        metric.histogram.expect("a histogram")
+    };
+    let mut ours = only(decode_all(&body));
+    // prometheus-client's encoder gets no start timestamp from a bare handle.
+    assert!(ours.start_timestamp.take().is_some(), "{ours:?}");
+    let mut theirs_registry = PcRegistry::default();
+    theirs_registry.register("nt:latency", "latency", histogram.clone());
+    let theirs = only(prometheus_protobuf::encode(&theirs_registry).unwrap());
+    (ours, theirs)
+}
+
+/// Our writer walks a native histogram's spans and deltas off its buckets as it writes them;
+/// prometheus-client's encoder is handed them built. For the same histograms, over gaps of
+/// every width, both signs, zero buckets, a zero-width zero bucket with nothing in it, and
+/// running totals coarsened by the bucket limit, the messages decode equal. (Both read one
+/// bucket walk; `native_parity` checks that walk against prometheus-client's own native
+/// histogram.)
+#[test]
+fn native_buckets_decode_as_prometheus_client_s_encoder_writes_them() {
+    // `(index, sign)` steps at schema 0 (bucket `k` is `(2^(k-1), 2^k]`): gaps of 0 to 4
+    // empty buckets between the recorded ones, on both sides.
+    let gappy: Vec<f64> = [0, 1, 3, 6, 10, 15, 16, 20]
+        .iter()
+        .flat_map(|&k: &i32| [2f64.powi(k - 1) * 1.5, -(2f64.powi(k - 3) * 1.5)])
+        .chain([0.0, 0.0, 1e-9])
+        .collect();
+    let spread: Vec<f64> = (0..600)
+        .map(|i: i32| 1.37f64.powi(i % 90 - 45) * if i % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    // Each case, and what its last message must show for the case to test what it says.
+    type Shows = fn(&PbHistogram) -> bool;
+    let spans_apart: Shows = |h| h.positive_span.len() > 1 && h.negative_span.len() > 1;
+    let cases: [(NativeConfig, &[f64], Shows); 5] = [
+        (NativeConfig::with_schema(0), &gappy, spans_apart),
+        (
+            NativeConfig::with_schema(3).zero_threshold(1e-6),
+            &gappy,
+            |h| h.zero_count == 3 && h.positive_span.len() > 1,
+        ),
+        (
+            NativeConfig::with_schema(8).max_buckets(100_000),
+            &spread,
+            // 90 magnitudes a factor of 1.37 apart: ~116 buckets apart at schema 8, a span each.
+            |h| h.positive_span.len() == 60 && h.negative_span.len() == 30,
+        ),
+        // 600 values over ~250 schema-3 buckets a side, limited to 40: the running totals
+        // lower their resolution at the scrape.
+        (NativeConfig::with_schema(3).max_buckets(40), &spread, |h| {
+            h.schema < 3 && h.positive_delta.len() + h.negative_delta.len() <= 40
+        }),
+        // Nothing recorded, zero-width zero bucket: one empty positive span marks it native.
+        (NativeConfig::with_schema(2).zero_threshold(0.0), &[], |h| {
+            h.positive_span.len() == 1 && h.positive_span[0].length == 0
+        }),
+    ];
+    for (config, values, shows) in cases {
+        let mut registry = Registry::default();
+        let options = RegisterOptions::new().native("nt:latency", Some(config));
+        let metrics = NativeLatency::try_register_with(&mut registry, &options).unwrap();
+        let latency = metrics.resolve(&NoLabels).latency;
+        // Two scrapes with records before each: the second adds to running totals.
+        let (first, second) = values.split_at(values.len() / 2);
+        let mut recorded = 0;
+        for batch in [first, second] {
+            for &value in batch {
+                latency.observe(value);
+            }
+            recorded += batch.len() as u64;
+            let (ours, theirs) = native_messages(&registry, &latency);
+            assert_eq!(ours, theirs, "{config:?}");
+            assert_eq!(ours.sample_count, recorded, "{config:?}");
+            if recorded == values.len() as u64 {
+                assert!(shows(&ours), "{config:?}: {ours:?}");
+            }
+        }
+    }
 }
