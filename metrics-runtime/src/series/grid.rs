@@ -244,7 +244,11 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
         self.cells.get(flat)
     }
 
+    // Never inlined: kept out of `get_or_create`, the record path stays small enough to be
+    // inlined at the caller's record site (with this inlined, it was not, and a grid record
+    // paid a call).
     #[cold]
+    #[inline(never)]
     fn get_or_create_beyond(&self, indices: [usize; MAX_GRID_AXES]) -> M {
         let inner = &*self.inner;
         inner.beyond.resolve(&indices, || M::build(&inner.spec))
