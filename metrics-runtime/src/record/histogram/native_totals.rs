@@ -145,6 +145,12 @@ impl NativeSpans {
     }
 }
 
+/// Whether `gap` empty buckets after a bucket stay inside its span as zero deltas (see
+/// [`NativeSpans`]). The span walk and the delta walk must agree on it, so both ask here.
+fn bridges(gap: i32) -> bool {
+    gap <= 2
+}
+
 /// One side's buckets walked as [`NativeSpans`] describes them, without building its vectors:
 /// what an encoder that writes spans and deltas as it goes reads.
 #[derive(Clone, Copy, Debug)]
@@ -164,7 +170,7 @@ impl BucketRuns<'_> {
         for &(index, _) in self.0 {
             let gap = index.wrapping_sub(next_index);
             match &mut open {
-                Some((_, length)) if gap <= 2 => *length += gap as u32 + 1,
+                Some((_, length)) if bridges(gap) => *length += gap as u32 + 1,
                 _ => {
                     if let Some((offset, length)) = open {
                         span(offset, length);
@@ -186,7 +192,7 @@ impl BucketRuns<'_> {
         let mut next_index = 0i32;
         for (n, &(index, count)) in self.0.iter().enumerate() {
             let gap = index.wrapping_sub(next_index);
-            if n > 0 && gap <= 2 {
+            if n > 0 && bridges(gap) {
                 for _ in 0..gap {
                     delta(previous.wrapping_neg());
                     previous = 0;
