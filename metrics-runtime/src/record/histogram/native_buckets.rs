@@ -78,15 +78,6 @@ impl NativeBuckets {
     }
 }
 
-impl IntoIterator for NativeBuckets {
-    type Item = (i32, u64);
-    type IntoIter = std::vec::IntoIter<(i32, u64)>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::NativeBuckets;
@@ -138,6 +129,5 @@ mod tests {
         assert_eq!(buckets.remove_where(|index| index <= 0), 8 + 9 + 10);
         assert_eq!(buckets.as_slice(), &[(1, 11), (2, 12)]);
         assert_eq!(buckets.remove_where(|_| false), 0);
-        assert_eq!(buckets.into_iter().count(), 2);
     }
 }
