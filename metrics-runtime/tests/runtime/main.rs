@@ -18,6 +18,8 @@ pub mod label_size;
 pub mod module_graph;
 pub mod native_declared;
 pub mod native_parity;
+#[cfg(feature = "protobuf")]
+pub mod native_validity;
 pub mod openmetrics_types;
 pub mod plugin;
 pub mod process;

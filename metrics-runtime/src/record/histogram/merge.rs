@@ -123,7 +123,7 @@ impl HistogramCore {
     /// [`merge`](Self::merge) into a native-only histogram, whose records end on their
     /// native counts (see [`HistogramCore::ends_in_native`]): the batch counted as started,
     /// its sum, then its native buckets (one atomic add per run of equal values), then the
-    /// NaN values (in no native bucket) in the `+Inf` cell. As in the classic merge, the
+    /// values no native table took (none: NaN counts as +Inf there) in the `+Inf` cell. As in the classic merge, the
     /// holder of the shard's merge flag writes the merge area's sum and `+Inf` with plain
     /// loads and stores, and a merge that finds the flag taken adds to the observe area.
     /// Out of line, so that the classic merge's loop compiles as it would without it.
@@ -148,21 +148,21 @@ impl HistogramCore {
             }
         }
         // Released, after the sum: each ends the records it counts.
-        let not_a_number = values.len() - add_runs(native, shard, half, values);
+        let uncounted = values.len() - add_runs(native, shard, half, values);
         let infinite = self.cell(shard, area + self.layout.buckets);
         match (owned, infinite) {
             (Some(flag), infinite) => {
-                if let Some(infinite) = infinite.filter(|_| not_a_number > 0) {
+                if let Some(infinite) = infinite.filter(|_| uncounted > 0) {
                     let total = infinite
                         .load(Ordering::Relaxed)
-                        .wrapping_add(not_a_number as u64);
+                        .wrapping_add(uncounted as u64);
                     infinite.store(total, Ordering::Release);
                 }
                 // Release: the next holder of the flag sees these stores.
                 flag.store(0, Ordering::Release);
             }
-            (None, Some(infinite)) if not_a_number > 0 => {
-                infinite.fetch_add(not_a_number as u64, Ordering::Release);
+            (None, Some(infinite)) if uncounted > 0 => {
+                infinite.fetch_add(uncounted as u64, Ordering::Release);
             }
             (None, _) => {}
         }
@@ -170,7 +170,8 @@ impl HistogramCore {
 }
 
 /// Adds `values` to the native buckets of `half` of `shard`, a run of equal values at once,
-/// and returns how many it counted (NaN counts in no native bucket).
+/// and returns how many it counted (every value, NaN in the bucket of +Inf, unless a table
+/// is missing).
 #[inline]
 fn add_runs(native: &NativeCore, shard: usize, half: usize, values: &[f64]) -> usize {
     let mut counted = 0;

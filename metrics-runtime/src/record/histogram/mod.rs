@@ -20,14 +20,17 @@
 //!   the records started there have finished (see [`Histogram::snapshot`]). Records never wait.
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
 //!   the `+Inf` bucket.
-//! * With native buckets, `_count` also equals the zero bucket plus every native bucket plus
-//!   the NaN observations (in no native bucket, as in client_golang), in every snapshot. A
-//!   native-only histogram does not count its records in the classic `+Inf` cell at all: the
-//!   native count ends a record there, and a scrape adds the native counts back into `+Inf`
-//!   (one locked instruction fewer per observe).
+//! * With native buckets, `_count` also equals the zero bucket plus every native bucket, in
+//!   every snapshot and every format: what Prometheus's validation of a native histogram
+//!   demands while its sum is not NaN. A native-only histogram does not count its records in
+//!   the classic `+Inf` cell at all: the native count ends a record there, and a scrape adds
+//!   the native counts back into `+Inf` (one locked instruction fewer per observe).
 //! * NaN and +Inf observations are counted in the `+Inf` bucket (the Go client's behaviour), -Inf
 //!   in the first bucket (it is below every bound); none of them is added to `_sum`, so a
-//!   single bad sample can never turn the sum into NaN.
+//!   single bad sample can never turn the sum into NaN. With native buckets, NaN counts where
+//!   +Inf does there too, in the bucket past `f64::MAX`'s (client_golang counts it in no
+//!   native bucket and makes the sum NaN for good, which Prometheus accepts only because the
+//!   sum is NaN).
 //! * `_sum` saturates at `±f64::MAX` instead of overflowing to `±Inf` (two observations of
 //!   `1e308` would otherwise make it infinite for good, and `rate()` over it NaN), so the
 //!   encoded `_sum` is always a finite number: each shard's sum saturates, and so does their

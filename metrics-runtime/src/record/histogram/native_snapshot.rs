@@ -13,10 +13,10 @@
 //! Consistency is the classic protocol's: a record writes its native bucket before its
 //! classic bucket count (released), in the same half, so the wait that makes a half's
 //! classic counts complete makes its native buckets complete too. A native-only histogram's
-//! record has no classic count but for NaN: its native count, released, ends it, and the
-//! scrape waits on the native counts (and adds them into `+Inf`). Every snapshot's `_count`
-//! equals its zero count plus its native buckets plus its NaN observations (counted in
-//! `_count` and the classic `+Inf` bucket but in no native bucket, as in client_golang).
+//! record has no classic count: its native count, released, ends it, and the scrape waits on
+//! the native counts (and adds them into `+Inf`). Every snapshot's `_count` equals its zero
+//! count plus its native buckets (NaN counts where +Inf does, in the bucket past
+//! `f64::MAX`'s), as Prometheus's validation demands of a histogram whose sum is not NaN.
 
 use super::native_state::{NativeCore, NativeScrape};
 use super::native_totals::{NativeSnapshot, NativeTotals};

@@ -53,15 +53,19 @@ impl NativeCore {
     }
 
     /// Counts `n` observations of `value` in `half`'s table of the native shard of classic
-    /// shard `shard`, and says whether it did: NaN counts in no native bucket. Called after
-    /// the record's start in that shard (whose acquire makes the published layout visible),
-    /// and before its classic bucket count, whose release publishes this; a native-only
-    /// histogram's record has none, and this add's own release publishes it.
+    /// shard `shard`, and says whether it did. Called after the record's start in that shard
+    /// (whose acquire makes the published layout visible), and before its classic bucket
+    /// count, whose release publishes this; a native-only histogram's record has none, and
+    /// this add's own release publishes it.
+    ///
+    /// NaN counts where +Inf does: in the bucket past `f64::MAX`'s here, as in the classic
+    /// `+Inf` bucket. So `_count` is always the zero bucket plus the native buckets, which is
+    /// what Prometheus's validation of a native histogram demands when its sum is not NaN
+    /// (and ours never is: no NaN enters it). client_golang counts NaN in no native bucket and
+    /// makes the sum NaN instead, which then stays NaN for the life of the series.
     #[inline]
     pub(super) fn record(&self, shard: usize, half: usize, value: f64, n: u64) -> bool {
-        if value.is_nan() {
-            return false;
-        }
+        let value = if value.is_nan() { f64::INFINITY } else { value };
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
         match self.tables.table(2 * (shard & self.shard_mask) + half) {

@@ -253,8 +253,8 @@ impl NativeSnapshot {
         &self.negative
     }
 
-    /// Observations in every native bucket, the zero bucket included (`_count` less the NaN
-    /// observations).
+    /// Observations in every native bucket, the zero bucket included: the histogram's
+    /// `_count` (NaN observations count in the bucket of +Inf).
     pub fn count(&self) -> u64 {
         self.positive
             .iter()

@@ -27,7 +27,8 @@ pub(super) struct HistogramCore {
     pub(super) native: Option<Box<NativeCore>>,
     /// A native-only histogram (native buckets, no classic bound): a record's native bucket
     /// count is its last write, released, and stands for its `+Inf` count, which then holds
-    /// only the NaN observations (in no native bucket). One locked instruction fewer per
+    /// only what no native table took (nothing, as every value has a native bucket, NaN that
+    /// of +Inf). One locked instruction fewer per
     /// record; a scrape waits on the native counts too, and adds them back into `+Inf`.
     pub(super) ends_in_native: bool,
     /// The exemplar slots, allocated on the first exemplar (`exemplars.rs`).
