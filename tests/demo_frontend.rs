@@ -547,9 +547,22 @@ fn families_without_samples(text: &str) -> (Vec<String>, Vec<String>) {
     (families, empty)
 }
 
-/// vLLM's Rust frontend's 61 families, its Python server's `vllm:cache_config_info`, and the
-/// `/metrics` handler's own 3 (`metric_handles_metric_handler_*`).
-const FAMILIES: usize = 65;
+/// vLLM's Rust frontend's 61 families, its Python server's `vllm:cache_config_info`, the
+/// `/metrics` handler's own 3 (`metric_handles_metric_handler_*`) and the process collector's
+/// [`PROCESS_FAMILIES`].
+const FAMILIES: usize = 65 + PROCESS_FAMILIES.len();
+
+/// The `process_*` families the demo exports, as vLLM's Python server does (on Linux, where
+/// `/proc` has every figure).
+const PROCESS_FAMILIES: [&str; 7] = [
+    "process_cpu_seconds_total",
+    "process_open_fds",
+    "process_max_fds",
+    "process_virtual_memory_bytes",
+    "process_resident_memory_bytes",
+    "process_start_time_seconds",
+    "process_threads",
+];
 
 /// A default workload (every behaviour on: connectors, LoRA adapters, sleep cycles, engine
 /// churn, HTTP clients) leaves samples in every family the exposition declares ([`FAMILIES`])
@@ -571,6 +584,9 @@ fn a_default_workload_fills_every_family() {
     assert_eq!(families.len(), FAMILIES, "{families:?}");
     assert_eq!(empty, ["vllm:lora_requests_info"]);
     let samples = parse_exposition(&text);
+    for family in PROCESS_FAMILIES {
+        assert!(samples.sum(family, &[]) > 0.0, "{family} missing or zero");
+    }
     for family in [
         "vllm:nixl_xfer_time_seconds_count",
         "vllm:mooncake_store_operation_total",

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use clap::Parser;
 use metric_handles::http::HttpMetrics;
 use metric_handles::http_layer::HttpMetricsLayer;
+use metric_handles::process::ProcessCollector;
 use metric_handles::serve::{MetricsHandler, ScrapeMetrics};
 use metric_handles::Registry;
 use metric_handles::{ExpositionFormat, NativeConfig};
@@ -71,6 +72,9 @@ fn main() -> ExitCode {
     );
     let http_metrics = HttpMetricsLayer::new(HttpMetrics::register(&mut registry));
     let scrape_metrics = ScrapeMetrics::register(&mut registry);
+    // The process's own figures (CPU time, memory, descriptors, threads, start time), which
+    // vLLM's Python server exports too (through prometheus_client's process collector).
+    ProcessCollector::register(&mut registry);
     let registry = Arc::new(registry);
     let metrics_handler = MetricsHandler::new(registry.clone()).with_metrics(&scrape_metrics);
     let logger = StatsLogger::new(&metrics, Duration::from_secs_f64(args.log_interval));
