@@ -93,7 +93,9 @@ pub enum FamilyError {
         /// The kind of the member type asked for.
         requested: MetricKind,
     },
-    /// `resolve` got a different number of extra label values than the family has keys.
+    /// `get_or_create` got, or a label set declared with
+    /// [`FamilySpec::precreate`](super::FamilySpec::precreate) has, a different number of
+    /// extra label values than the family has keys.
     LabelValueCount {
         /// The family's name.
         name: String,
@@ -101,6 +103,34 @@ pub enum FamilyError {
         expected: usize,
         /// How many values were given.
         got: usize,
+    },
+    /// A label set declared with [`FamilySpec::precreate`](super::FamilySpec::precreate) is
+    /// over the size limits of extra labels: a value over
+    /// [`MAX_LABEL_VALUE_LEN`](crate::MAX_LABEL_VALUE_LEN) bytes, or all of them over
+    /// [`MAX_LABEL_SET_LEN`](crate::MAX_LABEL_SET_LEN), as written in the exposition.
+    PrecreatedLabelsTooLarge {
+        /// The family's name.
+        name: String,
+        /// The set's position among the declared ones, from 0.
+        set: usize,
+    },
+    /// A label set is declared twice with [`FamilySpec::precreate`](super::FamilySpec::precreate).
+    DuplicatePrecreatedLabels {
+        /// The family's name.
+        name: String,
+        /// The repeated extra label values.
+        values: Vec<String>,
+    },
+    /// More label sets are declared with
+    /// [`FamilySpec::precreate`](super::FamilySpec::precreate) than the family's series limit
+    /// holds.
+    TooManyPrecreatedLabels {
+        /// The family's name.
+        name: String,
+        /// How many label sets are declared.
+        sets: usize,
+        /// The family's series limit.
+        max_series: usize,
     },
 }
 
@@ -165,6 +195,24 @@ impl fmt::Display for FamilyError {
             } => write!(
                 f,
                 "`{name}` has {expected} extra label key(s) but {got} value(s) were given"
+            ),
+            FamilyError::PrecreatedLabelsTooLarge { name, set } => write!(
+                f,
+                "pre-created label set {set} of `{name}` is over the size limits (each value at most {} bytes, all of them at most {}, as written)",
+                crate::MAX_LABEL_VALUE_LEN,
+                crate::MAX_LABEL_SET_LEN
+            ),
+            FamilyError::DuplicatePrecreatedLabels { name, values } => write!(
+                f,
+                "pre-created label values {values:?} appear twice in `{name}`"
+            ),
+            FamilyError::TooManyPrecreatedLabels {
+                name,
+                sets,
+                max_series,
+            } => write!(
+                f,
+                "`{name}` pre-creates {sets} label sets but holds at most {max_series} series: raise `max_series` or declare fewer"
             ),
         }
     }

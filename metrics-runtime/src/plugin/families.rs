@@ -119,9 +119,14 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     /// valid, not reserved and not repeating each other or a common key, and a name not
     /// already registered or reserved in this set.
     ///
-    /// A family without extra label keys gets a series at zero for each common label set
-    /// declared present (each present engine, in `VllmMetrics::plugin_families`), so a
-    /// `rate()` works from the first scrape.
+    /// A family without extra label keys, and every label set a spec declares with
+    /// [`FamilySpec::precreate`], gets a series at zero for each common label set declared
+    /// present ([`add_common`](Self::add_common); each present engine, in
+    /// `VllmMetrics::plugin_families`), so a `rate()` works from the first scrape; those
+    /// series are exempt from idle expiry and leave with their common label set
+    /// ([`remove_common`](Self::remove_common)). The label sets a spec declares are checked
+    /// here too: one value per extra key, within the size limits, none twice, no more than
+    /// the series limit.
     pub fn register<M: RuntimeMember>(
         &self,
         spec: &FamilySpec,
@@ -188,13 +193,15 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     }
 
     /// Declares the common label set `common` present (an engine that joined): every family
-    /// registered through [`register`](Self::register) without extra label keys gets its
-    /// series at zero now, and so does every such family registered later, until
-    /// [`remove_common`](Self::remove_common) removes `common`. Takes the list's lock, then
-    /// each family's.
-    // Used by the vLLM families only.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn add_common(&self, common: &L) {
+    /// registered through [`register`](Self::register) gets its series at zero now for the
+    /// labels it knows (no extra label keys, or the sets its spec declares with
+    /// [`FamilySpec::precreate`]), and so does every family registered later, until
+    /// [`remove_common`](Self::remove_common) removes `common` and those series with it. A
+    /// series that exists already is kept as it is. Takes the list's lock, then each family's.
+    ///
+    /// In `VllmMetrics::plugin_families` each engine's join calls it (and its leave removes
+    /// it): call it only on a set you registered yourself, where you decide what is present.
+    pub fn add_common(&self, common: &L) {
         let mut state = self.write();
         let zero_series = &mut state.zero_series;
         if !zero_series.present.contains(common) {
@@ -353,6 +360,7 @@ fn build<L: LabelSet, M: RuntimeMember>(spec: &FamilySpec) -> RuntimeFamily<L, M
         &spec.help,
         spec.unit.as_deref().map(unit_from_str),
         spec.extra_label_keys.clone(),
+        &spec.precreated,
         SeriesSpec::new()
             .with_buckets(spec.buckets.clone().unwrap_or_default())
             .with_native(spec.native)

@@ -61,6 +61,10 @@ struct Described {
     unit: Option<Unit>,
     kind: MetricKind,
     extra_keys: Box<[String]>,
+    /// The extra label values whose series are created at zero for each common label set
+    /// declared present: the empty set for a family without extra keys, else the sets the
+    /// spec declared (`FamilySpec::precreate`).
+    precreated: Box<[Box<[String]>]>,
 }
 
 impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
@@ -69,8 +73,18 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         help: &str,
         unit: Option<Unit>,
         extra_keys: Vec<String>,
+        precreated: &[Vec<String>],
         spec: SeriesSpec,
     ) -> Self {
+        // Every label of a family without extra keys is known once its common labels are.
+        let precreated = if extra_keys.is_empty() {
+            Box::new([Box::default()]) as Box<[_]>
+        } else {
+            precreated
+                .iter()
+                .map(|values| values.clone().into_boxed_slice())
+                .collect()
+        };
         let described = Described {
             // One line without surrounding whitespace, as a derived family's: line breaks
             // and tabs become spaces.
@@ -79,6 +93,7 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
             unit,
             kind: M::KIND,
             extra_keys: extra_keys.into_boxed_slice(),
+            precreated,
         };
         RuntimeFamily {
             inner: SeriesMap::new(spec.clone(), spec.max_series, spec.idle_timeout, described),
@@ -239,9 +254,10 @@ pub(crate) trait ErasedFamily<L>: Send + Sync + fmt::Debug {
     fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error>;
     /// Removes every series of the common label set `common`.
     fn remove_common(&self, common: &L) -> usize;
-    /// Creates the series of `common` at zero, when every one of its labels is known now (the
-    /// family has no extra label keys) and the family has room for it (up to its limit, not
-    /// the overflow series).
+    /// Creates at zero the series of `common` whose every label is known now (the family has
+    /// no extra label keys, or the spec declared the extra values), as far as the family has
+    /// room (up to its limit, never the overflow series). They are pinned: idle expiry leaves
+    /// them alone until `common` is removed.
     fn create_zero_series(&self, common: &L);
 }
 
@@ -278,10 +294,10 @@ impl<L: LabelSet, M: RuntimeMember> ErasedFamily<L> for RuntimeFamily<L, M> {
 
     fn create_zero_series(&self, common: &L) {
         let inner = &*self.inner;
-        // Extra label values depend on the data: those series appear on their first record.
-        if inner.about.extra_keys.is_empty() && !inner.series.is_full() {
-            let key = (common.clone(), Box::default());
-            let _ = inner.resolve(&key);
+        // Other extra label values depend on the data: those series appear on their first
+        // record.
+        for values in &inner.about.precreated {
+            let _ = inner.pin(&(common.clone(), values.clone()));
         }
     }
 }

@@ -29,6 +29,7 @@ pub struct FamilySpec {
     pub(crate) extra_label_keys: Vec<String>,
     pub(crate) max_series: usize,
     pub(crate) idle_timeout: Option<Duration>,
+    pub(crate) precreated: Vec<Vec<String>>,
 }
 
 impl FamilySpec {
@@ -45,6 +46,7 @@ impl FamilySpec {
             extra_label_keys: Vec::new(),
             max_series: DEFAULT_MAX_SERIES,
             idle_timeout: None,
+            precreated: Vec::new(),
         }
     }
 
@@ -107,6 +109,45 @@ impl FamilySpec {
     pub fn label_keys<K: Into<String>>(mut self, keys: impl IntoIterator<Item = K>) -> Self {
         self.extra_label_keys = keys.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Declares the extra label values `values` (one per extra label key, in order) known as
+    /// the family registers, as a KV connector's descriptor lists the constant labels of each
+    /// of its metrics: the family gets their series at zero for every common label set
+    /// declared present ([`RuntimeFamilies::add_common`](super::RuntimeFamilies::add_common):
+    /// in `VllmMetrics::plugin_families`, every engine present at registration and every
+    /// engine that joins later), so dashboards see them from the first scrape, and they leave
+    /// with their common label set ([`RuntimeFamilies::remove_common`](super::RuntimeFamilies::remove_common)).
+    /// Call once per label set. A later [`get_or_create`](super::RuntimeFamily::get_or_create)
+    /// of the same values returns the same series.
+    ///
+    /// Checked at [`register`](super::RuntimeFamilies::register): one value per extra key,
+    /// each set within the label size limits, no set twice, and no more sets than
+    /// [`max_series`](Self::max_series) (pre-created series count against the limit; a
+    /// common label set arriving when the family is full gets no pre-created series, never
+    /// the overflow series). Pre-created series are exempt from
+    /// [`idle_timeout`](Self::idle_timeout): they are declared in use for as long as their
+    /// common label set is present.
+    ///
+    /// ```
+    /// use metric_handles::plugin::FamilySpec;
+    ///
+    /// let spec = FamilySpec::gauge("acme:kv_blocks", "KV blocks held, by path")
+    ///     .label_keys(["path"])
+    ///     .precreate(["local"])
+    ///     .precreate(["remote"]);
+    /// assert_eq!(spec.precreated_label_sets(), [vec!["local"], vec!["remote"]]);
+    /// ```
+    pub fn precreate<V: Into<String>>(mut self, values: impl IntoIterator<Item = V>) -> Self {
+        self.precreated
+            .push(values.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The extra label values whose series are created at zero per present common label set,
+    /// in the order declared ([`precreate`](Self::precreate)).
+    pub fn precreated_label_sets(&self) -> &[Vec<String>] {
+        &self.precreated
     }
 
     /// How many label sets the family may hold before records go to its overflow series

@@ -1,10 +1,13 @@
 //! The rules a [`FamilySpec`] must satisfy: the derive's compile-time checks, at run time.
 
+use std::collections::HashSet;
+
 use super::error::FamilyError;
 use super::spec::FamilySpec;
 use crate::buckets;
 use crate::const_eq::bytes_eq;
 use crate::declare::descriptor::MetricKind;
+use crate::series::label_size::extra_labels_fit;
 use crate::series::labels::OVERFLOW_LABEL;
 
 /// Label keys that Prometheus or this crate reserve.
@@ -72,6 +75,42 @@ pub(crate) fn validate(spec: &FamilySpec, common_keys: &[&str]) -> Result<(), Fa
             return Err(FamilyError::DuplicateLabelKey {
                 name: name(),
                 key: key.clone(),
+            });
+        }
+    }
+    validate_precreated(spec)
+}
+
+/// Checks the label sets [`FamilySpec::precreate`] declares: no more of them than the series
+/// limit, one value per extra key, each set within the size limits of extra labels (which
+/// would otherwise send it to the overflow series), and none twice.
+fn validate_precreated(spec: &FamilySpec) -> Result<(), FamilyError> {
+    let name = || spec.name.clone();
+    if spec.precreated.len() > spec.max_series {
+        return Err(FamilyError::TooManyPrecreatedLabels {
+            name: name(),
+            sets: spec.precreated.len(),
+            max_series: spec.max_series,
+        });
+    }
+    let expected = spec.extra_label_keys.len();
+    let mut seen = HashSet::with_capacity(spec.precreated.len());
+    for (set, values) in spec.precreated.iter().enumerate() {
+        if values.len() != expected {
+            return Err(FamilyError::LabelValueCount {
+                name: name(),
+                expected,
+                got: values.len(),
+            });
+        }
+        let borrowed: Vec<&str> = values.iter().map(String::as_str).collect();
+        if !extra_labels_fit(&spec.extra_label_keys, &borrowed) {
+            return Err(FamilyError::PrecreatedLabelsTooLarge { name: name(), set });
+        }
+        if !seen.insert(values.as_slice()) {
+            return Err(FamilyError::DuplicatePrecreatedLabels {
+                name: name(),
+                values: values.clone(),
             });
         }
     }

@@ -75,6 +75,10 @@ struct Entry<K, M> {
     rendered: Option<Box<str>>,
     created: Created,
     idle: IdleState,
+    /// Created ahead of any record for a label set its owner declared known
+    /// ([`pin`](BoundedSeries::pin)): exempt from idle expiry, so it stays exported until it
+    /// is removed. Written under the write lock only.
+    pinned: bool,
 }
 
 impl<K, M> Entry<K, M> {
@@ -149,7 +153,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         };
         let table = self.read();
         let (mut expired, mut revived) = (0, 0);
-        for entry in &table.entries {
+        // A pinned series is declared in use until its owner removes it, recorded or not.
+        for entry in table.entries.iter().filter(|entry| !entry.pinned) {
             // A member that cannot tell whether it was recorded never expires.
             let Some(activity) = (expiry.activity)(&entry.series) else {
                 continue;
@@ -203,7 +208,9 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, entry)| entry.idle.evictable((expiry.activity)(&entry.series)))
+            .filter(|(_, entry)| {
+                !entry.pinned && entry.idle.evictable((expiry.activity)(&entry.series))
+            })
             .min_by_key(|(_, entry)| entry.idle.quiet_since())
             .map(|(position, _)| position);
         let Some(position) = oldest else {
@@ -267,8 +274,40 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
             rendered,
             created: Created::now(),
             idle: IdleState::new(),
+            pinned: false,
         });
         (series, false)
+    }
+
+    /// Creates `key`'s series with `build` if it is missing and the map has room for it (never
+    /// the overflow series), and pins it: idle expiry never takes it out of the exposition nor
+    /// gives its slot to another label set; only [`remove`](Self::remove) or
+    /// [`retain`](Self::retain) drop it. An existing series is pinned as it is (brought back
+    /// if it was dormant). Returns whether `key` has a pinned series now.
+    pub(crate) fn pin(&self, key: &K, build: impl Fn() -> M) -> bool {
+        let mut table = self.write();
+        if let Some(&i) = table.index.get(key) {
+            let entry = &mut table.entries[i];
+            self.touch(entry);
+            entry.pinned = true;
+            return true;
+        }
+        if table.entries.len() >= self.max_series && !self.evict_one(&mut table) {
+            return false;
+        }
+        let rendered = self.render.and_then(|render| render(key));
+        let key = Arc::new(key.clone());
+        let position = table.entries.len();
+        table.index.insert(Arc::clone(&key), position);
+        table.entries.push(Entry {
+            key,
+            series: build(),
+            rendered,
+            created: Created::now(),
+            idle: IdleState::new(),
+            pinned: true,
+        });
+        true
     }
 
     /// The overflow series (created on first use), counting the lookup routed to it.
@@ -546,6 +585,12 @@ impl<K: Clone + Hash + Eq, M: FamilyMember, X> Shared<K, M, X> {
         self.series.resolve(key, || M::build(&self.spec))
     }
 
+    /// Creates `key`'s series at zero if there is room, exempt from idle expiry (see
+    /// [`BoundedSeries::pin`]); returns whether it has one.
+    pub(crate) fn pin(&self, key: &K) -> bool {
+        self.series.pin(key, || M::build(&self.spec))
+    }
+
     /// [`resolve`](Self::resolve), and whether the series returned is the overflow series.
     pub(crate) fn resolve_or_overflow(&self, key: &K) -> (M, bool) {
         self.series
@@ -652,6 +697,31 @@ mod tests {
         }
         assert_eq!(map.get(&1), None);
         assert_eq!(map.resolve(&1, || 7), 7);
+    }
+
+    #[test]
+    fn a_pinned_series_is_never_expired_nor_evicted_and_is_the_one_lookups_return() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(2)
+            .expiring(Some(Duration::from_millis(10)), |v| Some(u64::from(*v)));
+        assert!(map.pin(&1, || 1));
+        map.resolve(&2, || 2);
+        map.sweep_at(0);
+        // Quiet for the timeout: only the unpinned series goes dormant.
+        assert_eq!(map.sweep_at(10), 1);
+        assert_eq!(map.len(), 1);
+        // A new key takes the dormant series' slot, never the pinned one's.
+        assert_eq!(map.resolve(&3, || 3), 3);
+        assert_eq!(map.get(&1), Some(1));
+        assert_eq!(map.get(&2), None);
+        // Full with no dormant series: nothing more is pinned, and no overflow series appears.
+        assert!(!map.pin(&4, || 4));
+        assert_eq!(map.overflowed_lookups(), 0);
+        assert!(map.sorted().1.is_none());
+        // Pinning an existing series keeps it (and its value).
+        assert!(map.pin(&3, || 9));
+        assert_eq!(map.sweep_at(100) + map.sweep_at(200), 0);
+        assert_eq!(map.resolve(&3, || 9), 3);
+        assert!(map.remove(&1));
     }
 
     #[test]

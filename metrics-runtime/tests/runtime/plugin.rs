@@ -2,9 +2,11 @@
 //! validation rule, and the behaviour of registered families.
 
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 use metric_handles::buckets::BucketError;
 use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
+use metric_handles::testing::Scrape;
 use metric_handles::Registry;
 
 use metric_handles::{Buckets, Counter, Gauge, Histogram, LabelAxis, LabelSet, MetricKind};
@@ -414,6 +416,193 @@ fn a_full_family_sends_new_label_values_to_the_overflow_series() {
         text.contains(r#"c_total{otel_metric_overflow="true"} 2"#),
         "{text}"
     );
+}
+
+/// A gauge family with the extra key `path` whose values `local` and `remote` are known at
+/// registration.
+fn path_gauge() -> FamilySpec {
+    FamilySpec::gauge("fake_gauge", "gauge")
+        .label_keys(["path"])
+        .precreate(["local"])
+        .precreate(["remote"])
+}
+
+/// The samples of `fake_gauge` in `scrape`, as (engine, path, value), in the order written.
+fn path_gauge_samples(scrape: &Scrape) -> Vec<(String, String, f64)> {
+    scrape
+        .samples()
+        .filter(|sample| sample.name == "fake_gauge")
+        .map(|sample| {
+            let label = |key| sample.label(key).unwrap_or("(none)").to_owned();
+            (label("engine"), label("path"), sample.value)
+        })
+        .collect()
+}
+
+fn row(engine: &str, path: &str, value: f64) -> (String, String, f64) {
+    (engine.to_owned(), path.to_owned(), value)
+}
+
+#[test]
+fn precreated_label_values_are_exposed_at_zero_for_every_present_common_set_from_the_first_scrape()
+{
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    families.add_common(&engine(1));
+    let gauge = families.register::<Gauge>(&path_gauge()).expect("valid");
+    assert_eq!(
+        path_gauge_samples(&Scrape::of(&registry)),
+        [
+            row("0", "local", 0.0),
+            row("0", "remote", 0.0),
+            row("1", "local", 0.0),
+            row("1", "remote", 0.0),
+        ]
+    );
+    assert_eq!(gauge.len(), 4);
+}
+
+#[test]
+fn a_common_set_added_later_gets_the_precreated_series_and_they_leave_with_it() {
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    let _gauge = families.register::<Gauge>(&path_gauge()).expect("valid");
+    families.add_common(&engine(2));
+    let scrape = Scrape::of(&registry);
+    assert_eq!(
+        scrape.value(
+            "fake_gauge",
+            &[("model_name", "m"), ("engine", "2"), ("path", "local")]
+        ),
+        Some(0.0)
+    );
+    assert_eq!(path_gauge_samples(&scrape).len(), 4);
+
+    assert_eq!(families.remove_common(&engine(0)), 2);
+    assert_eq!(
+        path_gauge_samples(&Scrape::of(&registry)),
+        [row("2", "local", 0.0), row("2", "remote", 0.0)]
+    );
+    // Adding it back pre-creates them afresh.
+    families.add_common(&engine(0));
+    assert_eq!(path_gauge_samples(&Scrape::of(&registry)).len(), 4);
+}
+
+#[test]
+fn a_record_into_precreated_label_values_lands_in_the_precreated_series() {
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    let gauge = families.register::<Gauge>(&path_gauge()).expect("valid");
+    gauge
+        .get_or_create(&engine(0), &["local"])
+        .expect("one value")
+        .set(5);
+    gauge
+        .get_or_create(&engine(0), &["disk"])
+        .expect("one value")
+        .set(1);
+    assert_eq!(
+        path_gauge_samples(&Scrape::of(&registry)),
+        [
+            row("0", "local", 5.0),
+            row("0", "remote", 0.0),
+            row("0", "disk", 1.0),
+        ]
+    );
+    assert_eq!(gauge.len(), 3);
+}
+
+#[test]
+fn precreated_series_are_exempt_from_idle_expiry_while_recorded_ones_expire() {
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    let gauge = families
+        .register::<Gauge>(&path_gauge().idle_timeout(Duration::from_millis(1)))
+        .expect("valid");
+    gauge
+        .get_or_create(&engine(0), &["disk"])
+        .expect("one value")
+        .set(1);
+    gauge.expire_idle();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(
+        gauge.expire_idle(),
+        1,
+        "only `disk` was idle for long enough"
+    );
+    assert_eq!(
+        path_gauge_samples(&Scrape::of(&registry)),
+        [row("0", "local", 0.0), row("0", "remote", 0.0)]
+    );
+}
+
+#[test]
+fn precreated_label_values_breaking_a_rule_are_refused_and_register_nothing() {
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    let gauge_error = |spec: FamilySpec| {
+        families
+            .register::<Gauge>(&spec)
+            .expect_err("the spec breaks a rule")
+    };
+    let keyed = || FamilySpec::gauge("fake_gauge", "gauge").label_keys(["path", "tier"]);
+    for values in [&["local"][..], &["local", "hot", "extra"][..]] {
+        assert_eq!(
+            gauge_error(keyed().precreate(values.iter().copied())),
+            FamilyError::LabelValueCount {
+                name: "fake_gauge".into(),
+                expected: 2,
+                got: values.len()
+            }
+        );
+    }
+    // A value the size rule would send to the overflow series, as the second set.
+    let long = "x".repeat(metric_handles::MAX_LABEL_VALUE_LEN + 1);
+    assert_eq!(
+        gauge_error(
+            keyed()
+                .precreate(["local", "hot"])
+                .precreate(["local", long.as_str()])
+        ),
+        FamilyError::PrecreatedLabelsTooLarge {
+            name: "fake_gauge".into(),
+            set: 1
+        }
+    );
+    assert_eq!(
+        gauge_error(
+            keyed()
+                .precreate(["local", "hot"])
+                .precreate(["remote", "hot"])
+                .precreate(["local", "hot"])
+        ),
+        FamilyError::DuplicatePrecreatedLabels {
+            name: "fake_gauge".into(),
+            values: vec!["local".into(), "hot".into()]
+        }
+    );
+    assert_eq!(
+        gauge_error(path_gauge().max_series(1)),
+        FamilyError::TooManyPrecreatedLabels {
+            name: "fake_gauge".into(),
+            sets: 2,
+            max_series: 1
+        }
+    );
+    // A keyless family has one set of no values: a value is one too many.
+    assert_eq!(
+        gauge_error(FamilySpec::gauge("fake_gauge", "gauge").precreate(["local"])),
+        FamilyError::LabelValueCount {
+            name: "fake_gauge".into(),
+            expected: 0,
+            got: 1
+        }
+    );
+    assert!(families.is_empty());
+    assert!(Scrape::of(&registry).family("fake_gauge").is_none());
+    families
+        .register::<Gauge>(&path_gauge())
+        .expect("the name is still free");
 }
 
 metric_handles::runtime_families! {
