@@ -1,7 +1,8 @@
 //! A third-party KV connector's families (`VllmMetrics::plugin_families`) while engines join
 //! and leave: series resolved through `resolve_for_engine` leave with their engine, even when
-//! the resolution races the leave, and families without extra labels get a zero series per
-//! present engine, as vLLM's connector adapter pre-creates them.
+//! the resolution races the leave, and families without extra labels (or with extra label
+//! values declared up front, as a descriptor's constant labels) get a zero series per present
+//! engine, as vLLM's connector adapter pre-creates them.
 
 use std::sync::mpsc::channel;
 use std::thread::{scope, sleep};
@@ -10,6 +11,7 @@ use std::time::Duration;
 use crate::support::vllm::*;
 use metric_handles::plugin::{FamilySpec, RuntimeFamily};
 use metric_handles::prometheus_client::metrics::gauge::Gauge;
+use metric_handles::testing::Scrape;
 use metric_handles::vllm::{EngineLabels, VllmMetrics};
 use metric_handles::{Buckets, Counter, Histogram, LabelAxis};
 
@@ -220,6 +222,110 @@ fn an_engine_that_joins_later_gets_its_zero_series_and_they_leave_with_it() {
     assert!(scrape(&registry)
         .text
         .contains(r#"fake_late_total{model_name="model",engine="2"} 0"#));
+}
+
+/// A connector descriptor's families as vLLM's connector adapter test registers them: a
+/// counter, a histogram, and a gauge whose descriptor entries carry the constant label
+/// `path` (`local`, and `remote` from a second entry of the same name: vLLM registers the
+/// name once and pre-creates each entry's constant labels).
+fn register_descriptor_families(metrics: &VllmMetrics) -> RuntimeFamily<EngineLabels, Gauge> {
+    let plugins = metrics.plugin_families();
+    plugins
+        .register::<Counter>(&FamilySpec::counter("fake_puts", "puts"))
+        .expect("valid, free");
+    plugins
+        .register::<Histogram>(&FamilySpec::histogram(
+            "fake_latency_seconds",
+            "latency",
+            vec![0.01, 0.1, 1.0],
+        ))
+        .expect("valid, free");
+    plugins
+        .register::<Gauge>(
+            &FamilySpec::gauge("fake_gauge", "gauge")
+                .label_keys(["path"])
+                .precreate(["local"])
+                .precreate(["remote"]),
+        )
+        .expect("valid, free")
+}
+
+/// The value of `name` for `model`'s engine `engine`, with `extra` labels after those.
+fn engine_value(scrape: &Scrape, name: &str, engine: &str, extra: &[(&str, &str)]) -> Option<f64> {
+    let mut labels = vec![("model_name", "model"), ("engine", engine)];
+    labels.extend_from_slice(extra);
+    scrape.value(name, &labels)
+}
+
+#[test]
+fn registration_precreates_zero_series_for_every_engine_and_constant_label_set() {
+    let (registry, metrics) = setup_default();
+    for engine in [0, 1] {
+        metrics.scheduler().add_engine(engine);
+    }
+    let gauge = register_descriptor_families(&metrics);
+
+    let first = Scrape::of(&registry);
+    for engine in ["0", "1"] {
+        assert_eq!(
+            engine_value(&first, "fake_puts_total", engine, &[]),
+            Some(0.0)
+        );
+        assert_eq!(
+            engine_value(&first, "fake_latency_seconds_count", engine, &[]),
+            Some(0.0)
+        );
+        for path in ["local", "remote"] {
+            assert_eq!(
+                engine_value(&first, "fake_gauge", engine, &[("path", path)]),
+                Some(0.0),
+                "engine {engine}, path {path}"
+            );
+        }
+    }
+
+    // A record on engine 0 lands in its pre-created series: one sample, not a second one.
+    metrics.resolve_for_engine(0, |_, labels| {
+        gauge
+            .get_or_create(labels, &["local"])
+            .expect("one value per key")
+            .set(3);
+    });
+    let after = Scrape::of(&registry);
+    let local_0: Vec<f64> = after
+        .samples()
+        .filter(|s| s.name == "fake_gauge" && s.has_all(&[("engine", "0"), ("path", "local")]))
+        .map(|s| s.value)
+        .collect();
+    assert_eq!(local_0, [3.0]);
+    assert_eq!(
+        engine_value(&after, "fake_gauge", "1", &[("path", "local")]),
+        Some(0.0),
+        "engine 1 stays at 0"
+    );
+}
+
+#[test]
+fn an_engine_joining_later_gets_the_constant_label_series_and_they_leave_with_it() {
+    let (registry, metrics) = setup_default();
+    let _gauge = register_descriptor_families(&metrics);
+    metrics.scheduler().add_engine(3);
+    let joined = Scrape::of(&registry);
+    for path in ["local", "remote"] {
+        assert_eq!(
+            engine_value(&joined, "fake_gauge", "3", &[("path", path)]),
+            Some(0.0),
+            "{path}"
+        );
+    }
+
+    assert!(metrics.scheduler().remove_engine(3));
+    let left = Scrape::of(&registry);
+    assert_eq!(
+        left.samples().filter(|s| s.name == "fake_gauge").count(),
+        0,
+        "the engine's pre-created series left with it"
+    );
 }
 
 fn engine_labels(engine: u32) -> EngineLabels {
