@@ -11,6 +11,7 @@ pub mod fixtures;
 pub mod idle;
 pub mod itl;
 pub mod labels;
+pub mod memory;
 pub mod recorder;
 pub mod report;
 pub mod runner;
