@@ -168,37 +168,37 @@ struct MemoryTarget {
 
 const MEMORY_TARGETS: [MemoryTarget; 6] = [
     MemoryTarget {
-        label: "memory: classic histogram <= 1.0x prometheus-client's, 1 thread",
+        label: "classic histogram <= 1.0x prometheus-client",
         subject: ("classic histogram", 1, "ours"),
         reference: ("classic histogram", 1, "prometheus-client"),
         bound: 1.0,
     },
     MemoryTarget {
-        label: "memory: classic + native <= 1.0x prometheus-client's, 8 buckets",
+        label: "classic + native (8 buckets) <= 1.0x prometheus-client",
         subject: ("classic + native", 1, "ours"),
         reference: ("classic + native", 1, "prometheus-client"),
         bound: 1.0,
     },
     MemoryTarget {
-        label: "memory: counter <= 1.5x prometheus-client's, 1 thread",
+        label: "counter <= 1.5x prometheus-client",
         subject: ("counter", 1, "ours"),
         reference: ("counter", 1, "prometheus-client"),
         bound: 1.5,
     },
     MemoryTarget {
-        label: "memory: classic histogram from 2 threads <= 4x from 1",
+        label: "classic histogram, 2 threads <= 4x 1 thread",
         subject: ("classic histogram", 2, "ours"),
         reference: ("classic histogram", 1, "ours"),
         bound: 4.0,
     },
     MemoryTarget {
-        label: "memory: classic + native from 2 threads <= 4x from 1",
+        label: "classic + native, 2 threads <= 4x 1 thread",
         subject: ("classic + native", 2, "ours"),
         reference: ("classic + native", 1, "ours"),
         bound: 4.0,
     },
     MemoryTarget {
-        label: "memory: native only from 2 threads <= 4x from 1",
+        label: "native only, 2 threads <= 4x 1 thread",
         subject: ("native only", 2, "ours"),
         reference: ("native only", 1, "ours"),
         bound: 4.0,
@@ -211,7 +211,7 @@ const MEMORY_TARGETS: [MemoryTarget; 6] = [
 pub fn target_lines(results: Option<&Results>) -> String {
     let mut out = String::new();
     for target in &MEMORY_TARGETS {
-        let label = format!("{} ({TARGET_CPUS} cores)", target.label);
+        let label = format!("memory, {TARGET_CPUS} cores: {}", target.label);
         let found = results.and_then(|r| {
             let (kind, threads, krate) = target.subject;
             let (ref_kind, ref_threads, ref_krate) = target.reference;
@@ -227,9 +227,9 @@ pub fn target_lines(results: Option<&Results>) -> String {
                 } else {
                     "MISSED"
                 };
-                format!("{label:<66} {ratio:>6.2}x  {verdict}")
+                format!("{label:<72} {ratio:>6.2}x  {verdict}")
             }
-            None => format!("{label:<66}    n/a  (scripts/bench-memory.sh not run)"),
+            None => format!("{label:<72}    n/a  (scripts/bench-memory.sh not run)"),
         };
         let _ = writeln!(out, "{line}");
     }
