@@ -60,6 +60,7 @@ pub use record::gauge_histogram::GaugeHistogram;
 pub use record::histogram::{
     Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
+pub use record::in_flight::{InFlightGauge, InFlightGuard};
 pub use record::info::Info;
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
@@ -76,6 +77,7 @@ pub use series::grid::{
 pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use series::labels::{LabelEnum, LabelSet, NoLabels};
 pub use series::member::{AxisShape, FamilyMember, SeriesSpec};
+pub use series::outcome::{OutcomeCounters, OutcomeGuard};
 pub use series::state_set::StateSet;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};

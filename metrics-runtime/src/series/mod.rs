@@ -1,5 +1,6 @@
 //! Series: label sets and their size limits, label axes and grids, the bounded series map,
-//! families and the members they hold, and the state set (a member keyed by an enum).
+//! families and the members they hold, the state set (a member keyed by an enum), and the
+//! outcome guard of an enum axis of counters.
 
 pub(crate) mod axis;
 pub(crate) mod bounded;
@@ -10,4 +11,5 @@ pub(crate) mod idle;
 pub(crate) mod label_size;
 pub(crate) mod labels;
 pub(crate) mod member;
+pub(crate) mod outcome;
 pub(crate) mod state_set;

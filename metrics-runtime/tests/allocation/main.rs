@@ -11,6 +11,7 @@ pub mod cardinality;
 pub mod core_records;
 mod counting;
 pub mod exemplars;
+pub mod guards;
 pub mod idle_expiry;
 pub mod native_histogram;
 pub mod scrape;

@@ -11,6 +11,7 @@ pub mod concurrency;
 pub mod created;
 pub mod escaping;
 pub mod exemplars;
+pub mod guards;
 pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod idle_expiry;
