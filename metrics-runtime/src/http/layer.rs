@@ -11,13 +11,42 @@
 //!   [`HttpMetricsLayer::with_excluded_handlers`] replaces the list.
 //! * The duration runs from the request reaching the layer to the response head leaving the
 //!   inner service, as in vLLM's Rust frontend; for a streamed body that is the time to the
-//!   first byte, not to the end of the stream.
+//!   first byte, not to the end of the stream. [`HttpMetricsLayer::with_duration_to_end_of_body`]
+//!   times (and counts) each request to the end of its response body instead, as Go's promhttp
+//!   and prometheus-fastapi-instrumentator do.
+//! * [`HttpMetricsLayer::with_body_metrics`] adds the opt-in families of [`HttpBodyMetrics`]:
+//!   body sizes and requests in progress, measured by wrapping the bodies ([`MeteredBody`]).
 //! * `method` is one of the nine methods of RFC 9110 and RFC 5789 (`GET`, `POST`, ...);
 //!   any extension method is recorded as [`OTHER_METHOD`], so a client cannot grow the label set.
 //! * An inner service that fails (rather than answering with an error status) is counted as
 //!   `5xx`: hyper answers such a request with a 500 or closes the connection.
 //! * A request whose response future is dropped before the inner service answers (the client
 //!   went away mid-handler) is not recorded, as in vLLM's Rust frontend.
+//!
+//! # Measuring bodies
+//!
+//! Either of the two options above turns the layer into an `HttpMetricsLayer<MeteredBodies>`,
+//! whose service wraps the request and the response body in a [`MeteredBody`] (the inner
+//! service is given `Request<MeteredBody<ReqBody>>` and answers as before; the layer answers
+//! `Response<MeteredBody<ResBody>>`). The default `HttpMetricsLayer<ResponseHead>` wraps
+//! nothing, so what it records and what it costs are unchanged.
+//!
+//! * With [`with_duration_to_end_of_body`](HttpMetricsLayer::with_duration_to_end_of_body),
+//!   a request is counted and its duration observed when its response body yields its last
+//!   frame or an error, or is dropped before (the client went away mid-stream: the duration
+//!   then runs to the drop), with the status of its response head.
+//! * `http_request_size_bytes` observes the request body's data bytes the service read, when
+//!   it drops the body; `http_response_size_bytes` the response body's data bytes yielded to
+//!   the server, when the body ends or is dropped; `http_requests_inprogress` counts a request
+//!   from its arrival at the layer until its response body ends or is dropped, or its
+//!   response future is dropped or fails. Each request leaves it exactly once, whichever way
+//!   it ends (an [`InFlightGuard`](crate::InFlightGuard) carried from the response future to
+//!   the body).
+//!
+//! Per frame the wrapper adds the frame's length to a count: no allocation, no lookup. Per
+//! request, the handles are resolved once per (route, method) and cloned into the wrappers
+//! (reference counts). axum turns a body that is not its own `Body` into one with a box, so
+//! under an axum `Router` the metered mode costs an allocation per request and per response.
 //!
 //! Handles are resolved once per (route, method, status class) and cached: the per-request
 //! work is one lock-free map read keyed by the borrowed route string, then atomic adds. At most
@@ -30,7 +59,7 @@
 //!
 //! ```
 //! use axum::{routing::get, Router};
-//! use metric_handles::http::HttpMetrics;
+//! use metric_handles::http::{HttpBodyMetrics, HttpMetrics};
 //! use metric_handles::http_layer::HttpMetricsLayer;
 //! use metric_handles::Registry;
 //!
@@ -38,12 +67,22 @@
 //! let http = HttpMetrics::register(&mut registry);
 //! let app: Router = Router::new()
 //!     .route("/v1/models", get(|| async { "[]" }))
-//!     .layer(HttpMetricsLayer::new(http));
+//!     .layer(HttpMetricsLayer::new(http.clone()));
+//!
+//! // A server that streams: durations to the end of the body, body sizes, requests in progress.
+//! let mut streaming = Registry::default();
+//! let layer = HttpMetricsLayer::new(HttpMetrics::register(&mut streaming))
+//!     .with_duration_to_end_of_body()
+//!     .with_body_metrics(HttpBodyMetrics::register(&mut streaming));
+//! let app: Router = Router::new()
+//!     .route("/v1/completions", get(|| async { "data: [DONE]" }))
+//!     .layer(layer);
 //! # let _ = app;
 //! ```
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
@@ -55,12 +94,15 @@ use http::{Method, Request, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
+pub use crate::http::body::MeteredBody;
+use crate::http::body::{BodyEnd, RequestRecord};
 use crate::http::{
-    Handler, HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass, EXCLUDED_HANDLERS,
-    UNMATCHED_HANDLER,
+    Handler, HttpBodyMetrics, HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass,
+    EXCLUDED_HANDLERS, UNMATCHED_HANDLER,
 };
+use crate::record::in_flight::InFlightGuard;
 use crate::sync::lock;
-use crate::{Counter, Histogram};
+use crate::{Counter, Gauge, Histogram};
 
 /// Route templates that get their own series unless [`HttpMetricsLayer::with_max_routes`] says
 /// otherwise. A server's route table is far smaller; the bound only matters when routes are
@@ -116,6 +158,10 @@ fn status_slot(class: StatusClass) -> usize {
 struct MethodHandles {
     requests: [OnceLock<Counter>; STATUS_CLASSES.len()],
     duration: OnceLock<Histogram>,
+    /// The opt-in families of [`HttpBodyMetrics`].
+    request_size: OnceLock<Histogram>,
+    response_size: OnceLock<Histogram>,
+    in_progress: OnceLock<Gauge>,
 }
 
 /// Everything recorded for one route template.
@@ -191,44 +237,103 @@ impl Shared {
             .map(|prefix| &*prefix.template)
     }
 
-    fn record(&self, route: &RouteHandles, method: usize, status: StatusClass, seconds: f64) {
+    /// The `http_requests_total` and `http_request_duration_seconds` series of a request.
+    fn request_handles<'r>(
+        &self,
+        route: &'r RouteHandles,
+        method: usize,
+        status: StatusClass,
+    ) -> (&'r Counter, &'r Histogram) {
         let handles = &route.methods[method];
-        handles.requests[status_slot(status)]
-            .get_or_init(|| {
-                self.metrics.requests.get_or_create(&HttpRequestLabels {
-                    method: method_label(method).into(),
-                    status,
-                    handler: route.handler.clone(),
-                })
+        let requests = handles.requests[status_slot(status)].get_or_init(|| {
+            self.metrics.requests.get_or_create(&HttpRequestLabels {
+                method: method_label(method).into(),
+                status,
+                handler: route.handler.clone(),
             })
-            .inc();
-        handles
-            .duration
-            .get_or_init(|| {
-                self.metrics.duration.get_or_create(&HttpHandlerLabels {
-                    method: method_label(method).into(),
-                    handler: route.handler.clone(),
-                })
-            })
-            .observe(seconds);
+        });
+        let duration = handles.duration.get_or_init(|| {
+            self.metrics
+                .duration
+                .get_or_create(&handler_labels(route, method))
+        });
+        (requests, duration)
+    }
+
+    fn record(&self, route: &RouteHandles, method: usize, status: StatusClass, seconds: f64) {
+        let (requests, duration) = self.request_handles(route, method, status);
+        requests.inc();
+        duration.observe(seconds);
         self.metrics.duration_highr.observe(seconds);
+    }
+
+    /// What the request to `route` records when it is answered, or `None` if its route is
+    /// excluded.
+    fn begin<B>(self: &Arc<Self>, request: &Request<B>, started_at: Instant) -> Option<Pending> {
+        let handler = match request.extensions().get::<MatchedPath>() {
+            Some(path) => Some(self.nested_route(path.as_str())),
+            None => self.nested_service(request.uri().path()),
+        };
+        let route = match handler {
+            Some(handler) if self.is_excluded(handler) => return None,
+            Some(handler) => self.route(handler),
+            None if self.is_excluded(UNMATCHED_HANDLER) => return None,
+            None => self.unmatched.clone(),
+        };
+        Some(Pending {
+            shared: self.clone(),
+            route,
+            method: method_slot(request.method()),
+            started_at,
+        })
     }
 }
 
-/// Records `http_requests_total`, `http_request_duration_seconds` and
-/// `http_request_duration_highr_seconds` for every request through the wrapped service.
-/// Cloning it shares the cache.
-#[derive(Clone)]
-pub struct HttpMetricsLayer {
-    shared: Arc<Shared>,
+fn handler_labels(route: &RouteHandles, method: usize) -> HttpHandlerLabels {
+    HttpHandlerLabels {
+        method: method_label(method).into(),
+        handler: route.handler.clone(),
+    }
 }
 
-impl std::fmt::Debug for HttpMetricsLayer {
+/// The default mode of [`HttpMetricsLayer`]: a request is recorded when its response head
+/// leaves the inner service, as vLLM's Rust frontend records it; bodies are not wrapped.
+#[derive(Clone, Copy, Debug)]
+pub enum ResponseHead {}
+
+/// The mode of an [`HttpMetricsLayer`] that measures bodies
+/// ([`with_duration_to_end_of_body`](HttpMetricsLayer::with_duration_to_end_of_body),
+/// [`with_body_metrics`](HttpMetricsLayer::with_body_metrics)): request and response bodies are
+/// wrapped in a [`MeteredBody`].
+#[derive(Clone, Copy, Debug)]
+pub enum MeteredBodies {}
+
+/// Records `http_requests_total`, `http_request_duration_seconds` and
+/// `http_request_duration_highr_seconds` for every request through the wrapped service (and,
+/// in the [`MeteredBodies`] mode, the opt-in families of [`HttpBodyMetrics`]). Cloning it
+/// shares the cache.
+pub struct HttpMetricsLayer<M = ResponseHead> {
+    shared: Arc<Shared>,
+    _mode: PhantomData<fn() -> M>,
+}
+
+impl<M> Clone for HttpMetricsLayer<M> {
+    fn clone(&self) -> Self {
+        HttpMetricsLayer {
+            shared: self.shared.clone(),
+            _mode: PhantomData,
+        }
+    }
+}
+
+impl<M> std::fmt::Debug for HttpMetricsLayer<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpMetricsLayer")
             .field("excluded", &self.shared.config.excluded)
             .field("max_routes", &self.shared.config.max_routes)
             .field("nested_services", &self.shared.config.nested)
+            .field("end_of_body", &self.shared.config.end_of_body)
+            .field("body_metrics", &self.shared.config.bodies.is_some())
             .field("routes", &self.shared.routes.load().len())
             .finish()
     }
@@ -236,7 +341,8 @@ impl std::fmt::Debug for HttpMetricsLayer {
 
 impl HttpMetricsLayer {
     /// A layer recording into `metrics` (from [`HttpMetrics::register`]), excluding vLLM's
-    /// [`EXCLUDED_HANDLERS`], with at most [`DEFAULT_MAX_ROUTES`] route templates.
+    /// [`EXCLUDED_HANDLERS`], with at most [`DEFAULT_MAX_ROUTES`] route templates, timing each
+    /// request to its response head.
     pub fn new(metrics: HttpMetrics) -> Self {
         Self::build(
             metrics,
@@ -244,8 +350,29 @@ impl HttpMetricsLayer {
                 excluded: EXCLUDED_HANDLERS.iter().map(|h| (*h).into()).collect(),
                 max_routes: DEFAULT_MAX_ROUTES,
                 nested: Vec::new(),
+                end_of_body: false,
+                bodies: None,
             },
         )
+    }
+}
+
+impl<M> HttpMetricsLayer<M> {
+    /// The same layer, counting each request and observing its duration when its response
+    /// body ends (its last frame or an error), or is dropped unfinished, rather than when the
+    /// response head leaves the inner service: for a streamed response, the whole stream.
+    ///
+    /// vLLM's dashboards read the head-time duration, which is the default; this is for a
+    /// server whose responses stream, where the head time says little.
+    pub fn with_duration_to_end_of_body(self) -> HttpMetricsLayer<MeteredBodies> {
+        self.reconfigured(|config| config.end_of_body = true)
+    }
+
+    /// The same layer, also recording the families of `bodies` (from
+    /// [`HttpBodyMetrics::register`]): request and response body sizes and requests in
+    /// progress, for the requests the layer records.
+    pub fn with_body_metrics(self, bodies: HttpBodyMetrics) -> HttpMetricsLayer<MeteredBodies> {
+        self.reconfigured(|config| config.bodies = Some(bodies))
     }
 
     /// The same layer with `handlers` (route templates) as the excluded list instead.
@@ -284,10 +411,10 @@ impl HttpMetricsLayer {
         self.reconfigured(|config| config.nested = nested)
     }
 
-    fn reconfigured(self, change: impl FnOnce(&mut Config)) -> Self {
+    fn reconfigured<N>(self, change: impl FnOnce(&mut Config)) -> HttpMetricsLayer<N> {
         let mut config = self.shared.config.clone();
         change(&mut config);
-        Self::build(self.shared.metrics.clone(), config)
+        HttpMetricsLayer::build(self.shared.metrics.clone(), config)
     }
 
     fn build(metrics: HttpMetrics, config: Config) -> Self {
@@ -300,6 +427,7 @@ impl HttpMetricsLayer {
                 unmatched: RouteHandles::new(Handler::Unmatched),
                 overflow: RouteHandles::new(Handler::Overflow),
             }),
+            _mode: PhantomData,
         }
     }
 }
@@ -310,6 +438,10 @@ struct Config {
     excluded: Vec<Box<str>>,
     max_routes: usize,
     nested: Vec<NestedPrefix>,
+    /// Requests are counted and timed at the end of their response body.
+    end_of_body: bool,
+    /// The opt-in families, recorded by the [`MeteredBodies`] mode's wrappers.
+    bodies: Option<HttpBodyMetrics>,
 }
 
 /// The path a service is nested at, split into segments (`None` for a `{param}` segment).
@@ -355,25 +487,36 @@ fn segments(path: &str) -> impl Iterator<Item = &str> {
         .filter(|s| !s.is_empty())
 }
 
-impl<S> Layer<S> for HttpMetricsLayer {
-    type Service = HttpMetricsService<S>;
+impl<S, M> Layer<S> for HttpMetricsLayer<M> {
+    type Service = HttpMetricsService<S, M>;
 
     fn layer(&self, inner: S) -> Self::Service {
         HttpMetricsService {
             inner,
             shared: self.shared.clone(),
+            _mode: PhantomData,
         }
     }
 }
 
 /// The service [`HttpMetricsLayer`] wraps around `S`.
-#[derive(Clone)]
-pub struct HttpMetricsService<S> {
+pub struct HttpMetricsService<S, M = ResponseHead> {
     inner: S,
     shared: Arc<Shared>,
+    _mode: PhantomData<fn() -> M>,
 }
 
-impl<S: std::fmt::Debug> std::fmt::Debug for HttpMetricsService<S> {
+impl<S: Clone, M> Clone for HttpMetricsService<S, M> {
+    fn clone(&self) -> Self {
+        HttpMetricsService {
+            inner: self.inner.clone(),
+            shared: self.shared.clone(),
+            _mode: PhantomData,
+        }
+    }
+}
+
+impl<S: std::fmt::Debug, M> std::fmt::Debug for HttpMetricsService<S, M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         debug_wrapper(f, "HttpMetricsService", &self.inner)
     }
@@ -400,7 +543,7 @@ struct Pending {
     started_at: Instant,
 }
 
-impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for HttpMetricsService<S>
+impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for HttpMetricsService<S, ResponseHead>
 where
     S: Service<Request<ReqBody>, Response = Response<ResBody>>,
 {
@@ -413,24 +556,7 @@ where
     }
 
     fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
-        let started_at = Instant::now();
-        let shared = &self.shared;
-        let handler = match request.extensions().get::<MatchedPath>() {
-            Some(path) => Some(shared.nested_route(path.as_str())),
-            None => shared.nested_service(request.uri().path()),
-        };
-        let pending = match handler {
-            Some(handler) if shared.is_excluded(handler) => None,
-            Some(handler) => Some(shared.route(handler)),
-            None if shared.is_excluded(UNMATCHED_HANDLER) => None,
-            None => Some(shared.unmatched.clone()),
-        }
-        .map(|route| Pending {
-            shared: shared.clone(),
-            route,
-            method: method_slot(request.method()),
-            started_at,
-        });
+        let pending = self.shared.begin(&request, Instant::now());
         ResponseFuture {
             inner: self.inner.call(request),
             pending,
@@ -463,14 +589,148 @@ where
         let this = self.project();
         let output = std::task::ready!(this.inner.poll(cx));
         if let Some(p) = this.pending.take() {
-            let status = match &output {
-                Ok(response) => StatusClass::from_code(response.status().as_u16()),
-                Err(_) => StatusClass::ServerError,
-            };
-            let seconds = p.started_at.elapsed().as_secs_f64();
-            p.shared.record(&p.route, p.method, status, seconds);
+            p.record_now(status_of(&output));
         }
         Poll::Ready(output)
+    }
+}
+
+fn status_of<B, E>(output: &Result<Response<B>, E>) -> StatusClass {
+    match output {
+        Ok(response) => StatusClass::from_code(response.status().as_u16()),
+        Err(_) => StatusClass::ServerError,
+    }
+}
+
+impl Pending {
+    /// Counts the request and observes its duration to now.
+    fn record_now(self, status: StatusClass) {
+        let seconds = self.started_at.elapsed().as_secs_f64();
+        self.shared
+            .record(&self.route, self.method, status, seconds);
+    }
+
+    /// The request's count and duration, to record at the end of its response body.
+    fn record_later(self, status: StatusClass) -> RequestRecord {
+        let (requests, duration) = self
+            .shared
+            .request_handles(&self.route, self.method, status);
+        RequestRecord {
+            requests: requests.clone(),
+            duration: duration.clone(),
+            duration_highr: self.shared.metrics.duration_highr.clone(),
+            started_at: self.started_at,
+        }
+    }
+
+    fn method_handles(&self) -> &MethodHandles {
+        &self.route.methods[self.method]
+    }
+
+    fn handler_labels(&self) -> HttpHandlerLabels {
+        handler_labels(&self.route, self.method)
+    }
+}
+
+impl<S, ReqBody, ResBody> Service<Request<ReqBody>> for HttpMetricsService<S, MeteredBodies>
+where
+    S: Service<Request<MeteredBody<ReqBody>>, Response = Response<ResBody>>,
+{
+    type Response = Response<MeteredBody<ResBody>>;
+    type Error = S::Error;
+    type Future = MeteredResponseFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
+        let pending = self.shared.begin(&request, Instant::now());
+        let bodies = self.shared.config.bodies.as_ref();
+        let (request_end, in_progress) = match (&pending, bodies) {
+            (Some(p), Some(bodies)) => {
+                let handles = p.method_handles();
+                let size = handles
+                    .request_size
+                    .get_or_init(|| bodies.request_size.get_or_create(&p.handler_labels()));
+                let gauge = handles
+                    .in_progress
+                    .get_or_init(|| bodies.in_progress.get_or_create(&p.handler_labels()));
+                let end = BodyEnd {
+                    size: Some(size.clone()),
+                    ..BodyEnd::default()
+                };
+                (Some(end), Some(InFlightGuard::new(gauge.clone())))
+            }
+            _ => (None, None),
+        };
+        let request = request.map(|body| MeteredBody::new(body, request_end));
+        MeteredResponseFuture {
+            inner: self.inner.call(request),
+            pending,
+            in_progress,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`HttpMetricsService`] in the [`MeteredBodies`] mode: wraps the
+    /// response body in a [`MeteredBody`] that records at the end of the body.
+    pub struct MeteredResponseFuture<F> {
+        #[pin]
+        inner: F,
+        pending: Option<Pending>,
+        // Left when this future is dropped, unless the response body took it over.
+        in_progress: Option<InFlightGuard<Gauge>>,
+    }
+}
+
+impl<F: std::fmt::Debug> std::fmt::Debug for MeteredResponseFuture<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        debug_wrapper(f, "MeteredResponseFuture", &self.inner)
+    }
+}
+
+impl<F, ResBody, E> Future for MeteredResponseFuture<F>
+where
+    F: Future<Output = Result<Response<ResBody>, E>>,
+{
+    type Output = Result<Response<MeteredBody<ResBody>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.inner.poll(cx));
+        let in_progress = this.in_progress.take();
+        let Some(p) = this.pending.take() else {
+            return Poll::Ready(output.map(|response| response.map(|b| MeteredBody::new(b, None))));
+        };
+        let status = status_of(&output);
+        let response = match output {
+            Ok(response) => response,
+            Err(error) => {
+                p.record_now(status);
+                return Poll::Ready(Err(error));
+            }
+        };
+        let shared = p.shared.clone();
+        let size = shared.config.bodies.as_ref().map(|bodies| {
+            p.method_handles()
+                .response_size
+                .get_or_init(|| bodies.response_size.get_or_create(&p.handler_labels()))
+                .clone()
+        });
+        let request = if shared.config.end_of_body {
+            Some(p.record_later(status))
+        } else {
+            p.record_now(status);
+            None
+        };
+        let end = BodyEnd {
+            size,
+            in_progress,
+            request,
+        };
+        Poll::Ready(Ok(response.map(|body| MeteredBody::new(body, Some(end)))))
     }
 }
 
@@ -706,3 +966,7 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+#[path = "streaming_tests.rs"]
+mod streaming_tests;

@@ -13,6 +13,11 @@
 //!
 //! Requests whose matched route is one of [`EXCLUDED_HANDLERS`] are not recorded.
 //!
+//! [`HttpBodyMetrics`] declares three more families, which vLLM does not export and a server
+//! registers only if it wants them: request and response body sizes
+//! (`http_request_size_bytes`, `http_response_size_bytes`) and requests in progress
+//! (`http_requests_inprogress`).
+//!
 //! This module declares the families ([`HttpMetrics::DESCRIPTORS`]) and registers them
 //! ([`HttpMetrics::register`]); an HTTP middleware resolves one handle per (route, method,
 //! status class) through the returned [`Family`] values, caches it, and records with atomics.
@@ -37,6 +42,12 @@
 //! ```
 
 use std::fmt;
+
+mod bodies;
+#[cfg(feature = "http-layer")]
+pub(crate) mod body;
+
+pub use bodies::{HttpBodyMetrics, HTTP_BODY_SIZE_BUCKETS};
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
 
