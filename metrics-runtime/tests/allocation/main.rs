@@ -12,6 +12,8 @@ pub mod core_records;
 mod counting;
 pub mod exemplars;
 pub mod guards;
+#[cfg(feature = "http-layer")]
+pub mod http_bodies;
 pub mod idle_expiry;
 pub mod native_histogram;
 pub mod scrape;
