@@ -40,7 +40,7 @@
 //!   the server, when the body ends or is dropped; `http_requests_inprogress` counts a request
 //!   from its arrival at the layer until its response body ends or is dropped, or its
 //!   response future is dropped or fails. Each request leaves it exactly once, whichever way
-//!   it ends (an [`InFlightGuard`](crate::InFlightGuard) carried from the response future to
+//!   it ends (an `InFlightGuard` carried from the response future to
 //!   the body).
 //!
 //! Per frame the wrapper adds the frame's length to a count: no allocation, no lookup. Per
