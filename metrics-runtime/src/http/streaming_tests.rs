@@ -201,9 +201,9 @@ fn a_stream_is_timed_to_its_head_by_default_and_to_its_end_when_asked() {
 
     let head = head_http.duration_highr.snapshot();
     assert_eq!(head.count(), 1);
-    assert!(head_streamed >= 0.2, "{head_streamed}");
+    // The body's 200 ms of pauses all come after the head, whatever the machine's load.
     assert!(
-        head.sum() < 0.1,
+        head.sum() + 0.2 <= head_streamed,
         "the default is the time to the head: {} of a {head_streamed} s stream",
         head.sum()
     );
