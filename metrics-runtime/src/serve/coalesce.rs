@@ -4,20 +4,24 @@
 //! its gather step). A scrape that arrives after the encode finished starts a new one: a body
 //! is never served twice, each is as fresh as the scrape that started it.
 //!
-//! The encode runs on a thread of its own (a blocking-pool thread under tokio), never on the
-//! thread of a waiting scrape, so a scrape that gives up (its timeout passed) loses nothing:
-//! the encode goes on and answers those still waiting.
+//! The encode runs on one of the handler's pool threads (`pool.rs`), never on the thread of a
+//! waiting scrape, so a scrape that gives up (its timeout passed) loses nothing: the encode
+//! goes on and answers those still waiting. Each scrape holds a [`Waiter`] while it waits; an
+//! encode that is still queued when the last of its waiters has gone is skipped (an encode
+//! that has started runs to its end: a collector cannot be stopped halfway).
 
 #[cfg(feature = "http-layer")]
 use std::future::Future;
 #[cfg(feature = "http-layer")]
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::Waker;
 #[cfg(feature = "http-layer")]
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use super::pool::Job;
 use crate::sync::lock;
 
 /// What one encode produced: the body, or why there is none.
@@ -37,6 +41,9 @@ pub(crate) enum EncodeFailure {
 pub(crate) struct Cycle {
     state: Mutex<CycleState>,
     finished: Condvar,
+    /// The [`Waiter`]s alive: raised under the coalescer's slot lock, so an encode that reads
+    /// zero there knows no scrape can join it any more.
+    waiters: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -57,22 +64,32 @@ impl Cycle {
             waker.wake();
         }
     }
+}
 
+/// A scrape's share of an encode: while any is alive the encode is wanted. Dropping it (the
+/// scrape answered, timed out, or its future dropped) gives the scrape's claim up.
+pub(crate) struct Waiter {
+    cycle: Arc<Cycle>,
+}
+
+impl Waiter {
     /// Blocks until the encode is done or `deadline` passes (`None` then).
     pub(crate) fn wait_until(&self, deadline: Option<Instant>) -> Option<Outcome> {
-        let mut state = lock(&self.state);
+        let mut state = lock(&self.cycle.state);
         loop {
             if let Some(outcome) = &state.outcome {
                 return Some(outcome.clone());
             }
             state = match deadline {
                 None => self
+                    .cycle
                     .finished
                     .wait(state)
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
                 Some(deadline) => {
                     let left = deadline.checked_duration_since(Instant::now())?;
-                    self.finished
+                    self.cycle
+                        .finished
                         .wait_timeout(state, left)
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .0
@@ -80,22 +97,17 @@ impl Cycle {
             };
         }
     }
+}
 
-    /// A future that resolves when the encode is done.
-    #[cfg(feature = "http-layer")]
-    pub(crate) fn wait(self: Arc<Self>) -> CycleWait {
-        CycleWait { cycle: self }
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.cycle.waiters.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// The future of [`Cycle::wait`].
+/// A future that resolves when the encode is done: a [`Waiter`] polled.
 #[cfg(feature = "http-layer")]
-pub(crate) struct CycleWait {
-    cycle: Arc<Cycle>,
-}
-
-#[cfg(feature = "http-layer")]
-impl Future for CycleWait {
+impl Future for Waiter {
     type Output = Outcome;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
@@ -110,7 +122,7 @@ impl Future for CycleWait {
     }
 }
 
-/// The encode in progress for each key, if any.
+/// The encode in progress (queued or running) for each key, if any.
 pub(crate) struct Coalescer<const KEYS: usize> {
     running: [Mutex<Option<Arc<Cycle>>>; KEYS],
 }
@@ -123,39 +135,64 @@ impl<const KEYS: usize> Default for Coalescer<KEYS> {
     }
 }
 
-/// Work to run on another thread, handed to a spawner.
-pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
-
 impl<const KEYS: usize> Coalescer<KEYS> {
-    /// Joins the encode running for `key`, or starts one: `spawn` is given a job that runs
-    /// `encode` and answers every scrape that joined. Returns the cycle to wait on.
+    /// Joins the encode queued or running for `key`, or starts one: `spawn` is given a job
+    /// that runs `encode` and answers every scrape that joined, or, when every scrape has
+    /// given up before it starts, does nothing. Returns this scrape's claim on the encode.
     pub(crate) fn join(
         self: &Arc<Self>,
         key: usize,
         encode: impl FnOnce() -> Result<Vec<u8>, EncodeFailure> + Send + 'static,
         spawn: impl FnOnce(Job),
-    ) -> Arc<Cycle> {
+    ) -> Waiter {
         let mut running = lock(&self.running[key]);
         if let Some(cycle) = &*running {
-            return cycle.clone();
+            cycle.waiters.fetch_add(1, Ordering::AcqRel);
+            return Waiter {
+                cycle: cycle.clone(),
+            };
         }
-        let cycle = Arc::new(Cycle::default());
+        let cycle = Arc::new(Cycle {
+            waiters: AtomicUsize::new(1),
+            ..Cycle::default()
+        });
         *running = Some(cycle.clone());
         drop(running);
         let coalescer = Arc::clone(self);
         let job_cycle = cycle.clone();
         spawn(Box::new(move || {
+            if coalescer.abandoned(key, &job_cycle) {
+                return;
+            }
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(encode))
                 .unwrap_or_else(|panic| Err(EncodeFailure::Panicked(panic_message(&*panic))));
             // Later scrapes start a new encode from here on: this body is not served to them.
-            let mut running = lock(&coalescer.running[key]);
-            if running.as_ref().is_some_and(|c| Arc::ptr_eq(c, &job_cycle)) {
-                *running = None;
-            }
-            drop(running);
+            coalescer.release(key, &job_cycle);
             job_cycle.finish(Arc::new(outcome));
         }));
-        cycle
+        Waiter { cycle }
+    }
+
+    /// Whether every scrape waiting for `cycle` has gone; if so, frees `key` for the next
+    /// scrape, which starts an encode of its own.
+    fn abandoned(&self, key: usize, cycle: &Arc<Cycle>) -> bool {
+        let mut running = lock(&self.running[key]);
+        // Joins raise the count under this lock: zero here stays zero.
+        if cycle.waiters.load(Ordering::Acquire) > 0 {
+            return false;
+        }
+        if running.as_ref().is_some_and(|c| Arc::ptr_eq(c, cycle)) {
+            *running = None;
+        }
+        true
+    }
+
+    /// Frees `key` if `cycle` still holds it.
+    fn release(&self, key: usize, cycle: &Arc<Cycle>) {
+        let mut running = lock(&self.running[key]);
+        if running.as_ref().is_some_and(|c| Arc::ptr_eq(c, cycle)) {
+            *running = None;
+        }
     }
 }
 
@@ -165,67 +202,4 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a collector panicked".to_owned())
-}
-
-/// The thread a handler's encodes run on: started with the first encode and kept, so each
-/// encode builds its body in a warm heap (on a fresh thread per encode, the 64-engine vLLM
-/// scrape took 17% longer). Encodes of different formats queue on it; each format's scrapes
-/// share one encode anyway. It ends when the handler is dropped.
-#[derive(Default)]
-pub(crate) struct EncoderThread {
-    jobs: Mutex<Option<std::sync::mpsc::Sender<Job>>>,
-}
-
-impl EncoderThread {
-    /// Runs `job` on the encoder thread, or on a thread of its own when that cannot be started.
-    pub(crate) fn run(&self, job: Job) {
-        let mut jobs = lock(&self.jobs);
-        if jobs.is_none() {
-            *jobs = start_encoder_thread();
-        }
-        let job = match &*jobs {
-            Some(sender) => match sender.send(job) {
-                Ok(()) => return,
-                Err(std::sync::mpsc::SendError(job)) => {
-                    *jobs = None;
-                    job
-                }
-            },
-            None => job,
-        };
-        drop(jobs);
-        spawn_thread(job);
-    }
-}
-
-fn start_encoder_thread() -> Option<std::sync::mpsc::Sender<Job>> {
-    let (sender, receiver) = std::sync::mpsc::channel::<Job>();
-    std::thread::Builder::new()
-        .name("metrics-encode".to_owned())
-        .spawn(move || {
-            // A job catches its encode's panic (see `Coalescer::join`): the loop never unwinds.
-            for job in receiver {
-                job();
-            }
-        })
-        .ok()
-        .map(|_| sender)
-}
-
-/// Runs `job` on a new thread, or on this one when no thread can be started.
-pub(crate) fn spawn_thread(job: Job) {
-    let job = Arc::new(Mutex::new(Some(job)));
-    let for_thread = Arc::clone(&job);
-    let started = std::thread::Builder::new()
-        .name("metrics-encode".to_owned())
-        .spawn(move || {
-            if let Some(job) = lock(&for_thread).take() {
-                job();
-            }
-        });
-    if started.is_err() {
-        if let Some(job) = lock(&job).take() {
-            job();
-        }
-    }
 }

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use super::coalesce::{Coalescer, Cycle, EncodeFailure, EncoderThread, Job, Outcome};
+use super::coalesce::{Coalescer, EncodeFailure, Outcome, Waiter};
 use super::coding::ContentCoding;
 use super::own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
+use super::pool::EncoderPool;
 use crate::expose::exposition::{EncodeOptions, ExpositionFormat, Negotiated};
 use crate::registry::Registry;
 use crate::NoLabels;
@@ -32,6 +33,10 @@ pub const VARY: &str = "Accept, Accept-Encoding";
 /// The request header that carries Prometheus's scrape timeout, in seconds.
 pub const SCRAPE_TIMEOUT_HEADER: &str = "X-Prometheus-Scrape-Timeout-Seconds";
 
+/// The most encode threads a handler starts ([`HandlerOptions::encode_threads`]): one per
+/// (format, coding) pair it can serve, as each pair has at most one encode at a time.
+pub const MAX_ENCODE_THREADS: usize = FORMATS * CODINGS;
+
 /// How the handler serves: compression, limits and timeouts.
 #[derive(Clone, Debug)]
 pub struct HandlerOptions {
@@ -51,6 +56,14 @@ pub struct HandlerOptions {
     /// default, as client_golang's `EnableOpenMetricsTextCreatedSamples`). Protobuf answers
     /// always carry start timestamps.
     pub created_lines: bool,
+    /// The most encodes of different formats or codings that run at once, each on a thread of
+    /// the handler's pool (started as needed and kept); more queue. Scrapes of one format and
+    /// coding share one encode, so more than [`MAX_ENCODE_THREADS`] never run at once. At
+    /// least 1. Default: the cores the process may use
+    /// ([`std::thread::available_parallelism`]), at most [`MAX_ENCODE_THREADS`]; raise it when
+    /// a collector waits (on a file, a socket) rather than computes, so that scrapes of
+    /// different formats do not wait for each other's collector.
+    pub encode_threads: usize,
 }
 
 impl Default for HandlerOptions {
@@ -62,6 +75,9 @@ impl Default for HandlerOptions {
             timeout: None,
             timeout_offset: DEFAULT_TIMEOUT_OFFSET,
             created_lines: false,
+            encode_threads: std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(MAX_ENCODE_THREADS),
         }
     }
 }
@@ -168,7 +184,8 @@ pub(super) struct Shared {
     coalescer: Arc<Coalescer<{ FORMATS * CODINGS }>>,
     in_flight: AtomicUsize,
     metrics: Option<ScrapeHandles>,
-    pub(super) encoder: EncoderThread,
+    /// The threads every encode runs on, under [`MetricsHandler::respond`] and the service.
+    encoder: EncoderPool,
 }
 
 const FORMATS: usize = 4;
@@ -216,6 +233,7 @@ impl MetricsHandler {
 
     /// The handler of `registry` with `options`.
     pub fn with_options(registry: Arc<Registry>, options: HandlerOptions) -> Self {
+        let encoder = EncoderPool::new(options.encode_threads.min(MAX_ENCODE_THREADS));
         MetricsHandler {
             shared: Arc::new(Shared {
                 registry,
@@ -223,7 +241,7 @@ impl MetricsHandler {
                 coalescer: Arc::default(),
                 in_flight: AtomicUsize::new(0),
                 metrics: None,
-                encoder: EncoderThread::default(),
+                encoder,
             }),
         }
     }
@@ -242,7 +260,9 @@ impl MetricsHandler {
                     coalescer: Arc::default(),
                     in_flight: AtomicUsize::new(0),
                     metrics: Some(handles),
-                    encoder: EncoderThread::default(),
+                    encoder: EncoderPool::new(
+                        shared.options.encode_threads.min(MAX_ENCODE_THREADS),
+                    ),
                 });
             }
         }
@@ -255,19 +275,20 @@ impl MetricsHandler {
     }
 
     /// Answers `request`, blocking the calling thread until the body is ready or the
-    /// scrape's timeout passes. A scrape with a timeout has its encode run on a thread of its
-    /// own, so it can give up and leave the encode to those still waiting; one without runs
-    /// the encode itself when no other scrape's encode is running.
+    /// scrape's timeout passes.
+    ///
+    /// The encode runs on a thread of the handler's pool
+    /// ([`HandlerOptions::encode_threads`]), as under the tower service, never on the calling
+    /// thread: this thread only waits, so it can give up at its deadline and leave the encode
+    /// to the scrapes still waiting (or skip it, if it has not started and none is).
     pub fn respond(&self, request: &ScrapeRequest<'_>) -> ScrapeResponse {
         match self.admit(request) {
             Ok(admitted) => {
-                // Without a deadline this thread would wait for the encode anyway: it runs it.
-                // With one, the encoder thread does, so the scrape can give up.
-                let cycle = match admitted.deadline {
-                    None => self.start(&admitted, |job| job()),
-                    Some(_) => self.start(&admitted, |job| self.shared.encoder.run(job)),
-                };
-                let outcome = cycle.wait_until(admitted.deadline);
+                let waiter = self.start(&admitted);
+                let outcome = waiter.wait_until(admitted.deadline);
+                // The claim is given up before answering: a queued encode nobody waits for
+                // is skipped.
+                drop(waiter);
                 self.answer(admitted, outcome)
             }
             Err(response) => response,
@@ -348,8 +369,8 @@ impl MetricsHandler {
         }
     }
 
-    /// Joins or starts the encode `admitted` needs; `spawn` runs a new encode's job.
-    pub(super) fn start(&self, admitted: &Admitted, spawn: impl FnOnce(Job)) -> Arc<Cycle> {
+    /// Joins the encode `admitted` needs, or queues one on the handler's pool.
+    pub(super) fn start(&self, admitted: &Admitted) -> Waiter {
         let format = admitted.negotiated.format;
         let coding = admitted.coding;
         let key = format_slot(format) * CODINGS + coding_slot(coding);
@@ -360,7 +381,7 @@ impl MetricsHandler {
         self.shared.coalescer.join(
             key,
             move || encode_body(&registry, format, options, coding, level),
-            spawn,
+            |job| self.shared.encoder.run(job),
         )
     }
 

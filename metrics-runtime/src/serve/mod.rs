@@ -28,9 +28,18 @@
 //!   wait for it and share its body: one encode serves them all (client_golang 1.24's
 //!   `CoalesceGather`). A body is never reused for a scrape that arrives after it was made.
 //! * **Errors**: an encode that fails, or a collector that panics, is `500` with the reason.
-//! * **Off the executor**: the encode runs on the handler's encoder thread, started with the
-//!   first encode and kept (a scrape without a timeout under [`MetricsHandler::respond`] runs
-//!   it itself), never on an async executor's worker thread.
+//! * **Encode threads**: every encode runs on a thread of the handler's pool, under
+//!   [`MetricsHandler::respond`] and [`MetricsService`] alike, never on the scrape's own thread
+//!   nor on an async executor's worker thread. The pool has
+//!   [`HandlerOptions::encode_threads`] threads (by default the cores the process may use, at
+//!   most [`MAX_ENCODE_THREADS`]), started as encodes need them and kept. Scrapes of different
+//!   formats or codings do not wait for each other up to that many at once (a slow collector
+//!   delays only the scrapes of the encodes it is in); past it, encodes queue in arrival
+//!   order.
+//! * **Abandoned encodes**: an encode still queued when every scrape that wanted it has gone
+//!   (timed out, or its future was dropped) is skipped, so it neither delays the encodes
+//!   behind it nor calls the collectors for nobody. One that has started runs to its end and
+//!   answers whoever joined it meanwhile.
 //! * **Its own families** ([`ScrapeMetrics`]), as promhttp's `promhttp_metric_handler_*`:
 //!   `metric_handles_metric_handler_requests_total{code}`,
 //!   `metric_handles_metric_handler_requests_in_flight` and
@@ -60,13 +69,14 @@ mod coalesce;
 mod coding;
 mod handler;
 mod own_metrics;
+mod pool;
 #[cfg(feature = "http-layer")]
 mod service;
 
 pub use coding::ContentCoding;
 pub use handler::{
     HandlerOptions, MetricsHandler, ScrapeRequest, ScrapeResponse, DEFAULT_GZIP_LEVEL,
-    DEFAULT_TIMEOUT_OFFSET, SCRAPE_TIMEOUT_HEADER, VARY,
+    DEFAULT_TIMEOUT_OFFSET, MAX_ENCODE_THREADS, SCRAPE_TIMEOUT_HEADER, VARY,
 };
 pub use own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
 #[cfg(feature = "http-layer")]

@@ -1,6 +1,7 @@
 //! [`MetricsHandler`] as a tower `Service`, for axum (`Router::route_service`) or any tower
-//! stack over `http` requests. The encode runs on the handler's encoder thread; the wait for it
-//! and the scrape's timeout are async (tokio's timer), so no executor thread is held.
+//! stack over `http` requests ([`MetricsService`]). The encode runs on a thread of the
+//! handler's pool, as under [`MetricsHandler::respond`]; the wait for it and the scrape's
+//! timeout are async (tokio's timer), so no executor thread is held.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -73,27 +74,34 @@ impl<B> Service<Request<B>> for MetricsService {
     }
 
     fn call(&mut self, request: Request<B>) -> MetricsFuture {
-        let handler = self.handler.clone();
-        let headers = request.headers();
-        let scrape = ScrapeRequest::from_headers(request.method().as_str(), |name| {
-            headers.get(name).and_then(|value| value.to_str().ok())
-        });
-        let admitted = handler.admit(&scrape);
-        MetricsFuture {
-            inner: Box::pin(async move {
-                let admitted = match admitted {
-                    Ok(admitted) => admitted,
-                    Err(response) => return Ok(into_http(response)),
-                };
-                let cycle = handler.start(&admitted, |job| handler.shared.encoder.run(job));
-                let wait = cycle.wait();
-                let outcome = match admitted.deadline {
-                    Some(deadline) => tokio::time::timeout_at(deadline.into(), wait).await.ok(),
-                    None => Some(wait.await),
-                };
-                Ok(into_http(handler.answer(admitted, outcome)))
-            }),
-        }
+        scrape(&self.handler, &request)
+    }
+}
+
+/// The answer to `request`, once its encode is done or its deadline passed. The request is
+/// read here, before the future is polled; the future owns only a clone of the handler.
+fn scrape<B>(handler: &MetricsHandler, request: &Request<B>) -> MetricsFuture {
+    let handler = handler.clone();
+    let headers = request.headers();
+    let scrape = ScrapeRequest::from_headers(request.method().as_str(), |name| {
+        headers.get(name).and_then(|value| value.to_str().ok())
+    });
+    let admitted = handler.admit(&scrape);
+    MetricsFuture {
+        inner: Box::pin(async move {
+            let admitted = match admitted {
+                Ok(admitted) => admitted,
+                Err(response) => return Ok(into_http(response)),
+            };
+            // Dropping the waiter (at the timeout, or with this future when the client goes
+            // away) gives this scrape's claim on the encode up.
+            let waiter = handler.start(&admitted);
+            let outcome = match admitted.deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline.into(), waiter).await.ok(),
+                None => Some(waiter.await),
+            };
+            Ok(into_http(handler.answer(admitted, outcome)))
+        }),
     }
 }
 

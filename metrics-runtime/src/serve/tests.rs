@@ -448,6 +448,133 @@ fn timeouts_take_the_header_less_the_offset_within_the_limit() {
     assert_eq!(limited.timeout(None), Some(Duration::from_secs(2)));
 }
 
+/// A collector that sleeps at every scrape, as one waiting on a file or a socket does (it uses
+/// no CPU meanwhile), counting its calls (the encode at registration, which reads its names,
+/// is neither slept nor counted).
+#[derive(Debug)]
+struct Sleepy {
+    sleep: Duration,
+    registered: Arc<AtomicBool>,
+    calls: Arc<AtomicUsize>,
+}
+
+impl Collector for Sleepy {
+    fn encode(&self, _: DescriptorEncoder) -> Result<(), fmt::Error> {
+        if self.registered.load(Ordering::SeqCst) {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(self.sleep);
+        }
+        Ok(())
+    }
+}
+
+/// The `Accept` and `Accept-Encoding` of scrapes that each need an encode of their own.
+const DIFFERENT_ENCODES: [(Option<&str>, Option<&str>); 6] = [
+    (None, None),
+    (None, Some("gzip")),
+    (Some("application/openmetrics-text;version=1.0.0"), None),
+    (
+        Some("application/openmetrics-text;version=1.0.0"),
+        Some("gzip"),
+    ),
+    (Some("text/plain;version=1.0.0"), None),
+    (Some("text/plain;version=1.0.0"), Some("gzip")),
+];
+
+#[test]
+fn concurrent_scrapes_of_different_formats_do_not_wait_on_each_other() {
+    // As many formats at once as the default pool has threads (the cores, here at most 6):
+    // each encode sleeps 500 ms in its collector, each scrape waits at most 900 ms. Run one
+    // after another, the second would end at 1 s and get 503; at once, all end near 500 ms.
+    let formats = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(DIFFERENT_ENCODES.len());
+    let (registered, calls) = (Arc::new(AtomicBool::new(false)), Arc::default());
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Sleepy {
+        sleep: Duration::from_millis(500),
+        registered: registered.clone(),
+        calls: Arc::clone(&calls),
+    }));
+    registered.store(true, Ordering::SeqCst);
+    let handler = MetricsHandler::with_options(
+        Arc::new(registry),
+        HandlerOptions {
+            timeout: Some(Duration::from_millis(900)),
+            ..HandlerOptions::default()
+        },
+    );
+    let started = Instant::now();
+    let scrapes: Vec<_> = DIFFERENT_ENCODES[..formats]
+        .iter()
+        .map(|&(accept, accept_encoding)| {
+            let handler = handler.clone();
+            std::thread::spawn(move || {
+                handler
+                    .respond(&ScrapeRequest {
+                        accept,
+                        accept_encoding,
+                        ..ScrapeRequest::get()
+                    })
+                    .status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = scrapes.into_iter().map(|s| s.join().unwrap()).collect();
+    assert_eq!(statuses, vec![200; formats], "{formats} formats at once");
+    assert_eq!(calls.load(Ordering::SeqCst), formats);
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_queued_encode_whose_scrapes_all_timed_out_is_not_run() {
+    let f = fixture(HandlerOptions {
+        encode_threads: 1,
+        timeout_offset: Duration::ZERO,
+        ..HandlerOptions::default()
+    });
+    f.gate.close();
+    let request = |accept, accept_encoding, scrape_timeout| ScrapeRequest {
+        accept,
+        accept_encoding,
+        scrape_timeout: Some(scrape_timeout),
+        ..ScrapeRequest::get()
+    };
+    // The one encode thread is held by an encode of text.
+    let held = {
+        let handler = f.handler.clone();
+        std::thread::spawn(move || handler.respond(&request(None, None, "10")).status)
+    };
+    eventually("the first encode at the gate", || {
+        f.gate.encodes.load(Ordering::SeqCst) == 1
+    });
+    // A gzip scrape queues its encode behind it and gives up.
+    let hurried = f.handler.respond(&request(None, Some("gzip"), "0.05"));
+    assert_eq!(hurried.status, 503);
+    f.gate.open();
+    assert_eq!(held.join().unwrap(), 200);
+    // An encode queued after the abandoned one runs after it (one thread, in order): by its
+    // answer, the abandoned one was run or skipped.
+    let openmetrics = Some("application/openmetrics-text;version=1.0.0");
+    let after = f.handler.respond(&request(openmetrics, None, "10"));
+    assert_eq!(after.status, 200);
+    assert_eq!(
+        f.gate.encodes.load(Ordering::SeqCst),
+        2,
+        "the abandoned encode ran"
+    );
+    // The gzip format is encoded again for the next scrape that asks for it.
+    assert_eq!(
+        f.handler.respond(&request(None, Some("gzip"), "10")).status,
+        200
+    );
+    assert_eq!(f.gate.encodes.load(Ordering::SeqCst), 3);
+}
+
 /// The same handler as a tower service, on a multi-threaded tokio runtime.
 #[cfg(feature = "http-layer")]
 mod service {
@@ -543,6 +670,53 @@ mod service {
                 .any(|family| family.name == "kv_requests_total"
                     && family.metric[0].counter.as_ref().map(|c| c.value) == Some(2.0)));
         });
+    }
+
+    #[test]
+    fn a_queued_encode_whose_async_scrapes_all_went_away_is_not_run() {
+        let f = fixture(HandlerOptions {
+            encode_threads: 1,
+            timeout_offset: Duration::ZERO,
+            ..HandlerOptions::default()
+        });
+        f.gate.close();
+        let runtime = runtime();
+        let held = runtime.spawn(f.handler.service().oneshot(request("GET", &[])));
+        eventually("the first encode at the gate", || {
+            f.gate.encodes.load(Ordering::SeqCst) == 1
+        });
+        // One gzip scrape times out; another is dropped (its client went away).
+        let gzip = || {
+            request(
+                "GET",
+                &[("accept-encoding", "gzip"), (SCRAPE_TIMEOUT_HEADER, "0.05")],
+            )
+        };
+        let dropped = runtime.spawn(
+            f.handler
+                .service()
+                .oneshot(request("GET", &[("accept-encoding", "gzip")])),
+        );
+        eventually("both gzip-less and dropped scrapes in flight", || {
+            f.scrapes.in_flight.get() == 2
+        });
+        let hurried = runtime.block_on(f.handler.service().oneshot(gzip()));
+        assert_eq!(hurried.unwrap().status(), 503);
+        dropped.abort();
+        assert!(runtime.block_on(dropped).unwrap_err().is_cancelled());
+        f.gate.open();
+        assert_eq!(runtime.block_on(held).unwrap().unwrap().status(), 200);
+        let openmetrics = request(
+            "GET",
+            &[("accept", "application/openmetrics-text;version=1.0.0")],
+        );
+        let after = runtime.block_on(f.handler.service().oneshot(openmetrics));
+        assert_eq!(after.unwrap().status(), 200);
+        assert_eq!(
+            f.gate.encodes.load(Ordering::SeqCst),
+            2,
+            "the abandoned encode ran"
+        );
     }
 
     #[test]
