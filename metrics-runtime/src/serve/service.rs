@@ -1,7 +1,7 @@
 //! [`MetricsHandler`] as a tower `Service`, for axum (`Router::route_service`) or any tower
-//! stack over `http` requests ([`MetricsService`]). The encode runs on a thread of the
-//! handler's pool, as under [`MetricsHandler::respond`]; the wait for it and the scrape's
-//! timeout are async (tokio's timer), so no executor thread is held.
+//! stack over `http` requests: the handler itself, or [`MetricsService`]. The encode runs on a
+//! thread of the handler's pool, as under [`MetricsHandler::respond`]; the wait for it and the
+//! scrape's timeout are async (tokio's timer), so no executor thread is held.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -16,7 +16,9 @@ use tower_service::Service;
 use super::coalesce::Outcome;
 use super::handler::{Body as ScrapeBody, MetricsHandler, ScrapeRequest, ScrapeResponse};
 
-/// The `/metrics` handler as a tower `Service` ([`MetricsHandler::service`]).
+/// The `/metrics` handler as a tower `Service` ([`MetricsHandler::service`]). The handler is a
+/// `Service` itself, answering as this one does: `route_service("/metrics", handler)` and
+/// `route_service("/metrics", handler.service())` are the same route.
 ///
 /// It needs a tokio runtime with its timer enabled (as `#[tokio::main]` builds it) for the
 /// scrape timeout.
@@ -28,7 +30,9 @@ use super::handler::{Body as ScrapeBody, MetricsHandler, ScrapeRequest, ScrapeRe
 /// use metric_handles::Registry;
 ///
 /// let handler = MetricsHandler::new(Arc::new(Registry::default()));
-/// let app: Router = Router::new().route_service("/metrics", handler.service());
+/// let app: Router = Router::new()
+///     .route_service("/metrics", handler.clone())
+///     .route_service("/federate-metrics", handler.service());
 /// # let _ = app;
 /// ```
 #[derive(Clone, Debug)]
@@ -75,6 +79,22 @@ impl<B> Service<Request<B>> for MetricsService {
 
     fn call(&mut self, request: Request<B>) -> MetricsFuture {
         scrape(&self.handler, &request)
+    }
+}
+
+/// The handler is a tower `Service` itself, answering as [`MetricsService`] does, so that
+/// `Router::route_service("/metrics", handler)` works as written.
+impl<B> Service<Request<B>> for MetricsHandler {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = MetricsFuture;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> MetricsFuture {
+        scrape(self, &request)
     }
 }
 

@@ -673,6 +673,25 @@ mod service {
     }
 
     #[test]
+    fn the_handler_itself_is_the_routes_service() {
+        let f = fixture(HandlerOptions::default());
+        f.requests.inc_by(4);
+        runtime().block_on(async {
+            let app: axum::Router =
+                axum::Router::new().route_service("/metrics", f.handler.clone());
+            let response = app
+                .oneshot(request("GET", &[("accept-encoding", "gzip")]))
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 200);
+            assert_eq!(response.headers()["content-encoding"], "gzip");
+            let text = gunzip(&body(response).await);
+            assert!(text.contains("kv_requests_total 4\n"), "{text}");
+        });
+        assert_eq!(f.scrapes.requests.get(ScrapeStatus::Ok).get(), 1);
+    }
+
+    #[test]
     fn a_queued_encode_whose_async_scrapes_all_went_away_is_not_run() {
         let f = fixture(HandlerOptions {
             encode_threads: 1,
