@@ -392,8 +392,8 @@ impl MetricsHandler {
             let response = ScrapeResponse::plain(
                 ScrapeStatus::ServiceUnavailable,
                 format!(
-                    "the scrape's body was not ready within {seconds:.3} s; the encode goes on \
-                     and the next scrape reports every count\n"
+                    "the scrape's body was not ready within {seconds:.3} s; counters are \
+                     cumulative, so the next scrape reports every count\n"
                 ),
             );
             return self.count(response, ScrapeStatus::ServiceUnavailable);
