@@ -1,14 +1,17 @@
 //! The typed view of a `#[derive(MetricHandles)]` input: the struct, its container attribute,
 //! and per field its `#[metric]` attribute, its doc comment and its `Family<L, M>` type.
 
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
 use syn::{
-    Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Generics, Ident, Lit, Type, Visibility,
+    Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Generics, Ident, Lit, Meta, Type,
+    Visibility,
 };
 
 use crate::attr::strip;
 use crate::ctxt::Ctxt;
 use crate::metric_attr::{self, ContainerAttrs, FieldAttrs};
-use crate::symbol::{CFG, DOC};
+use crate::symbol::{CFG, DOC, EXPECT, LINT_LEVELS};
 use crate::ty::{self, FamilyType, Unreadable};
 
 pub struct Input<'a> {
@@ -47,6 +50,11 @@ impl Field<'_> {
     /// The field's doc comment as written, copied to its handle.
     pub fn doc_attrs(&self) -> impl Iterator<Item = &Attribute> {
         doc_attrs(self.attrs)
+    }
+
+    /// The field's lint levels (`#[allow(dead_code)]`, ...), copied to its handle.
+    pub fn lint_attrs(&self) -> TokenStream {
+        lint_attrs(self.attrs)
     }
 
     /// The field's doc comment up to its first heading: the help text when `help = ...` is
@@ -136,11 +144,35 @@ pub fn doc_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path() == DOC)
 }
 
+/// The lint-level attributes of `attrs` (`allow`, `expect`, `warn`, `deny`, `forbid`), for an
+/// item generated from the one they are on: the user's only way to set a lint's level on an
+/// item they do not write. An `#[expect]` becomes an `#[allow]`: the expectation is checked
+/// once, on the item the user wrote it on, and a copy that the lint does not fire on would
+/// otherwise add an `unfulfilled_lint_expectations` warning of its own.
+pub fn lint_attrs(attrs: &[Attribute]) -> TokenStream {
+    attrs
+        .iter()
+        .filter(|a| LINT_LEVELS.iter().any(|level| a.path() == *level))
+        .map(|attr| match &attr.meta {
+            Meta::List(list) if attr.path() == EXPECT => {
+                let span = attr
+                    .path()
+                    .get_ident()
+                    .map_or(Span::call_site(), Ident::span);
+                let allow = Ident::new("allow", span);
+                let tokens = &list.tokens;
+                quote!(#[#allow(#tokens)])
+            }
+            _ => attr.to_token_stream(),
+        })
+        .collect()
+}
+
 /// The `#[doc = "..."]` attributes of `attrs` with their text (a `#[doc]` of another form,
 /// such as `#[doc(hidden)]`, is no text).
 fn doc_lits(attrs: &[Attribute]) -> impl Iterator<Item = (&Attribute, String)> {
     doc_attrs(attrs).filter_map(|attr| match &attr.meta {
-        syn::Meta::NameValue(nv) => match strip(&nv.value) {
+        Meta::NameValue(nv) => match strip(&nv.value) {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(lit), ..
             }) => Some((attr, lit.value())),
@@ -154,6 +186,11 @@ impl Input<'_> {
     /// The struct's doc comment as written, copied to the handles struct.
     pub fn doc_attrs(&self) -> impl Iterator<Item = &Attribute> {
         doc_attrs(self.attrs)
+    }
+
+    /// The struct's lint levels, copied to the handles struct (and so to its fields).
+    pub fn lint_attrs(&self) -> TokenStream {
+        lint_attrs(self.attrs)
     }
 
     /// Whether a field's type is one the compiler rejects by itself (then the derive reports

@@ -8,7 +8,9 @@ use quote::{quote, ToTokens};
 use syn::DeriveInput;
 
 use crate::ast::Input;
-use crate::signature::{handles_doc, handles_ident, krate, labels_type, marker};
+use crate::signature::{
+    handle_field_attrs, handles_attrs, handles_ident, krate, labels_type, marker,
+};
 
 /// Stubs for `#[derive(MetricHandles)]`.
 pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStream {
@@ -42,11 +44,11 @@ pub fn metric_handles(derive: &DeriveInput, input: Option<&Input>) -> TokenStrea
                 (None, Some(member)) => member.to_token_stream(),
                 (None, None) => quote!(#krate::__private::Unresolved),
             };
-            let cfgs = field.cfgs();
-            quote!(#(#cfgs)* #field_vis #field_ident: #member,)
+            let attrs = handle_field_attrs(field);
+            quote!(#attrs #field_vis #field_ident: #member,)
         });
     let (marker_decl, _) = marker(input, &krate).unzip();
-    let doc = handles_doc(input);
+    let doc = handles_attrs(input);
     let methods = methods(&krate, &handles, &quote!(#ty_generics), labels.as_ref());
     // A type the compiler rejects by itself still goes through a check that fails for any
     // type but a `Family`: should the compiler accept it after all (a type of the user's own

@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
 use syn::{GenericParam, Ident};
 
-use crate::ast::Input;
+use crate::ast::{Field, Input};
 
 /// The runtime crate's path: `crate = path`, else the name the crate's `Cargo.toml` gives the
 /// runtime when it renames it, else `::metric_handles`.
@@ -50,15 +50,25 @@ pub fn handles_ident(input: &Input) -> Ident {
     }
 }
 
-/// The handles struct's own doc: a fixed first line, then the metrics struct's doc.
-pub fn handles_doc(input: &Input) -> TokenStream {
+/// The handles struct's own attributes: its doc (a fixed first line, then the metrics
+/// struct's doc), and the metrics struct's lint levels.
+pub fn handles_attrs(input: &Input) -> TokenStream {
     let summary = format!("Cached handles of [`{}`] for one label set.", input.ident);
     let docs = input.doc_attrs();
+    let lints = input.lint_attrs();
     quote! {
         #[doc = #summary]
         #[doc = ""]
         #(#docs)*
+        #lints
     }
+}
+
+/// A field's attributes on its handle besides its doc: its `#[cfg]`s and lint levels.
+pub fn handle_field_attrs(field: &Field) -> TokenStream {
+    let cfgs = field.cfgs();
+    let lints = field.lint_attrs();
+    quote!(#(#cfgs)* #lints)
 }
 
 /// A hidden field that uses every type and lifetime parameter, so a generic metrics struct

@@ -22,6 +22,17 @@ pub const LABEL_ATTR: Symbol = Symbol("label");
 pub const DOC: Symbol = Symbol("doc");
 /// `#[cfg(...)]`: copied to every item generated for a field.
 pub const CFG: Symbol = Symbol("cfg");
+/// The lint-level attributes, copied from a field to its handle and from the struct to the
+/// handles struct; `#[expect]` is copied as `#[allow]`.
+pub const LINT_LEVELS: [Symbol; 5] = [
+    Symbol("allow"),
+    Symbol("expect"),
+    Symbol("warn"),
+    Symbol("deny"),
+    Symbol("forbid"),
+];
+/// `#[expect(...)]`: copied as `#[allow(...)]`.
+pub const EXPECT: Symbol = Symbol("expect");
 
 // `#[metric_handles(...)]` keys.
 pub const HANDLES: Symbol = Symbol("handles");

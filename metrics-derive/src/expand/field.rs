@@ -11,7 +11,7 @@ use syn::Ident;
 use crate::ast::Input;
 use crate::buckets::{BucketSpec, GeneratorArg};
 use crate::respan::respan;
-use crate::signature::{krate, labels_type};
+use crate::signature::{handle_field_attrs, krate, labels_type};
 use crate::symbol::{COUNT, EXPONENTIAL, LINEAR};
 use crate::ty;
 use crate::valid::MetricPlan;
@@ -62,6 +62,8 @@ pub struct FieldItems {
     /// The bodies of `try_register_with`, `resolve` and `remove`.
     pub registers: TokenStream,
     pub resolves: TokenStream,
+    /// In `resolve`, a read of each info handle: see [`info_read`].
+    pub info_reads: TokenStream,
     pub removes: TokenStream,
     /// The uses that run the checks: in `try_register_with` for a generic struct, after the
     /// impl for another.
@@ -82,6 +84,7 @@ impl FromIterator<FieldItems> for FieldItems {
             all.descriptors.extend(field.descriptors);
             all.registers.extend(field.registers);
             all.resolves.extend(field.resolves);
+            all.info_reads.extend(field.info_reads);
             all.removes.extend(field.removes);
             all.run_checks.extend(field.run_checks);
             all.eager_checks.extend(field.eager_checks);
@@ -116,6 +119,7 @@ impl FieldItems {
                 quote!(#[doc = #help])
             }
         };
+        let handle_attrs = handle_field_attrs(plan.field);
         let ops = ops_ident(const_ident);
         let shown = field.unraw().to_string();
         let descriptor_parts = descriptor_parts(plan, krate, const_ident);
@@ -142,8 +146,8 @@ impl FieldItems {
         };
         FieldItems {
             handle_fields: quote! {
-                #cfgs
                 #docs
+                #handle_attrs
                 #field_vis #field: #member,
             },
             clones: quote! {
@@ -196,6 +200,7 @@ impl FieldItems {
                 #cfgs
                 #field: (Self::#ops.resolve)(&self.#field, labels),
             },
+            info_reads: info_read(plan, &cfgs),
             removes: quote! {
                 #cfgs
                 let _ = (Self::#ops.remove)(&self.#field, labels);
@@ -204,6 +209,19 @@ impl FieldItems {
             eager_checks,
         }
     }
+}
+
+/// For an info field, a read of its handle in `resolve`. An info handle has nothing to
+/// record (resolving created its series), so nothing else reads it, and the dead-code lint
+/// would report every info field on the handles struct, where the user cannot silence it. A
+/// read rather than an `#[allow(dead_code)]`, which a crate's `#![forbid(dead_code)]` turns
+/// into an error.
+fn info_read(plan: &MetricPlan, cfgs: &TokenStream) -> TokenStream {
+    if plan.family.leaf != Some(ty::Leaf::Info) {
+        return TokenStream::new();
+    }
+    let field = plan.field.ident;
+    quote!(#cfgs let _ = &handles.#field;)
 }
 
 /// The associated constant holding a field's [`field_ops`] result.

@@ -18,7 +18,7 @@ use crate::ast::Input;
 use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::respan::respan;
-use crate::signature::{handles_doc, handles_ident, marker};
+use crate::signature::{handles_attrs, handles_ident, marker};
 use crate::valid::{self, MetricPlan};
 use field::{const_idents, FieldItems, Names};
 
@@ -72,6 +72,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         descriptors,
         registers,
         resolves,
+        info_reads,
         removes,
         run_checks,
         eager_checks,
@@ -94,7 +95,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
     };
     // Names the struct in a `RegistrationError`, beside the field.
     let struct_name = ident.to_string();
-    let handles_doc = handles_doc(input);
+    let handles_attrs = handles_attrs(input);
     let register_doc = format!(
         "Registers every metric of [`{ident}`] in `registry`, as declared.\n\n\
          Each field's family is registered under its `name` (and unit), with its help text."
@@ -104,10 +105,26 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
          This is the slow path (hash, lock, maybe allocate); recording through the returned \
          handles is atomic operations only. Call it once per label set and keep the result."
     );
+    let handles_init = quote! {
+        #handles {
+            #resolves
+            #marker_init
+        }
+    };
+    // The reads of the info handles need the handles in a binding (see `info_read`).
+    let resolve_body = if info_reads.is_empty() {
+        handles_init
+    } else {
+        quote! {
+            let handles = #handles_init;
+            #info_reads
+            handles
+        }
+    };
     let bounded = bounded_where_clause(input, plans, labels, krate);
     let handles_debug = handles_debug(input, &handles, &bounded, debug_fields);
     quote! {
-        #handles_doc
+        #handles_attrs
         #vis struct #handles #generics #where_clause {
             #handle_fields
             #marker_decl
@@ -192,10 +209,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
 
             #[doc = #resolve_doc]
             pub fn resolve(&self, labels: &#labels) -> #handles #ty_generics {
-                #handles {
-                    #resolves
-                    #marker_init
-                }
+                #resolve_body
             }
 
             /// Removes every series of `labels` from the exposition (an engine that left).

@@ -1,5 +1,6 @@
 ///Cached handles of [`EngineMetrics`] for one label set.
 ///
+#[allow(clippy::struct_field_names)]
 pub struct EngineHandles {
     /// Number of requests in model execution batches
     pub running: Gauge,
@@ -11,6 +12,9 @@ pub struct EngineHandles {
     pub generation_tokens: Counter,
     /// Time to first token
     pub ttft: Histogram,
+    /// The engine's build
+    #[allow(dead_code)]
+    pub build: Info,
 }
 #[automatically_derived]
 impl ::core::clone::Clone for EngineHandles {
@@ -21,6 +25,8 @@ impl ::core::clone::Clone for EngineHandles {
             generation_tokens: (<EngineMetrics>::__METRIC_HANDLES_GENERATION_TOKENS_OPS
                 .clone_member)(&self.generation_tokens),
             ttft: (<EngineMetrics>::__METRIC_HANDLES_TTFT_OPS.clone_member)(&self.ttft),
+            build: (<EngineMetrics>::__METRIC_HANDLES_BUILD_OPS
+                .clone_member)(&self.build),
         }
     }
 }
@@ -50,6 +56,14 @@ impl ::core::fmt::Debug for EngineHandles {
                 &::metric_handles::__private::DebugMember(
                     &self.ttft,
                     <EngineMetrics>::__METRIC_HANDLES_TTFT_OPS.debug_member,
+                ),
+            );
+        debug
+            .field(
+                "build",
+                &::metric_handles::__private::DebugMember(
+                    &self.build,
+                    <EngineMetrics>::__METRIC_HANDLES_BUILD_OPS.debug_member,
                 ),
             );
         debug.finish()
@@ -96,6 +110,17 @@ impl EngineMetrics {
         Family<EngineLabels, Histogram>,
         EngineLabels,
         Histogram,
+    >();
+    #[doc(hidden)]
+    const __METRIC_HANDLES_BUILD_OPS: ::metric_handles::__private::FieldOps<
+        EngineLabels,
+        Family<EngineLabels, Info>,
+        Info,
+    > = ::metric_handles::__private::field_ops::<
+        EngineLabels,
+        Family<EngineLabels, Info>,
+        EngineLabels,
+        Info,
     >();
     #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
@@ -168,6 +193,28 @@ impl EngineMetrics {
         aliases: &[],
     };
     #[doc(hidden)]
+    const __METRIC_HANDLES_BUILD: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+        name: "demo:build",
+        field: "build",
+        kind: Self::__METRIC_HANDLES_BUILD_OPS.kind,
+        value_type: "Info",
+        help: "The engine's build",
+        computed: ::metric_handles::__private::std::option::Option::None,
+        unit: ::metric_handles::__private::std::option::Option::None,
+        common_labels: Self::__METRIC_HANDLES_COMMON_LABELS,
+        axis: ::metric_handles::__private::describe_axis(
+            Self::__METRIC_HANDLES_BUILD_OPS.axis,
+            &[],
+            &[],
+            0,
+        ),
+        buckets: ::metric_handles::__private::std::option::Option::None,
+        native: ::metric_handles::__private::std::option::Option::None,
+        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        aliases: &[],
+    };
+    #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
         Self::__METRIC_HANDLES_COMMON_LABELS,
         ::metric_handles::__private::dynamic_keys(
@@ -207,12 +254,25 @@ impl EngineMetrics {
         0,
         ::metric_handles::DEFAULT_MAX_SERIES,
     );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_BUILD_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
+        Self::__METRIC_HANDLES_COMMON_LABELS,
+        ::metric_handles::__private::dynamic_keys(Self::__METRIC_HANDLES_BUILD_OPS.axis),
+    );
+    #[doc(hidden)]
+    const __METRIC_HANDLES_BUILD_CHECK_1: () = ::metric_handles::__private::assert_fits_max_series(
+        "build",
+        Self::__METRIC_HANDLES_BUILD_OPS.axis,
+        0,
+        ::metric_handles::DEFAULT_MAX_SERIES,
+    );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
     pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_RUNNING,
         Self::__METRIC_HANDLES_GENERATION_TOKENS,
         Self::__METRIC_HANDLES_TTFT,
+        Self::__METRIC_HANDLES_BUILD,
     ];
     /**Registers every metric of [`EngineMetrics`] in `registry`, as declared.
 
@@ -276,6 +336,8 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 .register)(registry, &Self::__METRIC_HANDLES_GENERATION_TOKENS, options),
             ttft: (Self::__METRIC_HANDLES_TTFT_OPS
                 .register)(registry, &Self::__METRIC_HANDLES_TTFT, options),
+            build: (Self::__METRIC_HANDLES_BUILD_OPS
+                .register)(registry, &Self::__METRIC_HANDLES_BUILD, options),
             started: ::metric_handles::__private::skipped_field::<u64>(),
         })
     }
@@ -283,12 +345,15 @@ Each field's family is registered under its `name` (and unit), with its help tex
 
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/
     pub fn resolve(&self, labels: &EngineLabels) -> EngineHandles {
-        EngineHandles {
+        let handles = EngineHandles {
             running: (Self::__METRIC_HANDLES_RUNNING_OPS.resolve)(&self.running, labels),
             generation_tokens: (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
                 .resolve)(&self.generation_tokens, labels),
             ttft: (Self::__METRIC_HANDLES_TTFT_OPS.resolve)(&self.ttft, labels),
-        }
+            build: (Self::__METRIC_HANDLES_BUILD_OPS.resolve)(&self.build, labels),
+        };
+        let _ = &handles.build;
+        handles
     }
     /// Removes every series of `labels` from the exposition (an engine that left).
     /// Handles resolved earlier keep working but are no longer exported.
@@ -297,6 +362,7 @@ This is the slow path (hash, lock, maybe allocate); recording through the return
         let _ = (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
             .remove)(&self.generation_tokens, labels);
         let _ = (Self::__METRIC_HANDLES_TTFT_OPS.remove)(&self.ttft, labels);
+        let _ = (Self::__METRIC_HANDLES_BUILD_OPS.remove)(&self.build, labels);
     }
 }
 const _: () = EngineMetrics::__METRIC_HANDLES_RUNNING_CHECK_0;
@@ -305,3 +371,5 @@ const _: () = EngineMetrics::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_0;
 const _: () = EngineMetrics::__METRIC_HANDLES_GENERATION_TOKENS_CHECK_1;
 const _: () = EngineMetrics::__METRIC_HANDLES_TTFT_CHECK_0;
 const _: () = EngineMetrics::__METRIC_HANDLES_TTFT_CHECK_1;
+const _: () = EngineMetrics::__METRIC_HANDLES_BUILD_CHECK_0;
+const _: () = EngineMetrics::__METRIC_HANDLES_BUILD_CHECK_1;
