@@ -61,7 +61,7 @@ pub use record::histogram::{
     Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
 pub use record::in_flight::{InFlightGauge, InFlightGuard};
-pub use record::info::Info;
+pub use record::info::{register_build_info, try_register_build_info, Info};
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
