@@ -13,6 +13,9 @@ use crate::record::exemplar::{
     EncodedLabels, ExemplarError, ExemplarLabels, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS,
 };
 
+// Not suggested in errors: a slice of pairs with a `String` value is much likelier meant as
+// pairs than as a label set, and the trait's own message says what to write.
+#[diagnostic::do_not_recommend]
 impl<L: LabelSet> ExemplarLabels for L {
     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError> {
         label_set_as_written(self, out)

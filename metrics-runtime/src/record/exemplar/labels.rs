@@ -204,6 +204,11 @@ impl<'a> Iterator for LabelPairs<'a> {
 /// assert_eq!(out.pairs().next(), Some(("trace_id", "abababababababababababababababab")));
 /// # Ok::<(), ExemplarError>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an exemplar's labels",
+    label = "not exemplar labels",
+    note = "an exemplar's labels are `(&str, &str)` pairs: write a `String` value as `&[(\"trace_id\", trace_id.as_str())]`; or pass a `#[derive(LabelSet)]` struct, or `EncodedLabels` checked once for many records"
+)]
 pub trait ExemplarLabels {
     /// Pushes every label into `out` (empty when called), or returns the first rule broken.
     fn encode_exemplar_labels(&self, out: &mut EncodedLabels) -> Result<(), ExemplarError>;
