@@ -71,8 +71,8 @@ pub use registry::{RegisteredFamily, RegistrationError, Registry};
 pub use series::axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use series::family::Family;
 pub use series::grid::{
-    ByLabels, EveryCombination, GridAxes, GridAxis, GridLookup, Position, SomeCombinations,
-    MAX_GRID_AXES,
+    ByLabels, EveryCombination, GridAxes, GridAxis, GridKey, GridLookup, Position,
+    SomeCombinations, MAX_GRID_AXES,
 };
 pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
 pub use series::labels::{LabelEnum, LabelSet, NoLabels};

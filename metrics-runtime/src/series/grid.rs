@@ -77,8 +77,9 @@ impl GridAxis for Position {
     note = "`ByLabels` takes a tuple of two to four axes, each a `#[derive(LabelEnum)]` enum or `Position`; for one axis use `ByLabel<E, _>` or `ByPosition<_>`"
 )]
 pub trait GridAxes: 'static {
-    /// What a record names: one value per axis, as a tuple.
-    type Values: Copy;
+    /// What a record names: one value per axis, as a tuple (a key of the grid, also in code
+    /// generic over the axes).
+    type Values: Copy + GridKey<Self>;
     /// [`EveryCombination`] when every axis is an enum, else [`SomeCombinations`]: what
     /// [`ByLabels::get`] returns.
     type Lookup: GridLookup;
@@ -117,6 +118,43 @@ macro_rules! impl_grid_axes {
 impl_grid_axes!(A a, B b);
 impl_grid_axes!(A a, B b, C c);
 impl_grid_axes!(A a, B b, C c, D d);
+
+/// [`GridKey`] for the tuples of the arity of the grid, whatever their types: the types are
+/// checked in the where-clause, and `do_not_recommend` reports a mismatch as the key's error
+/// (the tuple is not a key of the grid) rather than one mismatch per value.
+macro_rules! impl_grid_key {
+    ($($axis:ident $value:ident),+) => {
+        #[diagnostic::do_not_recommend]
+        impl<$($axis, $value),+> GridKey<($($axis,)+)> for ($($value,)+)
+        where
+            $($axis: GridAxis<Value = $value>,)+
+            $($value: Copy,)+
+        {
+            #[inline]
+            fn into_values(self) -> Self {
+                self
+            }
+        }
+    };
+}
+
+impl_grid_key!(A VA, B VB);
+impl_grid_key!(A VA, B VB, C VC);
+impl_grid_key!(A VA, B VB, C VC, D VD);
+
+/// What [`ByLabels::get`] and [`ByLabels::get_or_create`] take: one value per axis, in the
+/// order of the axes (the grid's [`GridAxes::Values`]). A trait rather than that type itself
+/// so that a key written in another order is one error that says so, rather than one type
+/// mismatch per value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a key of the grid `ByLabels<{A}, _>`",
+    label = "not one value per axis, in the order of `{A}`",
+    note = "a grid's key is a tuple of one value per axis, in the order the axes are declared in `ByLabels<{A}, _>` (a `usize` for a `Position` axis): reorder the values to match"
+)]
+pub trait GridKey<A: GridAxes + ?Sized>: Copy {
+    /// The key as the grid's values.
+    fn into_values(self) -> A::Values;
+}
 
 /// How [`ByLabels::get`] finds a combination's series, from the grid's axes.
 pub trait GridLookup: 'static {
@@ -210,8 +248,8 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
     /// series on first sight (or returns the overflow series once the map is full). Never a
     /// panic, never a lost record.
     #[inline]
-    pub fn get_or_create(&self, values: A::Values) -> PositionSeries<'_, M> {
-        let indices = A::indices(values);
+    pub fn get_or_create(&self, values: impl GridKey<A>) -> PositionSeries<'_, M> {
+        let indices = A::indices(values.into_values());
         match self.flat_index(&indices) {
             Some(series) => PositionSeries::Cached(series),
             None => PositionSeries::LookedUp(self.get_or_create_beyond(indices)),
@@ -225,8 +263,8 @@ impl<A: GridAxes, M: FamilyMember> ByLabels<A, M> {
     /// the pre-resolved positions only once [`get_or_create`](ByLabels::get_or_create) created
     /// it.
     #[inline]
-    pub fn get(&self, values: A::Values) -> <A::Lookup as GridLookup>::Found<'_, M> {
-        A::Lookup::get(self, values)
+    pub fn get(&self, values: impl GridKey<A>) -> <A::Lookup as GridLookup>::Found<'_, M> {
+        A::Lookup::get(self, values.into_values())
     }
 
     #[inline]
