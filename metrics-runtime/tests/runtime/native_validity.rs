@@ -80,7 +80,7 @@ fn prometheus_validate(h: &PbHistogram) -> Result<(), String> {
     if !(-4..=8).contains(&h.schema) {
         return Err(format!("schema {} is not an exponential schema", h.schema));
     }
-    if !(h.zero_threshold >= 0.0) {
+    if h.zero_threshold.is_nan() || h.zero_threshold < 0.0 {
         return Err(format!("zero threshold {}", h.zero_threshold));
     }
     let positive = Side {
