@@ -124,8 +124,9 @@ pub fn check_unit(unit: &str) -> Result<(), String> {
 }
 
 /// The names a metric family claims in the exposition: its family name and every sample name
-/// its type adds (OpenMetrics reserves `_created` too, and Python's parser counts it). Two
-/// metrics of one registry must claim disjoint sets, or their samples collide.
+/// its type adds in any format (OpenMetrics reserves `_created` too, and Python's parser counts
+/// it; a gauge histogram is a histogram in the protobuf format, stored with `_count` and
+/// `_sum`). Two metrics of one registry must claim disjoint sets, or their samples collide.
 pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
     let suffixes: &[&str] = match kind {
         crate::ty::Leaf::Counter => &["", "_total", "_created"],
@@ -133,7 +134,7 @@ pub fn claimed_names(family: &str, kind: crate::ty::Leaf) -> Vec<String> {
         crate::ty::Leaf::Histogram => &["", "_bucket", "_count", "_sum", "_created"],
         crate::ty::Leaf::Info => &["", "_info"],
         crate::ty::Leaf::StateSet => &[""],
-        crate::ty::Leaf::GaugeHistogram => &["", "_bucket", "_gcount", "_gsum"],
+        crate::ty::Leaf::GaugeHistogram => &["", "_bucket", "_gcount", "_gsum", "_count", "_sum"],
     };
     suffixes.iter().map(|s| format!("{family}{s}")).collect()
 }

@@ -9,7 +9,8 @@ pub struct RegisteredFamily {
     /// The family name the exposition writes: the registry's prefix, the name, the unit
     /// (`acme_kv_keys`, `vllm:e2e_request_latency_seconds`).
     pub name: String,
-    /// Its OpenMetrics type: `counter`, `gauge`, `histogram`, `info` or `unknown`.
+    /// Its OpenMetrics type: `counter`, `gauge`, `histogram`, `gaugehistogram`, `info`,
+    /// `stateset`, `summary` or `unknown`.
     pub metric_type: &'static str,
     /// What registered it: a derived struct's field (`` `EngineMetrics.ttft` ``),
     /// `` `Registry::register` ``, a collector, a plug-in family, ...

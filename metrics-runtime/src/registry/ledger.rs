@@ -103,9 +103,12 @@ fn check_const_labels(claim: &FamilyClaim) -> Result<(), RegistrationError> {
     Ok(())
 }
 
-/// The names a family of `metric_type` writes, its own name first. The `# TYPE` line of the
-/// classic text names a counter `x_total`, and OpenMetrics reserves `_created` for counters
-/// and histograms (Python's parser reads it as the creation time), so both are claimed.
+/// The names a family of `metric_type` writes in any format, its own name first. The `# TYPE`
+/// line of the classic text names a counter `x_total`, and OpenMetrics reserves `_created` for
+/// counters and histograms (Python's parser reads it as the creation time), so both are
+/// claimed. A gauge histogram writes `_gcount` and `_gsum` in both text formats, and its
+/// protobuf family is a `HISTOGRAM`, which Prometheus stores as `_bucket`, `_count` and `_sum`:
+/// a gauge `x_count` beside it would be overwritten by the histogram's count.
 pub(crate) fn written_names<'a>(
     family: &'a str,
     metric_type: &str,
@@ -113,7 +116,7 @@ pub(crate) fn written_names<'a>(
     let suffixes: &'static [&'static str] = match metric_type {
         "counter" => &["", "_total", "_created"],
         "histogram" => &["", "_bucket", "_count", "_sum", "_created"],
-        "gaugehistogram" => &["", "_bucket", "_gcount", "_gsum"],
+        "gaugehistogram" => &["", "_bucket", "_gcount", "_gsum", "_count", "_sum"],
         "summary" => &["", "_count", "_sum", "_created"],
         "info" => &["", "_info"],
         _ => &[""],
@@ -168,6 +171,11 @@ mod tests {
             ("h_bucket", "counter", "h", "histogram", "h_bucket"),
             ("x", "gauge", "x", "counter", "x"),
             ("i", "info", "i_info", "gauge", "i_info"),
+            ("g", "gaugehistogram", "g_gcount", "gauge", "g_gcount"),
+            ("g", "gaugehistogram", "g_gsum", "gauge", "g_gsum"),
+            ("g", "gaugehistogram", "g_count", "gauge", "g_count"),
+            ("g", "gaugehistogram", "g_sum", "counter", "g_sum"),
+            ("g_count", "gauge", "g", "gaugehistogram", "g_count"),
         ];
         for (first, first_type, second, second_type, clash) in cases {
             let mut ledger = Ledger::default();

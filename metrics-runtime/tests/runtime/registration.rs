@@ -10,7 +10,8 @@ use crate::support::exposition::encode_openmetrics;
 use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 use metric_handles::{
-    Counter, Family, Gauge, Histogram, MetricHandles, NoLabels, RegistrationError,
+    Counter, Family, Gauge, GaugeHistogram, Histogram, Info, LabelEnum, MetricHandles, NoLabels,
+    RegistrationError, StateSet,
 };
 
 #[derive(Debug, MetricHandles)]
@@ -560,4 +561,226 @@ fn an_override_naming_no_metric_of_the_struct_is_refused_and_nothing_is_register
             .expect("the struct's own overrides register");
     served.resolve(&NoLabels).requests.inc();
     assert!(encode_openmetrics(&registry).contains("app:requests_total 1\n"));
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct QueueWait {
+    /// How long the waiting requests have waited
+    #[metric(name = "q_wait", buckets = [0.1, 1.0])]
+    pub wait: Family<NoLabels, GaugeHistogram>,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct QueueWaitCount {
+    /// Requests waiting
+    #[metric(name = "q_wait_count")]
+    pub waiting: Family<NoLabels, Gauge>,
+}
+
+/// A gauge histogram is a `HISTOGRAM` in the protobuf format, which Prometheus stores as
+/// `_bucket`, `_count` and `_sum`: a gauge `q_wait_count` beside the gauge histogram `q_wait`
+/// would be overwritten by its count, whichever registers first and however.
+#[test]
+fn a_gauge_histograms_count_and_sum_are_claimed_however_the_other_family_registers() {
+    use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
+    use metric_handles::prometheus_client::registry::Registry as PcRegistry;
+
+    let mut registry = Registry::default();
+    QueueWait::register(&mut registry)
+        .resolve(&NoLabels)
+        .wait
+        .add(0.5);
+    let before = encode_openmetrics(&registry);
+    // Through `Registry::register`.
+    for name in [
+        "q_wait_count",
+        "q_wait_sum",
+        "q_wait_gcount",
+        "q_wait_bucket",
+    ] {
+        let err = refused(registry.try_register(name, "A gauge", <Gauge>::default()));
+        assert_eq!(err.clashes_on(), Some(name), "{err}");
+        let existing = err.existing().expect("a name clash");
+        assert_eq!(
+            (existing.name.as_str(), existing.metric_type),
+            ("q_wait", "gaugehistogram")
+        );
+    }
+    // Through the derive.
+    let err = refused(QueueWaitCount::try_register(&mut registry));
+    assert_eq!(err.clashes_on(), Some("q_wait_count"), "{err}");
+    // Through an included prometheus-client registry.
+    let mut foreign = PcRegistry::default();
+    foreign.register("q_wait_sum", "A gauge", PcGauge::<i64>::default());
+    let err = refused(registry.try_include(foreign));
+    assert_eq!(err.clashes_on(), Some("q_wait_sum"), "{err}");
+    assert_eq!(encode_openmetrics(&registry), before);
+
+    // The other order: the gauge histogram is refused beside the gauge.
+    let mut registry = Registry::default();
+    QueueWaitCount::register(&mut registry);
+    let err = refused(QueueWait::try_register(&mut registry));
+    assert_eq!(err.clashes_on(), Some("q_wait_count"), "{err}");
+    let mut registry = Registry::default();
+    let mut foreign = PcRegistry::default();
+    foreign.register("q_wait_sum", "A gauge", PcGauge::<i64>::default());
+    registry.include(foreign);
+    let err = refused(QueueWait::try_register(&mut registry));
+    assert_eq!(err.clashes_on(), Some("q_wait_sum"), "{err}");
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneCounter {
+    /// Things counted
+    #[metric(name = "x")]
+    pub x: Family<NoLabels, Counter>,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneGauge {
+    /// A level
+    #[metric(name = "x")]
+    pub x: Family<NoLabels, Gauge>,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneHistogram {
+    /// Latency
+    #[metric(name = "x", buckets = [0.1, 1.0], native)]
+    pub x: Family<NoLabels, Histogram>,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneGaugeHistogram {
+    /// What waits now
+    #[metric(name = "x", buckets = [0.1, 1.0])]
+    pub x: Family<NoLabels, GaugeHistogram>,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneInfo {
+    /// The build
+    #[metric(name = "x")]
+    pub x: Family<NoLabels, Info>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum Mode {
+    Idle,
+    Busy,
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct OneStateSet {
+    /// The mode
+    #[metric(name = "x")]
+    pub x: Family<NoLabels, StateSet<Mode>>,
+}
+
+/// Every name a scraper reads from `registry` in any format: the `# TYPE` names and sample
+/// names of both text formats (OpenMetrics with `_created` lines), and with the `protobuf`
+/// feature the series names Prometheus stores of each protobuf family.
+fn names_written(registry: &Registry) -> std::collections::BTreeSet<String> {
+    use metric_handles::{EncodeOptions, ExpositionFormat};
+
+    let mut openmetrics = Vec::new();
+    ExpositionFormat::OpenMetrics
+        .encode_into_with(
+            registry,
+            &mut openmetrics,
+            EncodeOptions::default().with_created_lines(true),
+        )
+        .expect("encodes");
+    let texts = [
+        String::from_utf8(openmetrics).expect("UTF-8"),
+        ExpositionFormat::PrometheusText
+            .encode(registry)
+            .expect("encodes"),
+    ];
+    let mut names = std::collections::BTreeSet::new();
+    for line in texts.iter().flat_map(|text| text.lines()) {
+        let name = match line.strip_prefix("# TYPE ") {
+            Some(rest) => rest.split(' ').next(),
+            None if line.starts_with('#') => None,
+            None => line.split(['{', ' ']).next(),
+        };
+        names.extend(name.map(str::to_owned));
+    }
+    #[cfg(feature = "protobuf")]
+    {
+        use metric_handles::prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::{
+            MetricFamily, MetricType,
+        };
+        use prost::Message;
+
+        let mut body = Vec::new();
+        ExpositionFormat::PrometheusProtobuf
+            .encode_into(registry, &mut body)
+            .expect("encodes");
+        let mut rest = body.as_slice();
+        while !rest.is_empty() {
+            let family = MetricFamily::decode_length_delimited(&mut rest).expect("a family");
+            // Prometheus's protobuf parser: a histogram's series (either type) are its
+            // `_bucket`, `_count` and `_sum`, and its name for the native histogram.
+            let suffixes: &[&str] = match family.r#type() {
+                MetricType::Histogram | MetricType::GaugeHistogram => {
+                    &["", "_bucket", "_count", "_sum"]
+                }
+                MetricType::Summary => &["", "_count", "_sum"],
+                MetricType::Counter | MetricType::Gauge | MetricType::Untyped => &[""],
+            };
+            names.extend(
+                suffixes
+                    .iter()
+                    .map(|suffix| format!("{}{suffix}", family.name)),
+            );
+        }
+    }
+    names
+}
+
+/// Whatever name any format writes for a family of any kind (its name, `_total`, `_created`,
+/// `_bucket`, `_count`, `_sum`, `_gcount`, `_gsum`, `_info`, and what Prometheus stores from
+/// protobuf), registering another family under it is refused.
+#[test]
+fn every_name_a_family_writes_in_any_format_is_refused_to_another_family() {
+    type Register = fn(&mut Registry);
+    let kinds: [(&str, Register); 6] = [
+        ("counter", |r| {
+            OneCounter::register(r).resolve(&NoLabels).x.inc();
+        }),
+        ("gauge", |r| {
+            OneGauge::register(r).resolve(&NoLabels).x.set(1);
+        }),
+        ("histogram", |r| {
+            OneHistogram::register(r).resolve(&NoLabels).x.observe(0.5)
+        }),
+        ("gaugehistogram", |r| {
+            OneGaugeHistogram::register(r).resolve(&NoLabels).x.add(0.5)
+        }),
+        ("info", |r| {
+            OneInfo::register(r).resolve(&NoLabels);
+        }),
+        ("stateset", |r| {
+            OneStateSet::register(r)
+                .resolve(&NoLabels)
+                .x
+                .set(Mode::Busy)
+        }),
+    ];
+    for (kind, register) in kinds {
+        let mut registry = Registry::default();
+        register(&mut registry);
+        let written = names_written(&registry);
+        assert!(
+            written.contains("x") || written.contains("x_total"),
+            "{kind}: {written:?}"
+        );
+        for name in &written {
+            let err = refused(registry.try_register(name.as_str(), "A gauge", <Gauge>::default()));
+            assert_eq!(err.clashes_on(), Some(name.as_str()), "{kind}: {err}");
+            assert_eq!(err.existing().map(|e| e.metric_type), Some(kind));
+        }
+    }
 }

@@ -1,5 +1,5 @@
 use metric_handles::Registry;
-use metric_handles::{Counter, Family, Gauge, Histogram, MetricHandles, NoLabels};
+use metric_handles::{Counter, Family, Gauge, GaugeHistogram, Histogram, MetricHandles, NoLabels};
 
 #[derive(MetricHandles)]
 pub struct Metrics {
@@ -21,6 +21,12 @@ pub struct Metrics {
     /// Time spent, as a gauge
     #[metric(name = "app:busy_seconds_created")]
     busy_created: Family<NoLabels, Gauge>,
+    /// How long the waiting requests have waited
+    #[metric(name = "app:queue_wait", buckets = [0.1, 1.0])]
+    queue_wait: Family<NoLabels, GaugeHistogram>,
+    /// Requests waiting, as a gauge
+    #[metric(name = "app:queue_wait_count")]
+    queue_wait_count: Family<NoLabels, Gauge>,
 }
 
 fn main() {
@@ -33,4 +39,6 @@ fn main() {
     handles.latency_count.inc();
     handles.busy.inc();
     handles.busy_created.set(1);
+    handles.queue_wait.add(0.5);
+    handles.queue_wait_count.set(1);
 }
