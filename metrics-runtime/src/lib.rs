@@ -13,6 +13,7 @@ mod const_eq;
 mod created;
 mod declare;
 mod expose;
+mod names;
 mod record;
 mod registry;
 mod render;

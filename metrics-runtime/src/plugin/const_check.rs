@@ -11,8 +11,9 @@ use crate::declare::bucket_check::{assert_valid_buckets, assert_valid_generator}
 use crate::declare::const_message::Message;
 use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
 
-use super::validate::{contains, is_label_key, is_metric_name, is_reserved_key, is_unit};
+use super::validate::{contains, is_reserved_key};
 use crate::const_eq::bytes_eq;
+use crate::names::{is_label_key, is_metric_name, is_unit};
 
 /// Fails compilation when `descriptor` breaks a rule of a plug-in family: a valid Prometheus
 /// name, no `_total` on a counter, a help text that is not blank and does not end in `.`, a

@@ -82,7 +82,9 @@ pub enum FamilyError {
         key: String,
     },
     /// A name the family would write is written by a family already in the registry (or
-    /// reserved in this set): the error names both.
+    /// reserved in this set): the error names both. Also carries
+    /// [`RegistrationError::InvalidName`] when the registry's prefix makes the family's name
+    /// invalid (the name itself is checked first, as [`InvalidName`](Self::InvalidName)).
     NameTaken(Box<RegistrationError>),
     /// The member type asked for does not record the kind the spec declares.
     KindMismatch {

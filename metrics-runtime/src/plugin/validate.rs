@@ -7,6 +7,7 @@ use super::spec::FamilySpec;
 use crate::buckets;
 use crate::const_eq::bytes_eq;
 use crate::declare::descriptor::MetricKind;
+use crate::names::{is_label_key, is_metric_name, is_unit};
 use crate::series::label_size::extra_labels_fit;
 use crate::series::labels::OVERFLOW_LABEL;
 
@@ -115,50 +116,6 @@ fn validate_precreated(spec: &FamilySpec) -> Result<(), FamilyError> {
         }
     }
     Ok(())
-}
-
-/// `[a-zA-Z_:][a-zA-Z0-9_:]*`
-pub(super) const fn is_metric_name(name: &str) -> bool {
-    is_name(name.as_bytes(), true)
-}
-
-/// `[a-zA-Z_][a-zA-Z0-9_]*`
-pub(super) const fn is_label_key(key: &str) -> bool {
-    is_name(key.as_bytes(), false)
-}
-
-/// `[a-zA-Z_:][a-zA-Z0-9_:]*` with `colons`, else `[a-zA-Z_][a-zA-Z0-9_]*` (bytewise: a
-/// non-ASCII character's bytes are none of these).
-const fn is_name(name: &[u8], colons: bool) -> bool {
-    if name.is_empty() || name[0].is_ascii_digit() {
-        return false;
-    }
-    let mut i = 0;
-    while i < name.len() {
-        let c = name[i];
-        if !(c.is_ascii_alphanumeric() || c == b'_' || (colons && c == b':')) {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// `[a-z][a-z0-9_]*`
-pub(super) const fn is_unit(unit: &str) -> bool {
-    let unit = unit.as_bytes();
-    if unit.is_empty() || !unit[0].is_ascii_lowercase() {
-        return false;
-    }
-    let mut i = 0;
-    while i < unit.len() {
-        let c = unit[i];
-        if !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_') {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// Whether `key` is reserved: `__*` or one of [`RESERVED_KEYS`].

@@ -88,6 +88,17 @@ pub enum RegistrationError {
         /// The key as given.
         key: String,
     },
+    /// The name the family would be exposed under (the registry's prefix, the name and the
+    /// unit, joined by `_`) is not one every scraper accepts: it must match
+    /// `[a-zA-Z_:][a-zA-Z0-9_:]*` (ASCII letters, digits, `_` and `:`, not starting with a
+    /// digit), and a state set's, which is also the label key of its states, must match
+    /// `[a-zA-Z_][a-zA-Z0-9_]*`. The text formats write names unquoted, so a space, a quote, a
+    /// `.` or a non-ASCII letter would make the parsers reject the whole scrape. `family.name`
+    /// is the refused name.
+    InvalidName {
+        /// The family being registered, under the name it would be exposed as.
+        family: Box<RegisteredFamily>,
+    },
     /// A [`RegisterOptions`](crate::RegisterOptions) override names no metric of the
     /// registration it was given to that it can change (a misspelt name, an alias, a metric of
     /// another struct, or one the override does not apply to: buckets for a counter, native
@@ -113,6 +124,7 @@ impl RegistrationError {
             RegistrationError::NameTaken { family, .. }
             | RegistrationError::ConstLabelRepeatsKey { family, .. }
             | RegistrationError::InvalidConstLabel { family, .. }
+            | RegistrationError::InvalidName { family }
             | RegistrationError::UnknownOverride { family, .. } => family,
         }
     }
@@ -191,6 +203,24 @@ impl fmt::Display for RegistrationError {
                  label name the exposition can carry: use `[a-zA-Z_][a-zA-Z0-9_]*`, not `le`, \
                  `quantile`, `otel_metric_overflow` or a name starting with `__`",
                 family.registered_by
+            ),
+            RegistrationError::InvalidName { family } if family.metric_type == "stateset" => {
+                write!(
+                    f,
+                    "{} would expose the state set {:?}, which is not a label key: a state set's \
+                     name (with the registry's prefix and the unit, joined by `_`) is also the \
+                     label key of its states, so it must match `[a-zA-Z_][a-zA-Z0-9_]*` (ASCII \
+                     letters, digits and `_`, not starting with a digit; no `:`)",
+                    family.registered_by, family.name
+                )
+            }
+            RegistrationError::InvalidName { family } => write!(
+                f,
+                "{} would expose the {} {:?}, which is not a metric name scrapers accept: a \
+                 metric name (with the registry's prefix and the unit, joined by `_`) must match \
+                 `[a-zA-Z_:][a-zA-Z0-9_:]*` (ASCII letters, digits, `_` and `:`, not starting \
+                 with a digit), or parsers reject the whole scrape",
+                family.registered_by, family.metric_type, family.name
             ),
             RegistrationError::UnknownOverride { family, known, .. } => {
                 let known = if known.is_empty() {

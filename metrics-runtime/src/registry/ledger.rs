@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::error::{RegisteredFamily, RegistrationError};
+use crate::names::{is_label_key, is_metric_name};
 use crate::series::labels::{is_label_name, is_reserved_label_key};
 
 /// A family asking for its names.
@@ -35,6 +36,7 @@ impl Ledger {
     pub(crate) fn check(&self, claims: &[FamilyClaim]) -> Result<(), RegistrationError> {
         let mut batch: HashMap<String, &RegisteredFamily> = HashMap::new();
         for claim in claims {
+            check_name(&claim.family)?;
             check_const_labels(claim)?;
             for name in written_names(&claim.family.name, claim.family.metric_type) {
                 let existing = self
@@ -78,6 +80,24 @@ impl Ledger {
                     .or_insert_with(|| Arc::clone(&family));
             }
         }
+    }
+}
+
+/// The name the family is exposed under (prefix, name and unit) must be one every scraper
+/// accepts: the text formats write it unquoted, so `[a-zA-Z_:][a-zA-Z0-9_:]*`; a state set's
+/// is also the label key of its states, so `[a-zA-Z_][a-zA-Z0-9_]*`.
+fn check_name(family: &RegisteredFamily) -> Result<(), RegistrationError> {
+    let valid = if family.metric_type == "stateset" {
+        is_label_key(&family.name)
+    } else {
+        is_metric_name(&family.name)
+    };
+    if valid {
+        Ok(())
+    } else {
+        Err(RegistrationError::InvalidName {
+            family: Box::new(family.clone()),
+        })
     }
 }
 
@@ -129,7 +149,8 @@ pub(crate) fn written_names<'a>(
 /// The families an exposition declares (its `# TYPE` lines), as `(name, type)`.
 pub(crate) fn declared_families(exposition: &str) -> impl Iterator<Item = (&str, &'static str)> {
     exposition.lines().filter_map(|line| {
-        let (family, metric_type) = line.strip_prefix("# TYPE ")?.split_once(' ')?;
+        // The type is the last word: a name with a space in it is read whole (and refused).
+        let (family, metric_type) = line.strip_prefix("# TYPE ")?.rsplit_once(' ')?;
         let metric_type = match metric_type {
             "counter" => "counter",
             "gauge" => "gauge",
@@ -267,9 +288,39 @@ mod tests {
     }
 
     #[test]
+    fn a_name_outside_the_rule_is_refused_and_a_state_set_takes_the_label_key_rule() {
+        for (name, metric_type) in [
+            ("a b", "gauge"),
+            ("a.b", "counter"),
+            ("é", "histogram"),
+            ("", "gauge"),
+            ("a:b", "stateset"),
+        ] {
+            let err = Ledger::default()
+                .claim(vec![claim(name, metric_type, "A.f")])
+                .unwrap_err();
+            assert!(
+                matches!(&err, RegistrationError::InvalidName { family } if family.name == name),
+                "{name:?}: {err:?}"
+            );
+        }
+        let mut ledger = Ledger::default();
+        ledger
+            .claim(vec![
+                claim("a:b", "gauge", "A.f"),
+                claim("a_c", "stateset", "A.g"),
+            ])
+            .unwrap();
+    }
+
+    #[test]
     fn declared_families_come_from_type_lines() {
-        let text = "# HELP a A.\n# TYPE a counter\na_total 1\n# TYPE b weird\nb 2\n# EOF\n";
+        let text = "# HELP a A.\n# TYPE a counter\na_total 1\n# TYPE b weird\nb 2\n\
+                    # TYPE c d gauge\n# EOF\n";
         let found: Vec<_> = declared_families(text).collect();
-        assert_eq!(found, [("a", "counter"), ("b", "unknown")]);
+        assert_eq!(
+            found,
+            [("a", "counter"), ("b", "unknown"), ("c d", "gauge")]
+        );
     }
 }

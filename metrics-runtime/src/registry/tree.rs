@@ -37,6 +37,13 @@ type ConstLabel = (Cow<'static, str>, Cow<'static, str>);
 /// broken exposition would otherwise be found by the first scrape), the `try_register...`
 /// methods return it.
 ///
+/// The name each family is exposed under (prefix, name and unit joined by `_`) must match
+/// `[a-zA-Z_:][a-zA-Z0-9_:]*`, and a state set's, which is also the label key of its states,
+/// `[a-zA-Z_][a-zA-Z0-9_]*`: anything else (`""`, `a b`, `a.b`, a quote, a non-ASCII letter
+/// such as `é`) is [`RegistrationError::InvalidName`]. The text formats write names unquoted
+/// (this crate does not write Prometheus 3's quoted UTF-8 names), so such a name would make
+/// the parsers reject the whole scrape.
+///
 /// Encode it with [`ExpositionFormat::encode`](crate::ExpositionFormat::encode).
 ///
 /// ```
@@ -172,6 +179,10 @@ impl Registry {
     }
 
     /// An empty registry whose every name starts with `prefix` and `_`.
+    ///
+    /// The prefix is checked with each name registered under it: one that makes an invalid
+    /// name (a `.`, a space, a non-ASCII letter; a `:` for a state set) makes every such
+    /// registration fail with [`RegistrationError::InvalidName`].
     pub fn with_prefix(prefix: impl Into<String>) -> Self {
         Registry::from_scope(Scope {
             prefix: Some(prefix.into()),
@@ -242,8 +253,8 @@ impl Registry {
     ///
     /// # Panics
     ///
-    /// If a name the metric would write is taken (see [`Registry`]);
-    /// [`try_register`](Self::try_register) returns the error instead.
+    /// If a name the metric would write is taken, or is not a valid metric name (see
+    /// [`Registry`]); [`try_register`](Self::try_register) returns the error instead.
     pub fn register(
         &mut self,
         name: impl Into<String>,
@@ -253,8 +264,9 @@ impl Registry {
         unwrap_registration(self.try_register(name, help, metric));
     }
 
-    /// [`register`](Self::register), returning a clash instead of panicking; nothing is
-    /// registered on error.
+    /// [`register`](Self::register), returning a clash or an invalid name
+    /// ([`RegistrationError::InvalidName`]) instead of panicking; nothing is registered on
+    /// error.
     pub fn try_register(
         &mut self,
         name: impl Into<String>,
@@ -265,7 +277,8 @@ impl Registry {
     }
 
     /// Registers a metric as `name` with `unit` appended (`name_unit`), as
-    /// prometheus-client's `Registry::register_with_unit` does.
+    /// prometheus-client's `Registry::register_with_unit` does. The whole name must be valid:
+    /// a `Unit::Other` with a space or a `.` in it is refused as a bad name is.
     ///
     /// # Panics
     ///
@@ -280,8 +293,8 @@ impl Registry {
         unwrap_registration(self.try_register_with_unit(name, help, unit, metric));
     }
 
-    /// [`register_with_unit`](Self::register_with_unit), returning a clash instead of
-    /// panicking.
+    /// [`register_with_unit`](Self::register_with_unit), returning a clash or an invalid name
+    /// instead of panicking.
     pub fn try_register_with_unit(
         &mut self,
         name: impl Into<String>,
@@ -490,6 +503,10 @@ impl Registry {
     }
 
     /// A sub-registry whose names start with this one's prefix, `_`, and `prefix`.
+    ///
+    /// The prefix is checked with each name registered under it, as for
+    /// [`with_prefix`](Self::with_prefix). It also enters the label key of a state set's
+    /// states, which is the family's exposed name (`acme_gw_phase{acme_gw_phase="serving"}`).
     pub fn sub_registry_with_prefix(&mut self, prefix: impl AsRef<str>) -> &mut Registry {
         let scope = self.scope.sub(Some(prefix.as_ref()), std::iter::empty());
         self.push_sub(scope)

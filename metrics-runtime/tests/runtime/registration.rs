@@ -42,6 +42,7 @@ pub struct LatencyCount {
 }
 
 /// The error of a registration that must fail.
+#[track_caller]
 fn refused<T>(result: Result<T, RegistrationError>) -> RegistrationError {
     match result {
         Ok(_) => panic!("the registration should have been refused"),
@@ -783,4 +784,112 @@ fn every_name_a_family_writes_in_any_format_is_refused_to_another_family() {
             assert_eq!(err.existing().map(|e| e.metric_type), Some(kind));
         }
     }
+}
+
+/// A name the text formats would write unquoted and the parsers reject (a space, a quote, a
+/// `.`, a non-ASCII letter, an empty name), whether it comes from the name, the unit or the
+/// prefix, is refused with the rule, and nothing is registered.
+#[test]
+fn names_no_scraper_accepts_are_refused_whatever_part_makes_them() {
+    use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
+    use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
+
+    fn invalid_name(error: &RegistrationError) -> &str {
+        match error {
+            RegistrationError::InvalidName { family } => &family.name,
+            other => panic!("expected InvalidName, got {other:?}"),
+        }
+    }
+
+    let mut registry = Registry::default();
+    registry.register("kept", "A gauge", <Gauge>::default());
+    let before = encode_openmetrics(&registry);
+    for name in ["", "a b", "a\"b", "a.b", "é", "1x", "a-b", "a\nb", "a{b}"] {
+        let err = refused(registry.try_register(name, "A gauge", <Gauge>::default()));
+        assert_eq!(invalid_name(&err), name);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "`Registry::register` would expose the gauge {name:?}, which is not a metric \
+                 name scrapers accept: a metric name (with the registry's prefix and the unit, \
+                 joined by `_`) must match `[a-zA-Z_:][a-zA-Z0-9_:]*` (ASCII letters, digits, \
+                 `_` and `:`, not starting with a digit), or parsers reject the whole scrape"
+            )
+        );
+        if name.is_empty() {
+            // `_seconds` is a valid name.
+            continue;
+        }
+        let err = refused(registry.try_register_with_unit(
+            name,
+            "A gauge",
+            Unit::Seconds,
+            <Gauge>::default(),
+        ));
+        assert_eq!(invalid_name(&err), format!("{name}_seconds"));
+    }
+    // A unit of prometheus-client's `Unit::Other` can make a valid name invalid.
+    let err = refused(registry.try_register_with_unit(
+        "ok",
+        "A gauge",
+        Unit::Other("per second".to_owned()),
+        <Gauge>::default(),
+    ));
+    assert_eq!(invalid_name(&err), "ok_per second");
+    // So can a prefix, for every registration under it, the derive's included.
+    let dotted = registry.sub_registry_with_prefix("my.app");
+    let err = refused(dotted.try_register("ok", "A gauge", <Gauge>::default()));
+    assert_eq!(invalid_name(&err), "my.app_ok");
+    let err = refused(KvStore::try_register(dotted));
+    assert_eq!(invalid_name(&err), "my.app_kv_keys");
+    assert_eq!(err.family().registered_by, "`KvStore.kv_keys`");
+    // An included registry's names are read whole from its exposition.
+    let mut foreign = PcRegistry::default();
+    foreign.register("a b", "A gauge", PcGauge::<i64>::default());
+    assert_eq!(invalid_name(&refused(registry.try_include(foreign))), "a b");
+    assert_eq!(encode_openmetrics(&registry), before);
+
+    // Names of the rule pass, `:` and a leading `_` included.
+    for name in ["_x", ":x", "app:x_1", "A_b"] {
+        registry
+            .try_register(name, "A gauge", <Gauge>::default())
+            .expect(name);
+    }
+}
+
+/// A state set's name is also the label key of its states: a prefix with `:` makes it one no
+/// parser accepts, though a gauge under the same prefix is fine.
+#[test]
+fn a_prefix_with_a_colon_is_refused_for_a_state_set_only() {
+    let mut registry = Registry::default();
+    let colon = registry.sub_registry_with_prefix("acme:gw");
+    let err = refused(OneStateSet::try_register(colon));
+    match &err {
+        RegistrationError::InvalidName { family } => {
+            assert_eq!(
+                (family.name.as_str(), family.metric_type),
+                ("acme:gw_x", "stateset")
+            )
+        }
+        other => panic!("expected InvalidName, got {other:?}"),
+    }
+    assert!(
+        err.to_string().contains("`[a-zA-Z_][a-zA-Z0-9_]*`"),
+        "{err}"
+    );
+    OneGauge::try_register(colon).expect("a gauge may have `:` in its name");
+    // Under a prefix without `:`, the prefix enters the state label's key.
+    let plain = registry.sub_registry_with_prefix("acme");
+    OneStateSet::register(plain)
+        .resolve(&NoLabels)
+        .x
+        .set(Mode::Busy);
+    let text = encode_openmetrics(&registry);
+    assert!(text.contains("acme_x{acme_x=\"busy\"} 1\n"), "{text}");
+}
+
+#[test]
+#[should_panic(expected = "would expose the gauge \"a b\", which is not a metric name")]
+fn register_panics_on_a_name_no_scraper_accepts() {
+    Registry::default().register("a b", "A gauge", <Gauge>::default());
 }
