@@ -162,6 +162,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             /// If a name this struct exposes is already exposed by `registry` (the same struct
             /// registered twice, or another metric whose samples would collide with these);
             /// [`Self::try_register`] returns that error instead.
+            #[track_caller]
             pub fn register(registry: &mut #krate::Registry) -> Self {
                 Self::register_with(registry, &#krate::RegisterOptions::new())
             }
@@ -172,6 +173,8 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
             /// # Panics
             ///
             /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
+            /// The panic reports the line of the call.
+            #[track_caller]
             pub fn register_with(
                 registry: &mut #krate::Registry,
                 options: &#krate::RegisterOptions,

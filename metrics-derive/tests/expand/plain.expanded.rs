@@ -283,6 +283,7 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// If a name this struct exposes is already exposed by `registry` (the same struct
     /// registered twice, or another metric whose samples would collide with these);
     /// [`Self::try_register`] returns that error instead.
+    #[track_caller]
     pub fn register(registry: &mut ::metric_handles::Registry) -> Self {
         Self::register_with(registry, &::metric_handles::RegisterOptions::new())
     }
@@ -292,6 +293,8 @@ Each field's family is registered under its `name` (and unit), with its help tex
     /// # Panics
     ///
     /// As [`Self::register`]; [`Self::try_register_with`] returns the error instead.
+    /// The panic reports the line of the call.
+    #[track_caller]
     pub fn register_with(
         registry: &mut ::metric_handles::Registry,
         options: &::metric_handles::RegisterOptions,

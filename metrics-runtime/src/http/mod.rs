@@ -159,6 +159,7 @@ impl HttpMetrics {
     ///
     /// If a name they would write is taken (a second registration in one registry, say);
     /// [`try_register`](Self::try_register) returns the error instead.
+    #[track_caller]
     pub fn register(registry: &mut Registry) -> Self {
         Self::register_with(registry, &RegisterOptions::new())
     }
@@ -169,6 +170,7 @@ impl HttpMetrics {
     /// # Panics
     ///
     /// As [`register`](Self::register).
+    #[track_caller]
     pub fn register_with(registry: &mut Registry, options: &RegisterOptions) -> Self {
         match Self::try_register_with(registry, options) {
             Ok(metrics) => metrics,

@@ -84,6 +84,7 @@ impl ProcessCollector {
     ///
     /// If a `process_*` name is taken (the collector registered twice, say);
     /// [`try_register`](Self::try_register) returns the error instead.
+    #[track_caller]
     pub fn register(registry: &mut Registry) {
         registry.register_collector(Box::new(ProcessCollector::new()));
     }

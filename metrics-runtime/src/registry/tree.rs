@@ -255,6 +255,7 @@ impl Registry {
     ///
     /// If a name the metric would write is taken, or is not a valid metric name (see
     /// [`Registry`]); [`try_register`](Self::try_register) returns the error instead.
+    #[track_caller]
     pub fn register(
         &mut self,
         name: impl Into<String>,
@@ -283,6 +284,7 @@ impl Registry {
     /// # Panics
     ///
     /// As [`register`](Self::register).
+    #[track_caller]
     pub fn register_with_unit(
         &mut self,
         name: impl Into<String>,
@@ -462,6 +464,7 @@ impl Registry {
     /// # Panics
     ///
     /// As [`register`](Self::register).
+    #[track_caller]
     pub fn register_collector(&mut self, collector: Box<dyn Collector>) {
         unwrap_registration(self.try_register_collector(collector));
     }
@@ -488,6 +491,7 @@ impl Registry {
     /// # Panics
     ///
     /// As [`register`](Self::register).
+    #[track_caller]
     pub fn include(&mut self, registry: prometheus_client::registry::Registry) {
         unwrap_registration(self.try_include(registry));
     }
@@ -612,6 +616,7 @@ impl Registry {
 }
 
 /// The panic of the `register...` methods: the error's message, naming both families.
+#[track_caller]
 fn unwrap_registration(result: Result<(), RegistrationError>) {
     if let Err(error) = result {
         panic!("{error}");

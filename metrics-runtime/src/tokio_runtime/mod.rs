@@ -248,6 +248,7 @@ impl TokioCollector {
     ///
     /// If a `tokio_*` name is taken (the collector registered twice, say);
     /// [`try_register`](Self::try_register) returns the error instead.
+    #[track_caller]
     pub fn register(registry: &mut Registry, runtime: Handle) {
         registry.register_collector(Box::new(TokioCollector::new(runtime)));
     }

@@ -46,6 +46,7 @@ impl VllmMetrics {
     ///
     /// If `registry` already exposes one of the vLLM names (a second registration);
     /// [`VllmMetrics::try_register`] returns that error instead.
+    #[track_caller]
     pub fn register(registry: &mut Registry, config: VllmMetricsConfig) -> Self {
         match Self::try_register(registry, config) {
             Ok(metrics) => metrics,

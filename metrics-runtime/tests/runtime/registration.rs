@@ -893,3 +893,120 @@ fn a_prefix_with_a_colon_is_refused_for_a_state_set_only() {
 fn register_panics_on_a_name_no_scraper_accepts() {
     Registry::default().register("a b", "A gauge", <Gauge>::default());
 }
+
+thread_local! {
+    /// Where the last panic of this thread was raised, while [`panic_location`] watches it.
+    static PANICKED_AT: std::cell::RefCell<Option<(String, u32)>> =
+        const { std::cell::RefCell::new(None) };
+    static WATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The file and line `f`'s panic reports (what a user reads in the panic message), and the
+/// message. A panic hook installed once records the location on the watching thread and
+/// hands every other thread's panic to the previous hook, so tests running beside this one
+/// keep their output.
+fn panic_location(f: impl FnOnce()) -> ((String, u32), String) {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if WATCHING.with(std::cell::Cell::get) {
+                let at = info.location().map(|l| (l.file().to_owned(), l.line()));
+                PANICKED_AT.with(|slot| *slot.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    WATCHING.with(|w| w.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    WATCHING.with(|w| w.set(false));
+    let payload = result.expect_err("the registration should have panicked");
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_default();
+    let at = PANICKED_AT
+        .with(|slot| slot.borrow_mut().take())
+        .expect("the hook saw the panic");
+    (at, message)
+}
+
+/// A refused registration panics at the caller's line: a refused override given to a derived
+/// struct's `register_with`, a clash in its `register`, and a clash or a bad name in
+/// `Registry::register`, `register_with_unit` and `include`, not a line inside the derive's
+/// output or the library.
+#[test]
+fn a_refused_registration_panics_at_the_callers_line() {
+    use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
+    use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
+    use metric_handles::RegisterOptions;
+
+    let here = file!().to_owned();
+    let mut registry = Registry::default();
+    let options = RegisterOptions::new().max_series("app:latence", 4);
+    let (at, message) = panic_location(|| {
+        Served::register_with(&mut registry, &options);
+    });
+    assert_eq!(at, (here.clone(), line!() - 2), "{message}");
+    assert!(
+        message.contains("`RegisterOptions::max_series` given to `Served`"),
+        "{message}"
+    );
+
+    Served::register(&mut registry);
+    let (at, message) = panic_location(|| {
+        Served::register(&mut registry);
+    });
+    assert_eq!(at, (here.clone(), line!() - 2), "{message}");
+
+    let (at, _) = panic_location(|| registry.register("app:requests", "G", <Gauge>::default()));
+    assert_eq!(at, (here.clone(), line!() - 1));
+    let (at, _) = panic_location(|| {
+        registry.register_with_unit("a b", "G", Unit::Seconds, <Gauge>::default())
+    });
+    assert_eq!(at, (here.clone(), line!() - 2));
+    let mut foreign = PcRegistry::default();
+    foreign.register("app:requests", "G", PcGauge::<i64>::default());
+    let (at, _) = panic_location(|| registry.include(foreign));
+    assert_eq!(at, (here, line!() - 1));
+}
+
+#[derive(Debug, MetricHandles)]
+pub struct Timed {
+    /// Time spent
+    #[metric(name = "busy", unit = "seconds", buckets = [0.1, 1.0])]
+    pub busy: Family<NoLabels, Histogram>,
+}
+
+/// An override names a metric by its declared `name`: without the registry's prefix and
+/// without the unit, though the exposition writes both.
+#[test]
+fn overrides_take_the_declared_name_not_the_exposed_one() {
+    use metric_handles::RegisterOptions;
+
+    let mut registry = Registry::default();
+    let acme = registry.sub_registry_with_prefix("acme");
+    for exposed in ["acme_busy_seconds", "acme_busy", "busy_seconds"] {
+        let mut options = RegisterOptions::new();
+        options.buckets(exposed, vec![0.5]).expect("valid buckets");
+        let err = refused(Timed::try_register_with(acme, &options));
+        match &err {
+            RegistrationError::UnknownOverride { known, .. } => assert_eq!(known, &["busy"]),
+            other => panic!("{exposed}: expected UnknownOverride, got {other:?}"),
+        }
+    }
+    let mut options = RegisterOptions::new();
+    options.buckets("busy", vec![0.5]).expect("valid buckets");
+    Timed::try_register_with(acme, &options)
+        .expect("the declared name")
+        .resolve(&NoLabels)
+        .busy
+        .observe(0.2);
+    let text = encode_openmetrics(&registry);
+    assert!(
+        text.contains("acme_busy_seconds_bucket{le=\"0.5\"} 1\n"),
+        "{text}"
+    );
+}
