@@ -62,13 +62,15 @@ pub use record::histogram::{
     Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
 };
 pub use record::in_flight::{InFlightGauge, InFlightGuard};
-pub use record::info::{register_build_info, try_register_build_info, Info};
+pub use record::info::Info;
 pub use record::local::{
     HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
 };
 pub use record::timer::{Timer, TimerTarget};
 pub use registry::options::RegisterOptions;
-pub use registry::{RegisteredFamily, RegistrationError, Registry};
+pub use registry::{
+    register_build_info, try_register_build_info, RegisteredFamily, RegistrationError, Registry,
+};
 pub use series::axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
 pub use series::family::Family;
 pub use series::grid::{

@@ -10,12 +10,14 @@
 //! name, a collector, a plug-in family at run time, an included prometheus-client registry),
 //! claims its names there first, and a clash is refused before anything is registered.
 
+mod build_info;
 mod declared;
 mod error;
 mod ledger;
 pub(crate) mod options;
 mod tree;
 
+pub use build_info::{register_build_info, try_register_build_info};
 pub(crate) use declared::declared_claims;
 pub use declared::{check_registration, register_family};
 pub use error::{RegisteredFamily, RegistrationError};
