@@ -225,7 +225,9 @@ fn counter_samples(samples: &[Sample], request_side_only: bool) -> Vec<Sample> {
             if request_side_only {
                 REQUEST_SIDE.contains(&s.name.as_str())
             } else {
-                s.name.ends_with("_total") || s.name.ends_with("_count")
+                // The process's own figures (CPU time) are the machine's, not the workload's.
+                !s.name.starts_with("process_")
+                    && (s.name.ends_with("_total") || s.name.ends_with("_count"))
             }
         })
         .cloned()
