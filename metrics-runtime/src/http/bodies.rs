@@ -113,6 +113,7 @@ impl HttpBodyMetrics {
     ///
     /// If a name they would write is taken; [`try_register`](Self::try_register) returns the
     /// error instead.
+    #[track_caller]
     pub fn register(registry: &mut Registry) -> Self {
         match Self::try_register_with(registry, &RegisterOptions::new()) {
             Ok(metrics) => metrics,
