@@ -1,175 +1,94 @@
 //! The merge protocol: a batch of locally recorded observations added to the calling
-//! thread's shard in one step (see [`Histogram::merge`](super::Histogram::merge)).
+//! thread's block in one step (see [`Histogram::merge`](super::Histogram::merge)).
 
 use super::native_state::NativeCore;
-use super::shards::{HistogramCore, MERGE_FLAG, STARTED};
-use super::sum::{add_all_to_f64_bits, add_in_order};
-use super::sync::{AtomicU64, Ordering};
-use super::thread_shard::thread_index;
+use super::shards::{Block, HistogramCore};
+use super::sum::add_all_to_f64_bits;
+use super::sync::Ordering;
 
 /// Bucket lists up to this long (vLLM's longest has 23 buckets) are merged with a per-bucket
 /// count on the stack; longer ones with one `fetch_add` per merged value.
 pub(super) const MERGE_BUCKETS: usize = 64;
 
 impl HistogramCore {
-    /// Adds a batch of observations to the calling thread's shard (see [`Histogram::merge`]).
+    /// Adds a batch of observations to the calling thread's block (see [`Histogram::merge`]):
+    /// one `fetch_add` counts the batch as started (and names the half), one compare-and-swap
+    /// adds its values to the half's sum in order, and one `fetch_add` per bucket the batch
+    /// touched adds its count there, after the sum (released, as in `observe`). Nobody ever
+    /// waits. A swap that finds another thread's add in between installs the shards, as in
+    /// `observe`.
     ///
-    /// The batch goes to the merge area of the hot half when the shard's merge flag is free:
-    /// one compare-and-swap takes the flag, one `fetch_add` counts the batch as started (and
-    /// names the half), then every cell of the area is updated with a plain load and store
-    /// (no locked instruction per bucket: only the flag holder writes there), and a release
-    /// store frees the flag. When another merge holds it (more merging threads than shards),
-    /// the batch goes to the half's observe cells with one `fetch_add` per bucket instead:
-    /// nobody ever waits. The sum first, then the buckets, in both cases.
+    /// [`Histogram::merge`]: super::Histogram::merge
     pub(super) fn merge(&self, values: &[f64]) {
         if values.is_empty() {
             return;
         }
-        let shard = thread_index() & self.shard_mask;
-        let Some(started) = self.cell(shard, STARTED) else {
-            return;
-        };
-        let batch = values.len() as u64;
-        if let Some(native) = self.native.as_deref().filter(|_| self.ends_in_native) {
-            self.merge_native_only(native, shard, started, values);
-            return;
-        }
-        if self.layout.buckets > MERGE_BUCKETS {
-            let half = self.start(started, batch);
-            let area = self.layout.area(half, false);
-            if let Some(sum) = self.cell(shard, area) {
-                add_all_to_f64_bits(sum, values);
+        let met = self.with_block(|index, block| {
+            let half = block.start(values.len() as u64);
+            let area = self.layout.half(half);
+            let met = block
+                .cell(area)
+                .is_some_and(|sum| add_all_to_f64_bits(sum, values));
+            if let Some(native) = self.native.as_deref() {
+                // Before the classic counts, whose release publishes it (as in `observe`).
+                let counted = add_runs(native, index, half, values);
+                if self.ends_in_native {
+                    self.merge_uncounted(block, area, values.len() - counted);
+                    return met;
+                }
             }
-            self.merge_native(shard, half, values);
+            self.merge_counts(block, area, values);
+            met
+        });
+        if met {
+            self.contended();
+        }
+    }
+
+    /// Adds the bucket counts of `values` to the half whose sum is cell `area` of `block`.
+    #[inline]
+    fn merge_counts(&self, block: Block<'_>, area: usize, values: &[f64]) {
+        if self.layout.buckets > MERGE_BUCKETS {
             for &value in values {
-                if let Some(cell) = self.cell(shard, area + 1 + self.bucket_index(value)) {
+                if let Some(cell) = block.cell(area + 1 + self.bucket_index(value)) {
                     cell.fetch_add(1, Ordering::Release);
                 }
             }
             return;
         }
-        let owned = self.claim_merge_flag(shard);
-        let half = self.start(started, batch);
-        let area = self.layout.area(half, owned.is_some());
-        // Before the classic counts, whose release publishes it (as in `observe`).
-        self.merge_native(shard, half, values);
-        // With the flag, the area's sum is ours to replay the batch onto; without it, the sum
-        // is added afterwards with a compare-and-swap.
-        let start = match (owned, self.cell(shard, area)) {
-            (Some(_), Some(sum)) => f64::from_bits(sum.load(Ordering::Relaxed)),
-            _ => 0.0,
-        };
         let mut counts: BatchCounts = [0; MERGE_BUCKETS];
         let exact = |value| self.bucket_index(value);
-        let sum = match &self.lookup {
+        match &self.lookup {
             Some(lookup) => {
                 let tables = lookup.tables();
-                count_and_add(
-                    values,
-                    start,
-                    &mut counts,
-                    |value| tables.index(value),
-                    exact,
-                )
+                count_batch(values, &mut counts, |value| tables.index(value), exact);
             }
-            None => count_and_add(values, start, &mut counts, exact, exact),
-        };
+            None => count_batch(values, &mut counts, exact, exact),
+        }
         let counts = counts.get(..self.layout.buckets).unwrap_or(&counts);
-        if let Some(flag) = owned {
-            if let Some(cell) = self.cell(shard, area) {
-                cell.store(sum.to_bits(), Ordering::Relaxed);
+        block.add_counts(area + 1, counts, |cell, count| {
+            if count != 0 {
+                cell.fetch_add(count, Ordering::Release);
             }
-            // Every bucket, touched or not: a plain load and store each, no branch. Release:
-            // a scrape that sees the counts sees the sum.
-            self.add_counts(shard, area + 1, counts, |cell, count| {
-                let total = cell.load(Ordering::Relaxed).wrapping_add(count);
-                cell.store(total, Ordering::Release);
-            });
-            // Release: the next holder of the flag sees these stores.
-            flag.store(0, Ordering::Release);
-        } else {
-            if let Some(cell) = self.cell(shard, area) {
-                add_all_to_f64_bits(cell, values);
-            }
-            self.add_counts(shard, area + 1, counts, |cell, count| {
-                if count != 0 {
-                    cell.fetch_add(count, Ordering::Release);
-                }
-            });
-        }
-    }
-}
-
-impl HistogramCore {
-    /// Adds a batch's values to the native buckets of `half` of `shard`, one atomic add each
-    /// (a bucket index costs more than the add; runs of equal values are added at once).
-    #[inline]
-    fn merge_native(&self, shard: usize, half: usize, values: &[f64]) {
-        if let Some(native) = &self.native {
-            add_runs(native, shard, half, values);
-        }
+        });
     }
 
-    /// The merge flag of `shard`, when this merge takes it (acquire: its stores follow the
-    /// previous holder's); `None` when another merge holds it.
-    #[inline]
-    fn claim_merge_flag(&self, shard: usize) -> Option<&AtomicU64> {
-        self.cell(shard, MERGE_FLAG).filter(|flag| {
-            flag.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        })
-    }
-
-    /// [`merge`](Self::merge) into a native-only histogram, whose records end on their
-    /// native counts (see [`HistogramCore::ends_in_native`]): the batch counted as started,
-    /// its sum, then its native buckets (one atomic add per run of equal values), then the
-    /// values no native table took (none: NaN counts as +Inf there) in the `+Inf` cell. As in the classic merge, the
-    /// holder of the shard's merge flag writes the merge area's sum and `+Inf` with plain
-    /// loads and stores, and a merge that finds the flag taken adds to the observe area.
-    /// Out of line, so that the classic merge's loop compiles as it would without it.
+    /// The values of a merge into a native-only histogram that no native table took (none:
+    /// NaN counts as +Inf there), counted in its `+Inf` cell (see
+    /// [`HistogramCore::ends_in_native`]). Out of line: it never happens in practice.
+    #[cold]
     #[inline(never)]
-    fn merge_native_only(
-        &self,
-        native: &NativeCore,
-        shard: usize,
-        started: &AtomicU64,
-        values: &[f64],
-    ) {
-        let owned = self.claim_merge_flag(shard);
-        let half = self.start(started, values.len() as u64);
-        let area = self.layout.area(half, owned.is_some());
-        if let Some(sum) = self.cell(shard, area) {
-            match owned {
-                Some(_) => {
-                    let total = add_in_order(f64::from_bits(sum.load(Ordering::Relaxed)), values);
-                    sum.store(total.to_bits(), Ordering::Relaxed);
-                }
-                None => add_all_to_f64_bits(sum, values),
-            }
+    fn merge_uncounted(&self, block: Block<'_>, area: usize, uncounted: usize) {
+        if uncounted == 0 {
+            return;
         }
-        // Released, after the sum: each ends the records it counts.
-        let uncounted = values.len() - add_runs(native, shard, half, values);
-        let infinite = self.cell(shard, area + self.layout.buckets);
-        match (owned, infinite) {
-            (Some(flag), infinite) => {
-                if let Some(infinite) = infinite.filter(|_| uncounted > 0) {
-                    let total = infinite
-                        .load(Ordering::Relaxed)
-                        .wrapping_add(uncounted as u64);
-                    infinite.store(total, Ordering::Release);
-                }
-                // Release: the next holder of the flag sees these stores.
-                flag.store(0, Ordering::Release);
-            }
-            (None, Some(infinite)) if uncounted > 0 => {
-                infinite.fetch_add(uncounted as u64, Ordering::Release);
-            }
-            (None, _) => {}
+        if let Some(infinite) = block.cell(area + self.layout.buckets) {
+            infinite.fetch_add(uncounted as u64, Ordering::Release);
         }
     }
 }
 
-/// Adds `values` to the native buckets of `half` of `shard`, a run of equal values at once,
+/// Adds `values` to the native buckets of `half` of block `shard`, a run of equal values at once,
 /// and returns how many it counted (every value, NaN in the bucket of +Inf, unless a table
 /// is missing).
 #[inline]
@@ -193,49 +112,38 @@ fn add_runs(native: &NativeCore, shard: usize, half: usize, values: &[f64]) -> u
 /// about a fifth slower (byte-wide read-modify-writes forward worse).
 type BatchCounts = [u32; MERGE_BUCKETS];
 
-/// Counts `values` per bucket into `counts` (the bucket of each found by `bucket_of`, which
-/// need not handle NaN) and returns `start` plus the values added in order with the rules of
-/// [`add_observation`]. The searches are independent of each other, so they overlap, and the
-/// chain of additions runs alongside them.
+/// Counts `values` per bucket into `counts`, the bucket of each found by `bucket_of`, which
+/// need not handle NaN. The searches are independent of each other, so they overlap.
 ///
-/// The common batch (every value finite, no overflow) is added with plain additions: they give
-/// the same result as [`add_observation`] there, and a NaN, an infinity or an overflow anywhere
-/// leaves the plain total non-finite for good, so a finite total proves the batch common.
-/// Anything else is counted again with `exact_bucket_of` and added with the rules.
+/// A plain running sum tells whether the batch is the common one: a NaN or an infinity
+/// anywhere leaves it non-finite for good, so a finite total proves that `bucket_of` saw no
+/// such value. Anything else is counted again with `exact_bucket_of`.
 #[inline(always)]
-fn count_and_add(
+fn count_batch(
     values: &[f64],
-    start: f64,
     counts: &mut BatchCounts,
     bucket_of: impl Fn(f64) -> usize,
     exact_bucket_of: impl Fn(f64) -> usize,
-) -> f64 {
-    let mut sum = start;
+) {
+    let mut sum = 0.0;
     for &value in values {
         if let Some(count) = counts.get_mut(bucket_of(value)) {
             *count += 1;
         }
         sum += value;
     }
-    if sum.is_finite() {
-        return sum;
+    if !sum.is_finite() {
+        recount(values, counts, exact_bucket_of);
     }
-    recount_and_add(values, start, counts, exact_bucket_of)
 }
 
-/// The rare case of [`count_and_add`]: a batch with a non-finite value or an overflowing sum.
+/// The rare case of [`count_batch`]: a batch with a non-finite value or an overflowing sum.
 #[cold]
-fn recount_and_add(
-    values: &[f64],
-    start: f64,
-    counts: &mut BatchCounts,
-    bucket_of: impl Fn(f64) -> usize,
-) -> f64 {
+fn recount(values: &[f64], counts: &mut BatchCounts, bucket_of: impl Fn(f64) -> usize) {
     counts.fill(0);
     for &value in values {
         if let Some(count) = counts.get_mut(bucket_of(value)) {
             *count += 1;
         }
     }
-    add_in_order(start, values)
 }

@@ -3,19 +3,22 @@
 //! prometheus-client's `Histogram` takes a mutex on every `observe`, which serialises every
 //! worker recording into a hot histogram (inter-token latency is observed once per output batch
 //! of every request). This one records with three atomic read-modify-writes and no lock: a
-//! `fetch_add` on the shard's started count (whose answer names the half of the cells to
+//! `fetch_add` on the block's started count (whose answer names the half of the cells to
 //! write), a compare-and-swap loop that adds the value to the sum (stored as `f64` bits), and a
 //! `fetch_add` on the bucket the value falls into.
 //!
-//! Both land in the calling thread's *shard*: the histogram keeps one block of cells (sum and
-//! bucket counts) per shard, each block on cache lines of its own, and every thread records
-//! into the shard its thread index selects. Threads observing into the same histogram thus
-//! update different cache lines instead of bouncing one line between cores, and no two
-//! histograms ever share a line. A scrape adds the shards up.
+//! All three land in one *block* of cells (sum and bucket counts, on cache lines of their
+//! own, so no two histograms ever share a line). A histogram starts with one, whatever the
+//! machine's core count, so a series costs about what prometheus-client's does. The first time
+//! two threads record into it at the same moment (a compare-and-swap of the sum finds the
+//! other's add), it gets a block per *shard*, up to four, and every thread records into the
+//! shard its thread index selects from then on: threads observing into a hot histogram update
+//! different cache lines instead of bouncing one line between cores. A scrape adds the blocks
+//! up.
 //!
 //! Rules (what a scraper may rely on, whatever is observed and whenever it scrapes):
 //! * Every scrape sees `_sum`, `_count` and the buckets of one set of whole observations (a
-//!   merged batch all in or all out), and loses none: each shard's cells exist in two halves,
+//!   merged batch all in or all out), and loses none: each block's cells exist in two halves,
 //!   records write the hot one, and a scrape turns the other hot and reads the now cold one once
 //!   the records started there have finished (see [`Histogram::snapshot`]). Records never wait.
 //! * `_count` is not stored: it is derived from the buckets at encode time, so it always equals
@@ -33,11 +36,11 @@
 //!   sum is NaN).
 //! * `_sum` saturates at `±f64::MAX` instead of overflowing to `±Inf` (two observations of
 //!   `1e308` would otherwise make it infinite for good, and `rate()` over it NaN), so the
-//!   encoded `_sum` is always a finite number: each shard's sum saturates, and so does their
+//!   encoded `_sum` is always a finite number: each block's sum saturates, and so does their
 //!   total.
 //! * Encoded output is byte-identical to prometheus-client's `Histogram` for finite observations
 //!   (whose sum does not overflow): observations from one thread are summed in order in one
-//!   shard, and adding the other shards' `0.0` is exact. A scrape taken while they are
+//!   block, and adding the other blocks' `0.0` is exact. A scrape taken while they are
 //!   recorded splits them between the halves, whose sums are then added: that can differ from
 //!   the sum in order in the last bits.
 //! * The `loom` model (`loom_model.rs`, `RUSTFLAGS="--cfg loom"`) checks these rules under
@@ -46,8 +49,10 @@
 //! The folder, by job (none of it depends on anything outside it but the standard library,
 //! prometheus-client's encoding traits and the crate's poison-tolerant lock):
 //! * `observe.rs`: the [`Histogram`] handle, `observe`, and its encoding;
-//! * `shards.rs`: the cells, one block per shard;
+//! * `shards.rs`: the cells, in blocks (the base block, and one per shard once contended);
+//! * `promote.rs`: when a histogram gets its shards, and how they are installed;
 //! * `thread_shard.rs`: which shard a thread records into (the shard count, a thread's index);
+//! * `bounds.rs`: the bucket bounds, sanitised and shared by every histogram that has them;
 //! * `merge.rs`: the merge protocol of a batch of locally recorded observations;
 //! * `sum.rs`: the rules of `_sum` (what is added, saturation, order);
 //! * `bucket_lookup.rs`: the bucket search of a value (a table where the bounds suit it);
@@ -66,6 +71,7 @@
 //!
 //! [`Registry`]: prometheus_client::registry::Registry
 
+mod bounds;
 pub(crate) mod bucket_lookup;
 mod exemplars;
 mod local;
@@ -79,6 +85,7 @@ mod native_table;
 mod native_totals;
 mod observe;
 mod observe_exemplar;
+mod promote;
 mod shards;
 mod snapshot;
 mod sum;

@@ -39,7 +39,7 @@ impl HistogramCore {
     ) -> HistogramSnapshot {
         let config = native.config;
         let mut classic = HalfTotals::zero(self.layout.buckets);
-        let turned = self.turn(state, true, &mut classic);
+        let turned = self.drain_turn(&mut classic);
         // Never `None`: the core and the scrape state are made from the same configuration.
         let Some(scrape) = state.native.as_mut() else {
             return self.empty_snapshot(None);
@@ -62,9 +62,9 @@ impl HistogramCore {
             let fresh = NativeTotals::empty(&config);
             native.publish(&fresh);
             // The second turn: what was written since the first one is dropped with the rest.
-            let second = self.turn(state, true, &mut classic);
+            let second = self.drain_turn(&mut classic);
             let _ = native.drain(second.cold, second.fresh());
-            state.native = Some(NativeScrape::new(&config, self.layout.buckets));
+            state.native = Some(Box::new(NativeScrape::new(&config, self.layout.buckets)));
             return self.empty_snapshot(Some(fresh));
         }
         let Some(scrape) = state.native.as_mut() else {

@@ -12,13 +12,10 @@ use super::bucket_lookup::BucketLookup;
 use super::exemplars::HistogramExemplars;
 use super::native_config::NativeConfig;
 use super::native_state::{NativeCore, NativeScrape};
-use super::shards::{
-    HalfTotals, HistogramCore, Layout, Line, ScrapeState, CELLS_PER_LINE, STARTED,
-};
+use super::shards::{HistogramCore, Layout, ScrapeState};
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
-use super::sync::{Mutex, Ordering};
-use super::thread_shard::{shard_count, thread_index};
+use super::sync::{Installed, Mutex, Ordering};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -77,35 +74,21 @@ impl Histogram {
     }
 
     fn build(bounds: impl IntoIterator<Item = f64>, native: Option<NativeConfig>) -> Self {
-        let mut bounds: Vec<f64> = bounds.into_iter().filter(|b| b.is_finite()).collect();
-        bounds.sort_by(f64::total_cmp);
-        bounds.dedup();
-        let shards = shard_count();
+        let bounds = super::bounds::sanitise(bounds);
         let ends_in_native = native.is_some() && bounds.is_empty();
         let layout = Layout {
             buckets: bounds.len() + 1,
         };
-        let lines_per_shard = layout.cells().div_ceil(CELLS_PER_LINE);
-        let lines = (0..shards * lines_per_shard)
-            .map(|_| Line::zeroed())
-            .collect();
         let scrape = ScrapeState {
-            hot: 0,
-            complete: [
-                HalfTotals::zero(layout.buckets),
-                HalfTotals::zero(layout.buckets),
-            ],
-            counted: vec![[0; 2]; shards].into_boxed_slice(),
-            native: native.map(|config| NativeScrape::new(&config, layout.buckets)),
+            native: native.map(|config| Box::new(NativeScrape::new(&config, layout.buckets))),
         };
         Histogram {
             core: Arc::new(HistogramCore {
                 lookup: BucketLookup::shared(&bounds),
-                bounds: bounds.into_boxed_slice(),
-                lines,
-                lines_per_shard,
+                bounds: super::bounds::shared(&bounds),
                 layout,
-                shard_mask: shards - 1,
+                base: layout.new_block(0),
+                shards: Installed::new(),
                 scrape: Mutex::new(scrape),
                 ends_in_native,
                 native: native.map(|config| Box::new(NativeCore::new(config))),
@@ -114,10 +97,12 @@ impl Histogram {
         }
     }
 
-    /// Records one observation. Lock-free and allocation-free: three relaxed-or-release
-    /// read-modify-writes on the calling thread's shard (the started count, which names the
-    /// half to write, the sum and the bucket), and no wait on anything. With native buckets,
-    /// one more for the native bucket; a native-only histogram skips the `+Inf` count.
+    /// Records one observation. Lock-free: three relaxed-or-release read-modify-writes on the
+    /// calling thread's block (the started count, which names the half to write, the sum and
+    /// the bucket), and no wait on anything. With native buckets, one more for the native
+    /// bucket; a native-only histogram skips the `+Inf` count. It allocates only when it is
+    /// the first record of a series to meet another thread's (the shards, see `promote.rs`) or
+    /// its native bucket is new.
     #[inline]
     pub fn observe(&self, value: f64) {
         self.observe_in_bucket(value);
@@ -140,26 +125,28 @@ impl Histogram {
     #[inline]
     pub(super) fn observe_in_bucket(&self, value: f64) -> usize {
         let core = &*self.core;
-        let shard = thread_index() & core.shard_mask;
         let bucket = self.bucket_of(value);
-        let Some(started) = core.cell(shard, STARTED) else {
-            return bucket;
-        };
-        let half = core.start(started, 1);
-        let area = core.layout.area(half, false);
-        if value.is_finite() && value != 0.0 {
-            if let Some(sum) = core.cell(shard, area) {
-                add_to_f64_bits(sum, value);
+        let met = core.with_block(|index, block| {
+            let half = block.start(1);
+            let area = core.layout.half(half);
+            let met = value.is_finite()
+                && value != 0.0
+                && block
+                    .cell(area)
+                    .is_some_and(|sum| add_to_f64_bits(sum, value));
+            if let Some(native) = &core.native {
+                if native.record(index, half, value, 1) && core.ends_in_native {
+                    return met;
+                }
             }
-        }
-        if let Some(native) = &core.native {
-            if native.record(shard, half, value, 1) && core.ends_in_native {
-                return bucket;
+            // `bucket` is at most `bounds.len()`, so the cell is within the block.
+            if let Some(count) = block.cell(area + 1 + bucket) {
+                count.fetch_add(1, Ordering::Release);
             }
-        }
-        // `bucket` is at most `bounds.len()`, so the cell is within the shard's block.
-        if let Some(count) = core.cell(shard, area + 1 + bucket) {
-            count.fetch_add(1, Ordering::Release);
+            met
+        });
+        if met {
+            core.contended();
         }
         bucket
     }

@@ -1,9 +1,8 @@
 //! Reading a histogram: [`HistogramSnapshot`], the state a scrape encodes.
 
 use super::native_totals::NativeSnapshot;
-use super::shards::{HalfTotals, HistogramCore, ScrapeState, COUNT_MASK, HOT_BIT, STARTED};
+use super::shards::{Block, HalfTotals, HistogramCore, COUNT_MASK, HOT_BIT, MAX_BLOCKS};
 use super::sync::{lock, spin_wait, Ordering};
-use super::thread_shard::MAX_SHARDS;
 
 impl HistogramCore {
     /// Reads the histogram's current state: `count()`, `sum()` and every bucket from one set
@@ -12,17 +11,17 @@ impl HistogramCore {
     /// Records write to the *hot* one of two halves of cells. A snapshot turns the other half
     /// hot, waits until the records that started in the now cold half before the turn have
     /// finished (records take a few nanoseconds; the wait spins, then yields), and reads the
-    /// cold half. Together with what the previous snapshot read of the other half, that is
-    /// every observation started before the turn and none after it. Records never wait for a
+    /// cold half. Together with what the other half held before the turn, that is every
+    /// observation started before the turn and none after it. Records never wait for a
     /// snapshot; snapshots of one histogram take turns (a lock only they take).
     pub(super) fn snapshot(&self) -> HistogramSnapshot {
         let mut state = lock(&self.scrape);
-        let state = &mut *state;
         if let Some(native) = &self.native {
-            return self.native_snapshot(native, state);
+            return self.native_snapshot(native, &mut state);
         }
-        let mut bucket_counts = Vec::new();
-        let sum = self.read_classic(state, &mut bucket_counts);
+        let mut bucket_counts = vec![0; self.layout.buckets];
+        let sum = self.read_classic(&mut bucket_counts);
+        drop(state);
         HistogramSnapshot {
             bounds: self.bounds.to_vec(),
             bucket_counts,
@@ -38,216 +37,192 @@ impl HistogramCore {
     /// is read through a whole snapshot, which drains them and enforces their limit.
     pub(super) fn read_into(&self, counts: &mut Vec<u64>) -> f64 {
         let mut state = lock(&self.scrape);
-        let state = &mut *state;
         if let Some(native) = &self.native {
-            let snapshot = self.native_snapshot(native, state);
+            let snapshot = self.native_snapshot(native, &mut state);
             counts.clear();
             counts.extend_from_slice(&snapshot.bucket_counts);
             return snapshot.sum;
         }
-        self.read_classic(state, counts)
-    }
-
-    /// Turns the halves and reads the classic buckets and sum of a histogram without native
-    /// buckets into `counts`, returning the sum.
-    fn read_classic(&self, state: &mut ScrapeState, counts: &mut Vec<u64>) -> f64 {
-        // The half turned cold now is read again from its cells into the totals it had when
-        // last read (kept as they are when nothing was recorded into it since).
-        let mut totals = std::mem::replace(&mut state.complete[state.hot], HalfTotals::empty());
-        let cold = self.turn(state, false, &mut totals).cold;
-        state.complete[cold] = totals;
-        let hot = 1 - cold;
-        let [first, second] = &state.complete;
         counts.clear();
-        counts.extend(
-            first
-                .buckets
-                .iter()
-                .zip(second.buckets.iter())
-                .map(|(a, b)| a.wrapping_add(*b)),
-        );
-        // The half read now first: with no earlier snapshot during the recording, the
-        // other half holds nothing and adding its 0.0 is exact.
-        saturating_sum(state.complete[cold].sum, state.complete[hot].sum)
+        counts.resize(self.layout.buckets, 0);
+        self.read_classic(counts)
     }
 
-    /// Turns the cold half hot in every shard, waits for the records started in the half
-    /// turned cold, and returns that half and what each shard recorded into it (so that the
-    /// native tables of idle shards can be left unread too), with its classic totals over all
-    /// shards in `totals`.
-    ///
-    /// With `drain`, the half's cells are cleared once read, and `totals` become what was
-    /// added since the half was last drained. Without, the cells keep growing, and `totals`,
-    /// which the caller passes as the half's totals when last read, become everything the
-    /// half ever held. `state.counted` keeps, per shard and half, how many observations the
-    /// half has held in all (read or drained), so that the wait knows what to expect either
-    /// way.
-    ///
-    /// A half nobody recorded into since it was last read is not read again: without
-    /// `drain`, when that holds in every shard, its totals are still exact (the common case
-    /// of a series idle between scrapes, which then costs one locked add per shard); with
-    /// `drain`, such a shard's cells are all zero, and it is skipped alone.
-    pub(super) fn turn(
-        &self,
-        state: &mut ScrapeState,
-        drain: bool,
-        totals: &mut HalfTotals,
-    ) -> Turned {
-        let cold = state.hot;
-        // Per shard: the records its cold half received since it was last read. A histogram
-        // has at most `MAX_SHARDS` shards (`shard_count`).
-        debug_assert!(state.counted.len() <= MAX_SHARDS);
-        let mut fresh = [0u64; MAX_SHARDS];
-        for ((shard, counted), fresh) in state.counted.iter_mut().enumerate().zip(&mut fresh) {
-            *fresh = self.turn_shard(shard, counted, cold);
-        }
-        state.hot = 1 - cold;
-        let turned = Turned {
-            cold,
-            fresh,
-            shards: state.counted.len().min(MAX_SHARDS),
-        };
-        let fresh = turned.fresh();
-        if !drain && fresh.iter().all(|&n| n == 0) {
-            return turned;
-        }
-        totals.buckets.fill(0);
-        totals.sum = 0.0;
-        // What a shard's cold half is to hold once its records are complete.
-        let expected = |shard: usize, fresh: u64| {
-            if drain {
-                fresh
-            } else {
-                state.counted.get(shard).map_or(0, |counted| counted[cold])
+    /// The half records write now, the same in every block. Read with the scrape lock held,
+    /// which every turn and every new block is made under.
+    pub(super) fn hot_half(&self) -> usize {
+        let started = self.base().started();
+        started.map_or(0, |s| usize::from(s.load(Ordering::Relaxed) & HOT_BIT != 0))
+    }
+
+    /// Reads a histogram without native buckets into `counts` (zeroed, one per bucket) and
+    /// returns its sum, with the scrape lock held. Its cells only grow, so its totals are the
+    /// two halves of every block added up:
+    /// 1. the cold half of each block, complete (the last scrape waited for its records, and
+    ///    none started there since), and the observations it holds;
+    /// 2. the turn: each block's other half turned cold, its started count read in the same
+    ///    instruction; the observations started in that half are the count less what the
+    ///    first half holds;
+    /// 3. each block's half turned cold, once it holds them all.
+    fn read_classic(&self, counts: &mut [u64]) -> f64 {
+        let mut sum = 0.0;
+        let complete = 1 - self.hot_half();
+        let mut held = [0u64; MAX_BLOCKS];
+        self.for_each_block(|index, block| {
+            if let Some(held) = held.get_mut(index) {
+                *held = add_half(block, complete, counts, &mut sum);
             }
+        });
+        let mut expected = [0u64; MAX_BLOCKS];
+        self.for_each_block(|index, block| {
+            if let (Some(expected), Some(&held)) = (expected.get_mut(index), held.get(index)) {
+                *expected = turn(block).wrapping_sub(held) & COUNT_MASK;
+            }
+        });
+        let cold = 1 - complete;
+        self.for_each_block(|index, block| {
+            let expected = expected.get(index).copied().unwrap_or(0);
+            wait_until(expected, || half_count(block, cold));
+            add_half(block, cold, counts, &mut sum);
+        });
+        sum
+    }
+
+    /// Turns the cold half hot in every block of a histogram with native buckets, waits for
+    /// the records started in the half turned cold, adds its classic totals over all blocks
+    /// into `totals` and clears it (a *drain*), and returns that half and what each block had
+    /// recorded into it (so that the native tables of idle blocks can be left unread too).
+    ///
+    /// Each block's started count holds the observations not drained yet, which after the
+    /// last drain are all in the half turned cold now; the drain takes them off again. A
+    /// block nobody recorded into since is skipped: its cells are all zero.
+    pub(super) fn drain_turn(&self, totals: &mut HalfTotals) -> Turned {
+        let cold = self.hot_half();
+        let mut turned = Turned {
+            cold,
+            fresh: [0; MAX_BLOCKS],
+            blocks: 0,
         };
+        self.for_each_block(|index, block| {
+            if let Some(fresh) = turned.fresh.get_mut(index) {
+                *fresh = turn(block);
+                turned.blocks = index + 1;
+            }
+        });
+        let fresh = turned.fresh;
         match self.native.as_deref().filter(|_| self.ends_in_native) {
-            // A native-only histogram's records end in native tables, which shards can
+            // A native-only histogram's records end in native tables, which blocks can
             // share: wait for all of the half at once.
             Some(native) => {
-                let all = fresh.iter().fold(0u64, |all, &n| all.wrapping_add(n));
-                if all & COUNT_MASK == 0 {
+                let all = fresh.iter().fold(0u64, |all, &n| all.wrapping_add(n)) & COUNT_MASK;
+                if all == 0 {
                     return turned;
                 }
-                let shards = 0..fresh.len();
-                self.wait_until(all & COUNT_MASK, || {
-                    let classic = shards.clone().map(|shard| self.half_count(shard, cold));
-                    classic.fold(native.observations(cold, fresh), u64::wrapping_add)
-                });
-                for (shard, _) in fresh.iter().enumerate().filter(|(_, &n)| n != 0) {
-                    self.take_half(shard, cold, drain, totals);
-                }
-            }
-            None => {
-                for (shard, &fresh) in fresh.iter().enumerate() {
-                    if drain && fresh == 0 {
-                        continue;
+                self.wait_until_all(cold, all, || native.observations(cold, turned.fresh()));
+                self.for_each_block(|index, block| {
+                    let fresh = fresh.get(index).copied().unwrap_or(0);
+                    if fresh != 0 {
+                        drain_half(block, cold, fresh, totals);
                     }
-                    self.wait_until(expected(shard, fresh), || self.half_count(shard, cold));
-                    self.take_half(shard, cold, drain, totals);
-                }
+                });
             }
+            None => self.for_each_block(|index, block| {
+                let fresh = fresh.get(index).copied().unwrap_or(0);
+                if fresh != 0 {
+                    wait_until(fresh, || half_count(block, cold));
+                    drain_half(block, cold, fresh, totals);
+                }
+            }),
         }
         turned
     }
 
-    /// Turns the other half of `shard` hot and returns how many records its now `cold` half
-    /// received since it was last read, counting those started there that have yet to finish
-    /// (`counted`: the shard's per-half counts, see [`Self::turn`], updated here).
-    fn turn_shard(&self, shard: usize, counted: &mut [u64; 2], cold: usize) -> u64 {
-        let hot = 1 - cold;
-        let Some(started) = self.cell(shard, STARTED) else {
-            return 0;
-        };
-        // Every record that added to the count before this turn writes the cold half; the
-        // half holds them and what it held when last read.
-        let before = started.fetch_add(HOT_BIT, Ordering::AcqRel);
-        let in_cold = (before & COUNT_MASK).wrapping_sub(counted[hot]) & COUNT_MASK;
-        let fresh = in_cold.wrapping_sub(counted[cold]) & COUNT_MASK;
-        counted[cold] = in_cold;
-        fresh
-    }
-
-    /// Adds `half` of `shard` (complete) into `totals`, and clears it with `drain`.
-    fn take_half(&self, shard: usize, half: usize, drain: bool, totals: &mut HalfTotals) {
-        self.add_half(shard, half, totals);
-        if drain {
-            self.clear_half(shard, half);
-        }
-    }
-
-    /// The bucket counts of `half` of `shard`, both areas, added up.
-    fn half_count(&self, shard: usize, half: usize) -> u64 {
-        let counts = |merged| {
-            let first = self.layout.area(half, merged) + 1;
-            (first..first + self.layout.buckets).fold(0u64, |total, cell| {
-                // Acquire: a record's sum is written before its counts, so it is visible
-                // once its counts are.
-                let count = self
-                    .cell(shard, cell)
-                    .map_or(0, |c| c.load(Ordering::Acquire));
-                total.wrapping_add(count)
-            })
-        };
-        counts(false).wrapping_add(counts(true))
-    }
-
-    /// Waits until `count` (of a half's records) reaches `expected`: the records that started
-    /// there before the scrape turned it cold have all finished. Counts only grow, and none is
-    /// started in a cold half, so the total reaches `expected` exactly.
-    fn wait_until(&self, expected: u64, count: impl Fn() -> u64) {
-        let mut turn = 0u32;
-        while count() & COUNT_MASK != expected {
-            spin_wait(turn);
-            turn = turn.saturating_add(1);
-        }
-    }
-
-    /// Clears `half` of `shard` (complete, read, and written by no record until a scrape turns
-    /// it hot again: that turn releases these stores to every record started after it).
-    fn clear_half(&self, shard: usize, half: usize) {
-        for merged in [false, true] {
-            let area = self.layout.area(half, merged);
-            for cell in area..=area + self.layout.buckets {
-                if let Some(cell) = self.cell(shard, cell) {
-                    cell.store(0, Ordering::Relaxed);
-                }
-            }
-        }
-    }
-
-    /// Adds `half` of `shard` (complete, see [`Self::wait_until`]) into `totals`.
-    fn add_half(&self, shard: usize, half: usize, totals: &mut HalfTotals) {
-        let load = |cell| {
-            self.cell(shard, cell)
-                .map_or(0, |c| c.load(Ordering::Acquire))
-        };
-        for merged in [false, true] {
-            let area = self.layout.area(half, merged);
-            for (bucket, total) in totals.buckets.iter_mut().enumerate() {
-                *total = total.wrapping_add(load(area + 1 + bucket));
-            }
-            totals.sum = saturating_sum(totals.sum, f64::from_bits(load(area)));
-        }
+    /// Waits until the classic counts of `half` of every block, plus `native` (the native
+    /// tables' count of it), reach `expected`.
+    fn wait_until_all(&self, half: usize, expected: u64, native: impl Fn() -> u64) {
+        wait_until(expected, || {
+            let mut total = native();
+            self.for_each_block(|_, block| total = total.wrapping_add(half_count(block, half)));
+            total
+        });
     }
 }
 
-/// What [`HistogramCore::turn`] did: the half it turned cold, and what each shard had
-/// recorded into that half since it was last read.
+/// Turns `block`'s other half hot, and returns the block's started count as it was.
+fn turn(block: Block<'_>) -> u64 {
+    block.started().map_or(0, |started| {
+        started.fetch_add(HOT_BIT, Ordering::AcqRel) & COUNT_MASK
+    })
+}
+
+/// The bucket counts of `half` of `block`, added up.
+fn half_count(block: Block<'_>, half: usize) -> u64 {
+    let buckets = block.buckets(half);
+    // Acquire: a record's sum is written before its counts, so it is visible once its
+    // counts are.
+    buckets.fold(0u64, |total, cell| {
+        total.wrapping_add(cell.load(Ordering::Acquire))
+    })
+}
+
+/// Waits until `count` (of a half's records) reaches `expected`: the records that started
+/// there before the scrape turned it cold have all finished. Counts only grow, and none is
+/// started in a cold half, so the total reaches `expected` exactly.
+fn wait_until(expected: u64, count: impl Fn() -> u64) {
+    let mut turn = 0u32;
+    while count() & COUNT_MASK != expected {
+        spin_wait(turn);
+        turn = turn.saturating_add(1);
+    }
+}
+
+/// Adds `half` of `block` (complete, see [`wait_until`]) into `counts` and `sum`, and returns
+/// the observations it holds.
+fn add_half(block: Block<'_>, half: usize, counts: &mut [u64], sum: &mut f64) -> u64 {
+    let mut held = 0u64;
+    for (total, cell) in counts.iter_mut().zip(block.buckets(half)) {
+        let count = cell.load(Ordering::Acquire);
+        *total = total.wrapping_add(count);
+        held = held.wrapping_add(count);
+    }
+    if let Some(cell) = block.sum(half) {
+        *sum = saturating_sum(*sum, f64::from_bits(cell.load(Ordering::Acquire)));
+    }
+    held
+}
+
+/// Adds `half` of `block` into `totals`, clears it (complete, read,
+/// and written by no record until a scrape turns it hot again: that turn releases these
+/// stores to every record started after it), and takes its `fresh` observations off the
+/// block's started count.
+fn drain_half(block: Block<'_>, half: usize, fresh: u64, totals: &mut HalfTotals) {
+    add_half(block, half, &mut totals.buckets, &mut totals.sum);
+    if let Some(sum) = block.sum(half) {
+        sum.store(0, Ordering::Relaxed);
+    }
+    for cell in block.buckets(half) {
+        cell.store(0, Ordering::Relaxed);
+    }
+    if let Some(started) = block.started() {
+        started.fetch_sub(fresh, Ordering::Relaxed);
+    }
+}
+
+/// What [`HistogramCore::drain_turn`] did: the half it turned cold, and what each block had
+/// recorded into that half since it was last drained.
 pub(super) struct Turned {
-    /// The half turned cold, read (and drained, with `drain`).
+    /// The half turned cold, read and drained.
     pub(super) cold: usize,
-    fresh: [u64; MAX_SHARDS],
-    shards: usize,
+    fresh: [u64; MAX_BLOCKS],
+    blocks: usize,
 }
 
 impl Turned {
-    /// Per classic shard: the records started in the cold half since it was last read
-    /// (drained, for a histogram with native buckets). A native table of that half is written
-    /// only by records started in a classic shard it serves, so the table of a shard whose
-    /// shards all show 0 here is as its last drain left it: empty.
+    /// Per block: the records started in the cold half since it was last drained. A native
+    /// table of that half is written only by records started in a block it serves, so the
+    /// table of a block that shows 0 here is as its last drain left it: empty.
     pub(super) fn fresh(&self) -> &[u64] {
-        &self.fresh[..self.shards]
+        self.fresh.get(..self.blocks).unwrap_or(&[])
     }
 }
 

@@ -6,16 +6,24 @@ use super::sync::{AtomicU64, Ordering};
 /// Adds a finite `delta` to an `f64` stored as bits, with a compare-and-swap loop, saturating
 /// at `±f64::MAX`: the cell starts at 0 and only ever holds finite values, so the sum of two
 /// finite values is finite or `±Inf`, never NaN, and the clamp keeps it finite.
+///
+/// Returns whether the first compare-and-swap failed: another thread wrote the cell between
+/// the load and the swap, the sign that threads record into it at the same time.
 #[inline]
-pub(super) fn add_to_f64_bits(cell: &AtomicU64, delta: f64) {
+#[must_use = "a failed first swap is the histogram's sign of contention"]
+pub(super) fn add_to_f64_bits(cell: &AtomicU64, delta: f64) -> bool {
     let mut current = cell.load(Ordering::Relaxed);
+    let mut met = false;
     loop {
         let next = (f64::from_bits(current) + delta)
             .clamp(-f64::MAX, f64::MAX)
             .to_bits();
         match cell.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return,
-            Err(actual) => current = actual,
+            Ok(_) => return met,
+            Err(actual) => {
+                current = actual;
+                met = true;
+            }
         }
     }
 }
@@ -46,9 +54,12 @@ pub(super) fn add_in_order(start: f64, values: &[f64]) -> f64 {
 }
 
 /// Adds `values` in order (see [`add_in_order`]) to an `f64` stored as bits, in one
-/// compare-and-swap (retried as a whole if another thread's add came in between).
-pub(super) fn add_all_to_f64_bits(cell: &AtomicU64, values: &[f64]) {
+/// compare-and-swap (retried as a whole if another thread's add came in between). Returns
+/// whether it was retried (see [`add_to_f64_bits`]).
+#[must_use = "a failed first swap is the histogram's sign of contention"]
+pub(super) fn add_all_to_f64_bits(cell: &AtomicU64, values: &[f64]) -> bool {
     let mut current = cell.load(Ordering::Relaxed);
+    let mut met = false;
     loop {
         let total = add_in_order(f64::from_bits(current), values);
         match cell.compare_exchange_weak(
@@ -57,8 +68,11 @@ pub(super) fn add_all_to_f64_bits(cell: &AtomicU64, values: &[f64]) {
             Ordering::Relaxed,
             Ordering::Relaxed,
         ) {
-            Ok(_) => return,
-            Err(actual) => current = actual,
+            Ok(_) => return met,
+            Err(actual) => {
+                current = actual;
+                met = true;
+            }
         }
     }
 }

@@ -34,3 +34,49 @@ pub(super) fn spin_wait(turn: u32) {
         std::thread::yield_now();
     }
 }
+
+/// Locks `mutex` if no one holds it (poisoning tolerated, as by [`lock`]); `None` when it is
+/// held: for a record, which never waits on a scrape.
+pub(super) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
+/// A value installed at most once and read lock-free from then on: the standard library's
+/// `OnceLock`, whose readers acquire what the installer released. Under `loom`, the same
+/// release and acquire on an atomic flag the model sees, in front of the `OnceLock`.
+pub(super) struct Installed<T> {
+    value: std::sync::OnceLock<Box<T>>,
+    #[cfg(loom)]
+    installed: loom::sync::atomic::AtomicBool,
+}
+
+impl<T> Installed<T> {
+    pub(super) fn new() -> Self {
+        Installed {
+            value: std::sync::OnceLock::new(),
+            #[cfg(loom)]
+            installed: loom::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The value, once installed.
+    #[inline]
+    pub(super) fn get(&self) -> Option<&T> {
+        #[cfg(loom)]
+        if !self.installed.load(Ordering::Acquire) {
+            return None;
+        }
+        self.value.get().map(|value| &**value)
+    }
+
+    /// Installs `value` unless a value is there already (then `value` is dropped).
+    pub(super) fn install(&self, value: T) {
+        let _ = self.value.set(Box::new(value));
+        #[cfg(loom)]
+        self.installed.store(true, Ordering::Release);
+    }
+}

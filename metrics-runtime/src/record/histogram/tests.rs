@@ -1,8 +1,8 @@
 //! Unit tests of the histogram's cells, merge protocol and snapshot.
 
-use super::shards::{CELLS_PER_LINE, COUNT_MASK, MERGE_FLAG, STARTED};
+use super::shards::{CELLS_PER_LINE, COUNT_MASK, STARTED};
 use super::sync::{AtomicU64, Ordering};
-use super::thread_shard::{thread_index, MAX_SHARDS};
+use super::thread_shard::{shard_count, thread_index, MAX_SHARDS};
 use super::{Histogram, HistogramBuffer};
 
 #[test]
@@ -81,29 +81,64 @@ fn concurrent_observations_are_all_counted_and_summed() {
 }
 
 #[test]
-fn shards_never_share_a_cache_line_pair() {
+fn blocks_never_share_a_cache_line_pair() {
     let h = Histogram::new(ITL);
     let core = &*h.core;
-    let line_of = |shard, cell| {
-        core.cell(shard, cell)
-            .map(|c| c as *const AtomicU64 as usize / 128)
-    };
-    // The last cell of a block: the second half's merge area's `+Inf` bucket.
+    install_shards(&h);
+    let shards = core.shards.get().expect("installed");
+    let line_of = |cell: &AtomicU64| cell as *const AtomicU64 as usize / 128;
+    // The last cell of a block: the second half's `+Inf` bucket.
     let last = core.layout.cells() - 1;
-    assert_eq!(last, core.layout.area(1, true) + ITL.len() + 1);
-    for shard in 0..core.shard_mask {
-        let end = line_of(shard, last).expect("last cell of a shard");
-        let next = line_of(shard + 1, 0).expect("first cell of the next shard");
-        assert!(
-            end < next,
-            "shard {shard} ends on the line where the next one starts"
+    assert_eq!(last, core.layout.half(1) + ITL.len() + 1);
+    let mut blocks = vec![core.base()];
+    blocks.extend((0..shards.count()).map(|shard| shards.block(core.layout, shard)));
+    for pair in blocks.windows(2) {
+        let end = line_of(pair[0].cell(last).expect("last cell of a block"));
+        let next = line_of(pair[1].cell(STARTED).expect("first cell of the next block"));
+        assert_ne!(
+            end, next,
+            "a block ends on the line where the next one starts"
         );
     }
-    // The shard's last cell is inside the block, and the next cell is not.
-    assert!(core.cell(core.shard_mask, last).is_some());
-    assert!(core
-        .cell(core.shard_mask, core.lines_per_shard * CELLS_PER_LINE)
-        .is_none());
+    // A block's last cell is inside it, and the next cell is not.
+    for block in blocks {
+        assert!(block.cell(last).is_some());
+        assert!(block.cell(block.lines.len() * CELLS_PER_LINE).is_none());
+    }
+}
+
+#[test]
+fn an_uncontended_series_keeps_one_block_whatever_the_core_count() {
+    let h = Histogram::new(ITL);
+    let mut pending = HistogramBuffer::new();
+    for round in 0..100 {
+        h.observe(f64::from(round) * 0.01);
+        assert!(pending.push(0.3));
+        if pending.is_full() {
+            h.merge(&mut pending);
+        }
+        if round % 10 == 0 {
+            let _ = h.snapshot();
+        }
+    }
+    let core = &*h.core;
+    assert!(
+        core.shards.get().is_none(),
+        "one thread never meets another"
+    );
+    // 19 bounds: a started count and two halves of a sum and 20 buckets, 43 cells on 3 lines.
+    assert_eq!(core.base.len(), 3);
+    assert_eq!(h.snapshot().count(), 100 + 96);
+}
+
+#[test]
+fn every_histogram_with_the_same_bounds_shares_one_copy_of_them() {
+    let a = Histogram::new(ITL);
+    let b = Histogram::new(ITL.iter().rev().copied());
+    let c = Histogram::new([1.0, 2.0]);
+    assert!(std::sync::Arc::ptr_eq(&a.core.bounds, &b.core.bounds));
+    assert!(!std::sync::Arc::ptr_eq(&a.core.bounds, &c.core.bounds));
+    assert_eq!(b.bounds(), &ITL);
 }
 
 #[test]
@@ -114,26 +149,36 @@ fn threads_are_numbered_in_the_order_they_first_record() {
     assert!(second > first, "{first} then {second}");
 }
 
+/// Installs `h`'s shards, as the first record that meets another's does.
+fn install_shards(h: &Histogram) {
+    let _scrape = super::sync::lock(&h.core.scrape);
+    h.core.install_shards();
+}
+
 #[test]
-fn the_snapshot_adds_every_shard_up() {
+fn the_snapshot_adds_the_base_block_and_every_shard_up() {
     let h = Histogram::new([1.0, 2.0]);
     let values = [0.5, 1.5, 2.5, 0.25];
+    values.iter().for_each(|&v| h.observe(v));
+    install_shards(&h);
     std::thread::scope(|s| {
         for _ in 0..(2 * MAX_SHARDS) {
             s.spawn(|| values.iter().for_each(|&v| h.observe(v)));
         }
     });
     let snap = h.snapshot();
-    let n = 2 * MAX_SHARDS as u64;
+    let n = 1 + 2 * MAX_SHARDS as u64;
     assert_eq!(snap.bucket_counts(), &[2 * n, n, n]);
     assert_eq!(snap.count(), 4 * n);
     assert_eq!(snap.sum(), 4.75 * n as f64);
 }
 
 #[test]
-fn the_total_of_saturated_shards_saturates_too() {
+fn the_total_of_saturated_blocks_saturates_too() {
     let h = Histogram::new([1.0]);
-    // Enough threads that at least two shards saturate whatever the shard count.
+    h.observe(f64::MAX);
+    install_shards(&h);
+    // Enough threads that at least one shard saturates besides the base block.
     std::thread::scope(|s| {
         for _ in 0..(2 * MAX_SHARDS) {
             s.spawn(|| h.observe(f64::MAX));
@@ -143,43 +188,95 @@ fn the_total_of_saturated_shards_saturates_too() {
 }
 
 #[test]
-fn a_merge_that_finds_the_flag_taken_adds_to_the_observe_cells() {
+fn shards_installed_after_a_scrape_start_on_the_hot_half_of_the_base_block() {
     let h = Histogram::new([1.0, 2.0]);
-    let core = &*h.core;
-    let shard = thread_index() & core.shard_mask;
-    let flag = core.cell(shard, MERGE_FLAG).expect("flag cell");
     let mut pending = HistogramBuffer::new();
-    for v in [0.5, 1.5, 1.5] {
-        assert!(pending.push(v));
-    }
-    // Another merge holds this shard's flag: the batch goes to the hot half's observe
-    // cells.
-    flag.store(1, Ordering::Relaxed);
-    h.merge(&mut pending);
-    let direct = |cell| core.cell(shard, cell).map(|c| c.load(Ordering::Relaxed));
-    let observed = core.layout.area(0, false);
-    assert_eq!(
-        (direct(observed + 1), direct(observed + 2)),
-        (Some(1), Some(2))
-    );
-    assert_eq!(f64::from_bits(direct(observed).unwrap_or(0)), 3.5);
-    // Freed: the next batch goes to the merge area, and both show in the snapshot.
-    flag.store(0, Ordering::Relaxed);
+    h.observe(0.5);
+    // The scrape turns half 1 hot: shards installed now must write it too.
+    assert_eq!(h.snapshot().bucket_counts(), &[1, 0, 0]);
+    install_shards(&h);
+    let core = &*h.core;
+    let mine = thread_index() & core.shards.get().expect("installed").mask;
+    h.observe(1.5);
     for v in [2.5, 0.25] {
         assert!(pending.push(v));
     }
     h.merge(&mut pending);
-    assert_eq!(direct(core.layout.area(0, true) + 3), Some(1));
+    let shards = core.shards.get().expect("installed");
+    let block = shards.block(core.layout, mine);
+    let direct = |cell: usize| block.cell(cell).map(|c| c.load(Ordering::Relaxed));
+    let hot = core.layout.half(1);
+    assert_eq!(
+        (direct(hot + 1), direct(hot + 2), direct(hot + 3)),
+        (Some(1), Some(1), Some(1))
+    );
+    assert_eq!(f64::from_bits(direct(hot).unwrap_or(0)), 4.25);
+    assert_eq!(direct(STARTED).map(|s| s & COUNT_MASK), Some(3));
     let snapshot = h.snapshot();
-    assert_eq!(snapshot.bucket_counts(), &[2, 2, 1]);
-    assert_eq!(snapshot.sum(), 6.25);
-    assert_eq!(flag.load(Ordering::Relaxed), 0);
-    // The snapshot turned the other half hot: records go there now, and the next
-    // snapshot has both halves.
-    h.observe(0.75);
-    assert_eq!(direct(core.layout.area(1, false) + 1), Some(1));
-    assert_eq!(h.snapshot().bucket_counts(), &[3, 2, 1]);
-    assert_eq!(direct(STARTED).map(|s| s & COUNT_MASK), Some(6));
+    assert_eq!(snapshot.bucket_counts(), &[2, 1, 1]);
+    assert_eq!(snapshot.sum(), 4.75);
+    // Nothing new: the same again, from the other half.
+    assert_eq!(h.snapshot(), snapshot);
+}
+
+#[test]
+fn a_record_that_meets_a_scrape_holding_the_lock_goes_on_in_the_base_block() {
+    let h = Histogram::new([1.0]);
+    let scrape = super::sync::lock(&h.core.scrape);
+    h.core.contended();
+    assert!(
+        h.core.shards.get().is_none(),
+        "the record does not wait for the scrape"
+    );
+    h.observe(0.5);
+    drop(scrape);
+    h.core.contended();
+    assert!(h.core.shards.get().is_some() || shard_count() < 2);
+    h.observe(0.5);
+    assert_eq!(h.snapshot().bucket_counts(), &[2, 0]);
+}
+
+#[test]
+fn records_racing_the_install_of_the_shards_and_scrapes_lose_nothing() {
+    for native in [false, true] {
+        let h = if native {
+            Histogram::new_classic_and_native([1.0, 2.0], crate::NativeConfig::with_schema(3))
+        } else {
+            Histogram::new([1.0, 2.0])
+        };
+        let per_thread = 20_000u64;
+        let mut last = 0;
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let h = &h;
+                s.spawn(move || {
+                    let mut pending = HistogramBuffer::new();
+                    for i in 0..per_thread {
+                        if t % 2 == 0 {
+                            h.observe(1.5);
+                        } else {
+                            assert!(pending.push(1.5));
+                            if pending.is_full() || i + 1 == per_thread {
+                                h.merge(&mut pending);
+                            }
+                        }
+                    }
+                });
+            }
+            s.spawn(|| install_shards(&h));
+            for _ in 0..50 {
+                let snapshot = h.snapshot();
+                assert!(snapshot.count() >= last, "{snapshot:?}");
+                assert_eq!(snapshot.sum(), 1.5 * snapshot.count() as f64);
+                last = snapshot.count();
+            }
+        });
+        let snapshot = h.snapshot();
+        assert_eq!(snapshot.bucket_counts(), &[0, 4 * per_thread, 0]);
+        if let Some(native) = snapshot.native() {
+            assert_eq!(native.count(), 4 * per_thread);
+        }
+    }
 }
 
 #[test]

@@ -1,18 +1,21 @@
-//! Which shard a thread records into: the shard count (the machine's parallelism, bounded) and
-//! a per-thread index handed out in the order threads first record. Shared by the classic
-//! cells (`shards.rs`) and the native tables (`native_state.rs`), so neither names the other.
+//! Which shard a thread records into once a histogram has shards: how many it gets (the
+//! machine's parallelism, bounded) and a per-thread index handed out in the order threads
+//! first record. Shared by the classic cells (`shards.rs`) and the native tables
+//! (`native_state.rs`), so neither names the other.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// The most shards a histogram has: enough to keep common core counts apart, bounded so that
-/// a histogram's memory stays small on a very large machine.
-pub(super) const MAX_SHARDS: usize = 16;
+/// The most shards a contended histogram gets (see `shards.rs`): enough that a handful of
+/// threads recording into one series at once rarely meet on a line, few enough that a
+/// contended series stays within a small multiple of an uncontended one's memory (each shard
+/// is as large as the series' own block), however many cores the machine has.
+pub(super) const MAX_SHARDS: usize = 4;
 
-/// Shards per histogram: the machine's parallelism rounded up to a power of two, at most
-/// [`MAX_SHARDS`]. Computed once (it may read cgroup files). The `loom` model runs with one
-/// shard, where every record of every thread meets on the same cells.
+/// Shards of a contended histogram: the machine's parallelism rounded up to a power of two,
+/// at most [`MAX_SHARDS`]. Computed once (it may read cgroup files). The `loom` model runs
+/// with one shard, where every record of every thread meets on the same cells.
 pub(super) fn shard_count() -> usize {
     if cfg!(loom) {
         return 1;
