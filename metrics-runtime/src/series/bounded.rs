@@ -5,13 +5,13 @@
 //! lookup returns the single overflow series instead of growing the map, as OpenTelemetry's SDK
 //! does: memory stays bounded under any label stream, and no record is ever lost.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use std::time::Duration;
 
+use hashbrown::HashTable;
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::created::Created;
@@ -39,8 +39,14 @@ pub(crate) fn encode_overflow<M: FamilyMember, L: EncodeLabelSet>(
 /// The overflow label as the text encoder writes it, after the labels of the series.
 pub(crate) const OVERFLOW: Label<'static> = Label::Pair(OVERFLOW_LABEL, "true");
 
+/// The most series one map holds: its index keeps positions as `u32` (4 bytes a slot rather
+/// than 8). A larger `max_series` is this many.
+const MAX_POSITIONS: usize = u32::MAX as usize;
+
 pub(crate) struct BoundedSeries<K, M> {
     max_series: usize,
+    /// Hashes the keys for the table's index (std's `HashMap` hasher, seeded per map).
+    hasher: RandomState,
     /// Renders a new key's labels for the text encoder, once, as its series is created (for
     /// the maps keyed by label sets: a family's, a `Dynamic` axis's).
     render: Option<RenderLabels<K>>,
@@ -60,33 +66,23 @@ pub(crate) struct BoundedSeries<K, M> {
 pub(crate) type RenderLabels<K> = fn(&K) -> Option<Box<str>>;
 
 /// Insertion-ordered map: `entries` keeps the exposition stable from scrape to scrape. Each key
-/// is stored once, behind an `Arc` the index and the entry share (a large label set is not
-/// kept twice).
+/// is stored once, in its entry: the index holds only the entry's position and finds it by
+/// hashing the key the entry holds.
 struct Table<K, M> {
-    index: HashMap<Arc<K>, usize>,
+    /// Positions in `entries`, each hashed by its entry's key.
+    index: HashTable<u32>,
     entries: Vec<Entry<K, M>>,
+    /// The expiry state of each entry, position for position, in a map with an idle timeout;
+    /// empty in one without (which pays nothing for expiry).
+    idle: Vec<IdleState>,
 }
 
-/// One series: its key, its member, its rendered labels, its expiry state and when it was
-/// created.
+/// One series: its key, its member, its rendered labels and when it was created.
 struct Entry<K, M> {
-    key: Arc<K>,
+    key: K,
     series: M,
     rendered: Option<Box<str>>,
     created: Created,
-    idle: IdleState,
-    /// Created ahead of any record for a label set its owner declared known
-    /// ([`pin`](BoundedSeries::pin)): exempt from idle expiry, so it stays exported until it
-    /// is removed. Written under the write lock only.
-    pinned: bool,
-}
-
-impl<K, M> Entry<K, M> {
-    /// Whether the exposition shows the series (not expired, or brought back).
-    #[inline]
-    fn is_exported(&self) -> bool {
-        !self.idle.is_dormant()
-    }
 }
 
 impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
@@ -101,11 +97,13 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     fn with_render(max_series: usize, render: Option<RenderLabels<K>>) -> Self {
         BoundedSeries {
-            max_series,
+            max_series: max_series.min(MAX_POSITIONS),
+            hasher: RandomState::new(),
             render,
             table: RwLock::new(Table {
-                index: HashMap::new(),
+                index: HashTable::new(),
                 entries: Vec::new(),
+                idle: Vec::new(),
             }),
             overflow: RwLock::new(None),
             overflowed_lookups: AtomicU64::new(0),
@@ -115,7 +113,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
 
     /// The map with series that were not recorded nor looked up for `timeout` leaving the
     /// exposition at the next sweep (see `series::idle`); `activity` reads a series'
-    /// fingerprint. `None` keeps every series until it is removed.
+    /// fingerprint. `None` keeps every series until it is removed. Called on a new map, before
+    /// any series is created.
     pub(crate) fn expiring(
         mut self,
         timeout: Option<Duration>,
@@ -123,11 +122,6 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     ) -> Self {
         self.expiry = timeout.map(|timeout| Expiry::new(timeout, activity));
         self
-    }
-
-    /// Whether the map expires idle series.
-    pub(crate) fn expires(&self) -> bool {
-        self.expiry.is_some()
     }
 
     /// One sweep at the current time: marks the series quiet for the idle timeout dormant and
@@ -154,12 +148,15 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let table = self.read();
         let (mut expired, mut revived) = (0, 0);
         // A pinned series is declared in use until its owner removes it, recorded or not.
-        for entry in table.entries.iter().filter(|entry| !entry.pinned) {
+        for (entry, idle) in table.entries.iter().zip(&table.idle) {
+            if idle.is_pinned() {
+                continue;
+            }
             // A member that cannot tell whether it was recorded never expires.
             let Some(activity) = (expiry.activity)(&entry.series) else {
                 continue;
             };
-            match entry.idle.sweep(activity, now_ms, expiry.timeout_ms) {
+            match idle.sweep(activity, now_ms, expiry.timeout_ms) {
                 Swept::Expired => expired += 1,
                 Swept::Revived => revived += 1,
                 Swept::Active | Swept::Quiet => {}
@@ -175,11 +172,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         self.expiry.as_ref().map_or((0, 0), Expiry::counts)
     }
 
-    /// Notes a lookup of `entry` for the sweeps (and brings it back if it was dormant).
+    /// Notes a lookup of the series at `position` for the sweeps (and brings it back if it was
+    /// dormant).
     #[inline]
-    fn touch(&self, entry: &Entry<K, M>) {
-        if let Some(expiry) = &self.expiry {
-            if entry.idle.touch() {
+    fn touch(&self, table: &Table<K, M>, position: usize) {
+        if let (Some(expiry), Some(idle)) = (&self.expiry, table.idle.get(position)) {
+            if idle.touch() {
                 expiry.less_dormant(1);
             }
         }
@@ -207,17 +205,18 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         let oldest = table
             .entries
             .iter()
+            .zip(&table.idle)
             .enumerate()
-            .filter(|(_, entry)| {
-                !entry.pinned && entry.idle.evictable((expiry.activity)(&entry.series))
+            .filter(|(_, (entry, idle))| {
+                !idle.is_pinned() && idle.evictable((expiry.activity)(&entry.series))
             })
-            .min_by_key(|(_, entry)| entry.idle.quiet_since())
+            .min_by_key(|(_, (_, idle))| idle.quiet_since())
             .map(|(position, _)| position);
         let Some(position) = oldest else {
             return false;
         };
-        let key = Arc::clone(&table.entries[position].key);
-        table.remove_at(&key, position);
+        let hash = self.hasher.hash_one(&table.entries[position].key);
+        table.remove_at(hash, position);
         expiry.evicted_one();
         true
     }
@@ -235,12 +234,12 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// an owner that must know when nothing records into it any more (see
     /// [`remove_overflow`](Self::remove_overflow)).
     pub(crate) fn resolve_or_overflow(&self, key: &K, build: impl Fn() -> M) -> (M, bool) {
+        let hash = self.hasher.hash_one(key);
         {
             let table = self.read();
-            if let Some(&i) = table.index.get(key) {
-                let entry = &table.entries[i];
-                self.touch(entry);
-                return (entry.series.clone(), false);
+            if let Some(i) = table.find(hash, key) {
+                self.touch(&table, i);
+                return (table.entries[i].series.clone(), false);
             }
             // A map that expires series may have a dormant one to give its slot up: that is
             // decided under the write lock.
@@ -252,10 +251,9 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         // Rendered before the write lock, so lookups of other label sets are not held up by it.
         let rendered = self.render.and_then(|render| render(key));
         let mut table = self.write();
-        if let Some(&i) = table.index.get(key) {
-            let entry = &table.entries[i];
-            self.touch(entry);
-            return (entry.series.clone(), false);
+        if let Some(i) = table.find(hash, key) {
+            self.touch(&table, i);
+            return (table.entries[i].series.clone(), false);
         }
         if table.entries.len() >= self.max_series && !self.evict_one(&mut table) {
             drop(table);
@@ -265,18 +263,45 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         // counter reset, to Prometheus' `rate()`), with a new created time. A dormant series
         // brought back (above, or by a sweep) keeps its values and its created time.
         let series = build();
-        let position = table.entries.len();
-        let key = Arc::new(key.clone());
-        table.index.insert(Arc::clone(&key), position);
-        table.entries.push(Entry {
-            key,
-            series: series.clone(),
+        self.insert(&mut table, hash, key, series.clone(), rendered, false);
+        (series, false)
+    }
+
+    /// Adds `key`'s new series at the end, under the write lock of a map with room for it.
+    fn insert(
+        &self,
+        table: &mut Table<K, M>,
+        hash: u64,
+        key: &K,
+        series: M,
+        rendered: Option<Box<str>>,
+        pinned: bool,
+    ) {
+        let entry = Entry {
+            key: key.clone(),
+            series,
             rendered,
             created: Created::now(),
-            idle: IdleState::new(),
-            pinned: false,
+        };
+        let Table {
+            index,
+            entries,
+            idle,
+        } = table;
+        // Below `max_series`, which is at most `MAX_POSITIONS`: the position fits.
+        let position = entries.len() as u32;
+        // Only a growing index rehashes, and only the entries already there.
+        index.insert_unique(hash, position, |&i| {
+            self.hasher.hash_one(&entries[i as usize].key)
         });
-        (series, false)
+        entries.push(entry);
+        if self.expiry.is_some() {
+            idle.push(if pinned {
+                IdleState::pinned()
+            } else {
+                IdleState::new()
+            });
+        }
     }
 
     /// Creates `key`'s series with `build` if it is missing and the map has room for it (never
@@ -285,28 +310,20 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// [`retain`](Self::retain) drop it. An existing series is pinned as it is (brought back
     /// if it was dormant). Returns whether `key` has a pinned series now.
     pub(crate) fn pin(&self, key: &K, build: impl Fn() -> M) -> bool {
+        let hash = self.hasher.hash_one(key);
         let mut table = self.write();
-        if let Some(&i) = table.index.get(key) {
-            let entry = &mut table.entries[i];
-            self.touch(entry);
-            entry.pinned = true;
+        if let Some(i) = table.find(hash, key) {
+            self.touch(&table, i);
+            if let Some(idle) = table.idle.get(i) {
+                idle.pin();
+            }
             return true;
         }
         if table.entries.len() >= self.max_series && !self.evict_one(&mut table) {
             return false;
         }
         let rendered = self.render.and_then(|render| render(key));
-        let key = Arc::new(key.clone());
-        let position = table.entries.len();
-        table.index.insert(Arc::clone(&key), position);
-        table.entries.push(Entry {
-            key,
-            series: build(),
-            rendered,
-            created: Created::now(),
-            idle: IdleState::new(),
-            pinned: true,
-        });
+        self.insert(&mut table, hash, key, build(), rendered, true);
         true
     }
 
@@ -333,22 +350,23 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// The series of `key` if it exists; a dormant one is brought back (the caller is about
     /// to record into it).
     pub(crate) fn get(&self, key: &K) -> Option<M> {
+        let hash = self.hasher.hash_one(key);
         let table = self.read();
-        table.index.get(key).map(|&i| {
-            let entry = &table.entries[i];
-            self.touch(entry);
-            entry.series.clone()
+        table.find(hash, key).map(|i| {
+            self.touch(&table, i);
+            table.entries[i].series.clone()
         })
     }
 
     /// Removes `key`'s series; returns whether it existed.
     pub(crate) fn remove(&self, key: &K) -> bool {
+        let hash = self.hasher.hash_one(key);
         let mut table = self.write();
-        let Some(&position) = table.index.get(key) else {
+        let Some(position) = table.find(hash, key) else {
             return false;
         };
-        let dormant = table.entries[position].idle.is_dormant();
-        table.remove_at(key, position);
+        let dormant = table.idle.get(position).is_some_and(IdleState::is_dormant);
+        table.remove_at(hash, position);
         self.forget_dormant(u64::from(dormant));
         true
     }
@@ -363,20 +381,36 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// Removes every series whose key fails `keep`; returns how many were removed.
     pub(crate) fn retain(&self, keep: impl Fn(&K) -> bool) -> usize {
         let mut table = self.write();
-        let before = table.entries.len();
-        let mut dormant = 0;
-        table.entries.retain(|entry| {
-            let kept = keep(&entry.key);
-            dormant += u64::from(!kept && entry.idle.is_dormant());
-            kept
-        });
+        let Table {
+            index,
+            entries,
+            idle,
+        } = &mut *table;
+        let before = entries.len();
+        // Moves each kept entry (and its state) down over the removed ones, in order.
+        let (mut kept, mut dormant) = (0, 0);
+        for position in 0..before {
+            if keep(&entries[position].key) {
+                entries.swap(kept, position);
+                if !idle.is_empty() {
+                    idle.swap(kept, position);
+                }
+                kept += 1;
+            } else {
+                dormant += u64::from(idle.get(position).is_some_and(IdleState::is_dormant));
+            }
+        }
+        entries.truncate(kept);
+        idle.truncate(kept);
         self.forget_dormant(dormant);
-        let removed = before - table.entries.len();
+        let removed = before - entries.len();
         if removed > 0 {
-            let Table { index, entries } = &mut *table;
             index.clear();
             for (position, entry) in entries.iter().enumerate() {
-                index.insert(Arc::clone(&entry.key), position);
+                // At most `MAX_POSITIONS` entries: the position fits.
+                index.insert_unique(self.hasher.hash_one(&entry.key), position as u32, |&i| {
+                    self.hasher.hash_one(&entries[i as usize].key)
+                });
             }
         }
         removed
@@ -392,11 +426,7 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     /// counted).
     pub(crate) fn len(&self) -> usize {
         let table = self.read();
-        if self.expires() {
-            table.entries.iter().filter(|e| e.is_exported()).count()
-        } else {
-            table.entries.len()
-        }
+        table.entries.len() - table.idle.iter().filter(|s| s.is_dormant()).count()
     }
 
     pub(crate) fn overflowed_lookups(&self) -> u64 {
@@ -419,9 +449,9 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
         mut f: impl FnMut(Option<(&K, Option<&str>)>, &M, Created) -> Result<(), E>,
     ) -> Result<(), E> {
         let table = self.read();
-        for entry in table.entries.iter().filter(|e| e.is_exported()) {
+        for entry in table.exported() {
             f(
-                Some((&*entry.key, entry.rendered.as_deref())),
+                Some((&entry.key, entry.rendered.as_deref())),
                 &entry.series,
                 entry.created,
             )?;
@@ -442,10 +472,8 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     {
         let mut entries: Vec<(K, M)> = self
             .read()
-            .entries
-            .iter()
-            .filter(|e| e.is_exported())
-            .map(|e| ((*e.key).clone(), e.series.clone()))
+            .exported()
+            .map(|e| (e.key.clone(), e.series.clone()))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let overflow = read(&self.overflow).clone().map(|(series, _)| series);
@@ -466,11 +494,11 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     {
         let table = self.read();
         order.clear();
-        order.extend((0..table.entries.len()).filter(|&i| table.entries[i].is_exported()));
+        order.extend((0..table.entries.len()).filter(|&i| table.is_exported(i)));
         order.sort_unstable_by(|&a, &b| table.entries[a].key.cmp(&table.entries[b].key));
         for &i in order.iter() {
             let entry = &table.entries[i];
-            f(Some(&*entry.key), &entry.series, entry.created)?;
+            f(Some(&entry.key), &entry.series, entry.created)?;
         }
         drop(table);
         let overflow = read(&self.overflow).clone();
@@ -491,14 +519,46 @@ impl<K: Clone + Hash + Eq, M: Clone> BoundedSeries<K, M> {
     }
 }
 
-impl<K: Hash + Eq, M> Table<K, M> {
-    /// Removes the entry at `position`, whose key is `key`.
-    fn remove_at(&mut self, key: &K, position: usize) {
-        self.index.remove(key);
+impl<K: Eq, M> Table<K, M> {
+    /// The position of `key`, whose hash is `hash`: one probe of the index, comparing the
+    /// keys of the entries it points at.
+    #[inline]
+    fn find(&self, hash: u64, key: &K) -> Option<usize> {
+        let entries = &self.entries;
+        self.index
+            .find(hash, |&i| entries[i as usize].key == *key)
+            .map(|&i| i as usize)
+    }
+
+    /// Whether the exposition shows the series at `position` (not expired, or brought back).
+    #[inline]
+    fn is_exported(&self, position: usize) -> bool {
+        self.idle
+            .get(position)
+            .is_none_or(|state| !state.is_dormant())
+    }
+
+    /// The entries the exposition shows, in insertion order.
+    fn exported(&self) -> impl Iterator<Item = &Entry<K, M>> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.is_exported(i))
+            .map(|(_, entry)| entry)
+    }
+
+    /// Removes the entry at `position`, whose key hashes to `hash`.
+    fn remove_at(&mut self, hash: u64, position: usize) {
+        if let Ok(slot) = self.index.find_entry(hash, |&i| i as usize == position) {
+            slot.remove();
+        }
         self.entries.remove(position);
+        if !self.idle.is_empty() {
+            self.idle.remove(position);
+        }
         // Entries after the removed one moved down by one.
-        for slot in self.index.values_mut() {
-            if *slot > position {
+        for slot in self.index.iter_mut() {
+            if *slot as usize > position {
                 *slot -= 1;
             }
         }
@@ -722,6 +782,37 @@ mod tests {
         assert_eq!(map.sweep_at(100) + map.sweep_at(200), 0);
         assert_eq!(map.resolve(&3, || 9), 3);
         assert!(map.remove(&1));
+    }
+
+    #[test]
+    fn removal_and_retain_keep_each_expiry_state_with_its_series() {
+        let map: BoundedSeries<u32, u32> = BoundedSeries::new(10)
+            .expiring(Some(Duration::from_millis(10)), |v| Some(u64::from(*v)));
+        for k in 0..5 {
+            map.resolve(&k, || k * 100);
+        }
+        map.sweep_at(0);
+        assert_eq!(map.sweep_at(10), 5);
+        assert_eq!(map.len(), 0);
+        // A lookup brings back its own series, wherever removals moved it.
+        assert_eq!(map.get(&2), Some(200));
+        assert!(map.remove(&1));
+        assert_eq!(map.get(&4), Some(400));
+        let exported = |map: &BoundedSeries<u32, u32>| -> Vec<u32> {
+            map.sorted().0.into_iter().map(|(k, _)| k).collect()
+        };
+        assert_eq!(exported(&map), [2, 4]);
+        assert!(map.may_evict(), "0 and 3 are still dormant");
+        assert_eq!(map.retain(|&k| k != 0 && k != 3), 2);
+        assert!(!map.may_evict(), "the dormant series were the ones removed");
+        assert_eq!(exported(&map), [2, 4]);
+        // Quiet again: both go dormant, and each lookup finds its own value.
+        assert_eq!(map.sweep_at(20) + map.sweep_at(30), 2);
+        assert_eq!(
+            (map.get(&4), map.get(&2), map.get(&0)),
+            (Some(400), Some(200), None)
+        );
+        assert_eq!(map.len(), 2);
     }
 
     #[test]

@@ -20,11 +20,13 @@
 //! The state of one series is two words, written by sweeps and lookups, never by records:
 //! the fingerprint the last sweep read, and a word with the time (milliseconds on a
 //! process-wide clock) the series was last seen active, a `TOUCHED` bit (looked up since the
-//! last sweep) and a `DORMANT` bit. A lookup sets `TOUCHED` (one read-modify-write per series
-//! per sweep at most: once set, lookups only load the word); a sweep marks a series dormant
-//! with a compare-and-swap from a word without `TOUCHED`, so a lookup and a sweep racing each
-//! other always leave the series exported: either the sweep saw the touch, or the touch clears
-//! the mark.
+//! last sweep), a `DORMANT` bit and a `PINNED` bit (exempt from expiry: set under the map's
+//! write lock, which no sweep holds, so a sweep never races it). A map without an idle
+//! timeout keeps no state at all for its series. A lookup sets `TOUCHED` (one
+//! read-modify-write per series per sweep at most: once set, lookups only load the word); a
+//! sweep marks a series dormant with a compare-and-swap from a word without `TOUCHED`, so a
+//! lookup and a sweep racing each other always leave the series exported: either the sweep
+//! saw the touch, or the touch clears the mark.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -34,8 +36,10 @@ use std::time::{Duration, Instant};
 const TOUCHED: u64 = 1;
 /// Out of the exposition until a lookup or a record brings it back.
 const DORMANT: u64 = 2;
+/// Declared in use by its owner: never expired nor evicted, until it is removed.
+const PINNED: u64 = 4;
 /// The bits below the time in a state word.
-const FLAG_BITS: u32 = 2;
+const FLAG_BITS: u32 = 3;
 
 /// Milliseconds since the first call in this process: the clock of every sweep (one read per
 /// sweep, never one per record).
@@ -123,7 +127,7 @@ impl<M> Expiry<M> {
 pub(crate) struct IdleState {
     /// The activity fingerprint the last sweep read.
     fingerprint: AtomicU64,
-    /// `last active (ms) << FLAG_BITS | DORMANT | TOUCHED`.
+    /// `last active (ms) << FLAG_BITS | PINNED | DORMANT | TOUCHED`.
     state: AtomicU64,
 }
 
@@ -147,6 +151,26 @@ impl IdleState {
             fingerprint: AtomicU64::new(0),
             state: AtomicU64::new(TOUCHED),
         }
+    }
+
+    /// The state of a series created pinned (see [`pin`](Self::pin)).
+    pub(crate) fn pinned() -> Self {
+        IdleState {
+            fingerprint: AtomicU64::new(0),
+            state: AtomicU64::new(TOUCHED | PINNED),
+        }
+    }
+
+    /// Exempts the series from expiry. Called under the map's write lock, so no sweep runs
+    /// meanwhile; the caller brings a dormant series back first ([`touch`](Self::touch)).
+    pub(crate) fn pin(&self) {
+        self.state.fetch_or(PINNED, Ordering::Relaxed);
+    }
+
+    /// Whether the series is exempt from expiry.
+    #[inline]
+    pub(crate) fn is_pinned(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & PINNED != 0
     }
 
     /// Whether the series is out of the exposition.
@@ -182,8 +206,11 @@ impl IdleState {
         if state & TOUCHED != 0 || activity != self.fingerprint.load(Ordering::Relaxed) {
             self.fingerprint.store(activity, Ordering::Relaxed);
             // Clears TOUCHED and DORMANT. A touch racing this store is not lost in any way
-            // that matters: the series is active as of `now` either way.
-            let before = self.state.swap(now << FLAG_BITS, Ordering::AcqRel);
+            // that matters: the series is active as of `now` either way. PINNED only changes
+            // under the map's write lock, which a sweep excludes: it is kept as loaded.
+            let before = self
+                .state
+                .swap((now << FLAG_BITS) | (state & PINNED), Ordering::AcqRel);
             return if before & DORMANT != 0 {
                 Swept::Revived
             } else {
