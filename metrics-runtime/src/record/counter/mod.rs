@@ -22,7 +22,7 @@ use prometheus_client::metrics::counter::Atomic;
 use prometheus_client::metrics::exemplar::CounterWithExemplar;
 
 use crate::record::exemplar::{
-    ExemplarBuffer, ExemplarError, ExemplarLabels, ExemplarSlots, ExemplarView,
+    ExemplarBuffer, ExemplarCell, ExemplarError, ExemplarLabels, ExemplarView,
 };
 use prometheus_client::metrics::{MetricType, TypedMetric};
 
@@ -176,11 +176,11 @@ pub struct Counter<N = u64, A = AtomicU64> {
 }
 
 /// What the handles of one counter share: the value, and the exemplar slot, allocated on the
-/// first exemplar (until then a pointer and a length beside the value, which a record without
-/// an exemplar never reads).
+/// first exemplar (until then a pointer and a one-time flag beside the value, which a record
+/// without an exemplar never reads). 16 bytes beside a `u64` value, 40 with the `Arc`'s counts.
 struct CounterCell<A> {
     value: A,
-    exemplar: ExemplarSlots,
+    exemplar: ExemplarCell,
 }
 
 impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {
@@ -287,16 +287,14 @@ impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {
             return Err(ExemplarError::RefusedValue);
         }
         v.add_to(self.cell());
-        self.inner
-            .exemplar
-            .record(0, labels, v.exemplar_value(), at)
+        self.inner.exemplar.record(labels, v.exemplar_value(), at)
     }
 
     /// The counter's latest exemplar, copied into `buffer`: its labels, value (the increment
     /// it came with) and timestamp. `None` before the first, or when writers kept changing it
     /// while it was copied (the next scrape reads it again). Allocates nothing.
     pub(crate) fn exemplar<'b>(&self, buffer: &'b mut ExemplarBuffer) -> Option<ExemplarView<'b>> {
-        self.inner.exemplar.read(0, buffer).exemplar()
+        self.inner.exemplar.read(buffer).exemplar()
     }
 }
 
@@ -314,7 +312,7 @@ impl<N, A: Default> Default for Counter<N, A> {
         Counter {
             inner: Arc::new(CounterCell {
                 value: A::default(),
-                exemplar: ExemplarSlots::single(),
+                exemplar: ExemplarCell::new(),
             }),
             value_type: PhantomData,
         }

@@ -34,7 +34,7 @@
 //!   write overlapped, a bounded number of times ([`READ_ATTEMPTS`]), then reports
 //!   [`ExemplarRead::Contended`] rather than wait on writers.
 //! * A series' slots ([`ExemplarSlots`]) are allocated on its first exemplar: until then they
-//!   cost a pointer and a length.
+//!   cost a pointer and a length (a counter's one slot, a pointer and a one-time flag).
 
 mod labels;
 mod read;
@@ -59,5 +59,6 @@ pub(crate) use rules::count_rejected;
 pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
 pub(crate) use slot::{with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};
+pub(crate) use slots::ExemplarCell;
 pub use slots::ExemplarSlots;
 pub(crate) use timestamp::epoch_nanos;

@@ -1,4 +1,5 @@
-//! [`ExemplarSlots`]: a series' exemplar slots, allocated on its first exemplar.
+//! [`ExemplarSlots`]: a series' exemplar slots, allocated on its first exemplar;
+//! [`ExemplarCell`]: the one slot of a counter, likewise.
 
 use std::sync::OnceLock;
 use std::time::SystemTime;
@@ -89,5 +90,45 @@ impl ExemplarSlots {
     pub(crate) fn allocated(&self) -> &[ExemplarSlot] {
         self.slots
             .get_or_init(|| (0..self.len).map(|_| ExemplarSlot::new()).collect())
+    }
+}
+
+/// The one exemplar slot of a counter, allocated on its first exemplar: a pointer and the
+/// state of its one-time initialisation (16 bytes), where [`ExemplarSlots`] adds a length a
+/// counter does not need. Every counter series carries one, so the 8 bytes count.
+#[derive(Debug)]
+pub(crate) struct ExemplarCell {
+    slot: OnceLock<Box<ExemplarSlot>>,
+}
+
+impl ExemplarCell {
+    /// The slot, not allocated yet.
+    pub(crate) const fn new() -> Self {
+        ExemplarCell {
+            slot: OnceLock::new(),
+        }
+    }
+
+    /// Checks `labels` and makes them the exemplar with `value` at `timestamp` (now when
+    /// `None`), as [`ExemplarSlot::record`] does; a refused exemplar allocates nothing.
+    pub(crate) fn record(
+        &self,
+        labels: &(impl ExemplarLabels + ?Sized),
+        value: f64,
+        timestamp: Option<SystemTime>,
+    ) -> Result<(), ExemplarError> {
+        with_checked(labels, |labels| {
+            self.slot
+                .get_or_init(|| Box::new(ExemplarSlot::new()))
+                .store(labels, value, epoch_nanos(timestamp))
+        })?
+    }
+
+    /// Reads the exemplar into `buffer`; `Empty` before the first.
+    pub(crate) fn read<'b>(&self, buffer: &'b mut ExemplarBuffer) -> ExemplarRead<'b> {
+        match self.slot.get() {
+            Some(slot) => slot.read(buffer),
+            None => ExemplarRead::Empty,
+        }
     }
 }
