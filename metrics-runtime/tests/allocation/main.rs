@@ -17,6 +17,7 @@ pub mod http_bodies;
 pub mod idle_expiry;
 pub mod native_histogram;
 pub mod scrape;
+pub mod series_memory;
 pub mod timers;
 #[cfg(feature = "vllm")]
 pub mod vllm_records;
