@@ -186,19 +186,19 @@ const MEMORY_TARGETS: [MemoryTarget; 6] = [
         bound: 1.5,
     },
     MemoryTarget {
-        label: "classic histogram, 2 threads <= 4x 1 thread",
+        label: "classic histogram, contended (2 threads) <= 4x uncontended",
         subject: ("classic histogram", 2, "ours"),
         reference: ("classic histogram", 1, "ours"),
         bound: 4.0,
     },
     MemoryTarget {
-        label: "classic + native, 2 threads <= 4x 1 thread",
+        label: "classic + native, contended (2 threads) <= 4x uncontended",
         subject: ("classic + native", 2, "ours"),
         reference: ("classic + native", 1, "ours"),
         bound: 4.0,
     },
     MemoryTarget {
-        label: "native only, 2 threads <= 4x 1 thread",
+        label: "native only, contended (2 threads) <= 4x uncontended",
         subject: ("native only", 2, "ours"),
         reference: ("native only", 1, "ours"),
         bound: 4.0,

@@ -23,6 +23,12 @@ pub fn new_family<L: crate::LabelSet, M: crate::FamilyMember>(
     crate::Family::new(spec)
 }
 
+/// Gives `histogram` its shards, as the first record that meets another thread's on it does:
+/// the memory benchmark measures a contended series so, whatever its threads' timing.
+pub fn install_histogram_shards(histogram: &crate::Histogram) {
+    histogram.install_shards();
+}
+
 /// `options` with the idle timeout a field declares (`#[metric(idle_timeout = "...")]`, in
 /// milliseconds) for `metric`, unless they override it: what the generated `register_with`
 /// gives that field's registration.

@@ -156,6 +156,67 @@ fn request_local_views_never_allocate() {
     assert_eq!(histogram.snapshot().count(), 1 + 10_000 + 100);
 }
 
+/// Two threads record into one histogram at once until one of them allocates: the first
+/// record that meets the other's installs the histogram's shards (a single block per series
+/// until then). From then on, with the same contention, neither allocates again, whatever
+/// they record (observations, merged local views, scrapes between).
+#[test]
+fn a_contended_histogram_allocates_its_shards_once_then_nothing() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Barrier;
+    use std::time::{Duration, Instant};
+
+    let histogram = Histogram::new([0.1, 1.0, 10.0]);
+    let sharded = AtomicBool::new(false);
+    let warm = Barrier::new(2);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let steady: Vec<u64> = std::thread::scope(|s| {
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut recorded = 0u64;
+                    while !sharded.load(Ordering::Relaxed) && Instant::now() < deadline {
+                        let allocated = allocations_during(|| {
+                            for _ in 0..1_000 {
+                                histogram.observe(0.5);
+                            }
+                        });
+                        recorded += 1_000;
+                        if allocated > 0 {
+                            sharded.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    warm.wait();
+                    let allocations = allocations_during(|| {
+                        let mut latency = histogram.local();
+                        for i in 0..50_000u64 {
+                            histogram.observe(i as f64 * 0.001);
+                            latency.observe(2.0);
+                        }
+                    });
+                    (allocations, recorded + 100_000)
+                })
+            })
+            .collect();
+        let mut total = 0;
+        let steady = threads
+            .into_iter()
+            .map(|t| {
+                let (allocations, recorded) = t.join().expect("recorder");
+                total += recorded;
+                allocations
+            })
+            .collect();
+        assert_eq!(histogram.snapshot().count(), total, "nothing lost");
+        steady
+    });
+    assert!(
+        sharded.load(Ordering::Relaxed),
+        "two threads recording at once never installed the shards"
+    );
+    assert_eq!(steady, [0, 0], "a record allocated once the shards were in");
+}
+
 #[test]
 fn the_counting_allocator_does_see_allocations() {
     // Guards the test above against a counter that never counts.

@@ -14,8 +14,9 @@
 //! rest. Records that read "no shards" before the install may still be writing the base
 //! block: a scrape reads it always, with the same protocol, so nothing is lost.
 
+use super::observe::Histogram;
 use super::shards::{HistogramCore, Shards, HOT_BIT};
-use super::sync::{try_lock, Ordering};
+use super::sync::{lock, try_lock, Ordering};
 use super::thread_shard::shard_count;
 
 impl HistogramCore {
@@ -42,5 +43,14 @@ impl HistogramCore {
         });
         self.shards
             .install(Shards::new(self.layout, shard_count(), hot));
+    }
+}
+
+impl Histogram {
+    /// Installs the shards now, as the first record that meets another thread's would (for
+    /// the memory benchmark's contended series). Waits for a scrape that holds the lock.
+    pub(crate) fn install_shards(&self) {
+        let _scrape = lock(&self.core.scrape);
+        self.core.install_shards();
     }
 }

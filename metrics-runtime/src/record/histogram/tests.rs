@@ -151,8 +151,7 @@ fn threads_are_numbered_in_the_order_they_first_record() {
 
 /// Installs `h`'s shards, as the first record that meets another's does.
 fn install_shards(h: &Histogram) {
-    let _scrape = super::sync::lock(&h.core.scrape);
-    h.core.install_shards();
+    h.install_shards();
 }
 
 #[test]
