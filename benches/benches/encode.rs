@@ -5,7 +5,7 @@
 //!   buffer) and by prometheus-client's text encoders on its own families of the same shape
 //!   and values (reusing the string), in OpenMetrics and in the Prometheus text format 0.0.4.
 //!   Each id's throughput is its exposition's size, so the report compares time per byte.
-//! * `encode_same_shape_1024_openmetrics_busy`: the same at 1,024 label sets in OpenMetrics,
+//! * `encode_same_shape_{64,1024}_openmetrics_busy`: the same in OpenMetrics,
 //!   with one observation recorded into every histogram series before each scrape, on both
 //!   sides, outside the timed part (through handles held for the purpose). The groups above
 //!   scrape series that stay as they are between scrapes, which a scrape of ours can skip
@@ -80,11 +80,17 @@ fn encode_same_shape(c: &mut Criterion) {
     }
 }
 
-/// [`encode_same_shape`] at 1,024 label sets in OpenMetrics, every histogram series recorded
-/// into before each scrape (see the module documentation).
+/// [`encode_same_shape`] at 64 and 1,024 label sets in OpenMetrics, every histogram series
+/// recorded into before each scrape (see the module documentation).
 fn encode_same_shape_busy(c: &mut Criterion) {
-    let ours = same_shape::ours(1024);
-    let baseline = same_shape::prometheus_client(1024);
+    for label_sets in [64, 1024] {
+        encode_same_shape_busy_at(c, label_sets);
+    }
+}
+
+fn encode_same_shape_busy_at(c: &mut Criterion, label_sets: u32) {
+    let ours = same_shape::ours(label_sets);
+    let baseline = same_shape::prometheus_client(label_sets);
     let values = observations();
     let mut body = Vec::new();
     ExpositionFormat::OpenMetrics
@@ -92,7 +98,8 @@ fn encode_same_shape_busy(c: &mut Criterion) {
         .expect("encodes");
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &baseline.registry).expect("encodes");
-    let mut group = c.benchmark_group("encode_same_shape_1024_openmetrics_busy");
+    let mut group =
+        c.benchmark_group(format!("encode_same_shape_{label_sets}_openmetrics_busy"));
     group.throughput(Throughput::Bytes(body.len() as u64));
     let mut round = 0;
     group.bench_function("ours", |b| {
