@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use super::native_config::NativeConfig;
-use super::native_table::{NativeTable, NativeTables};
+use super::native_table::{NativeChain, TableSizes};
 use super::native_totals::NativeTotals;
 use super::sync::{AtomicU64, Ordering};
 use super::thread_shard::shard_count;
@@ -30,8 +30,11 @@ pub(super) const MAX_NATIVE_SHARDS: usize = 4;
 /// native shard, and the schema and zero threshold a scrape last published.
 pub(super) struct NativeCore {
     pub(super) config: NativeConfig,
-    /// Native shard `s`'s table of half `h` is table `2 * s + h`.
-    tables: NativeTables,
+    /// Native shard `s`'s tables of half `h` are chain `2 * s + h` (those past the native
+    /// shards stay empty).
+    chains: [NativeChain; 2 * MAX_NATIVE_SHARDS],
+    /// How large the chains' tables are.
+    sizes: TableSizes,
     /// Native shards minus one (a power of two minus one): masks a classic shard into one.
     shard_mask: usize,
     /// The schema records bucket at (an `i8`, sign-extended).
@@ -45,18 +48,23 @@ impl NativeCore {
         let shards = shard_count().min(MAX_NATIVE_SHARDS);
         NativeCore {
             config,
-            tables: NativeTables::new(&config, 2 * shards),
+            chains: std::array::from_fn(|_| NativeChain::new()),
+            sizes: TableSizes::new(&config),
             shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
         }
     }
 
-    /// Counts `n` observations of `value` in `half`'s table of the native shard of classic
+    /// Counts `n` observations of `value` in `half`'s tables of the native shard of classic
     /// shard `shard`, and says whether it did. Called after the record's start in that shard
-    /// (whose acquire makes the published layout visible), and before its classic bucket
-    /// count, whose release publishes this; a native-only histogram's record has none, and
-    /// this add's own release publishes it.
+    /// (whose acquire makes the published layout, and the tables a drain cleared, visible),
+    /// and before its classic bucket count, whose release publishes this; a native-only
+    /// histogram's record has none, and this add's own release publishes it.
+    ///
+    /// The first record into a half of a native shard allocates its first table, and a record
+    /// of a bucket new since the last drain may allocate a larger one (see `native_table.rs`);
+    /// a record of the buckets of earlier intervals allocates nothing.
     ///
     /// NaN counts where +Inf does: in the bucket past `f64::MAX`'s here, as in the classic
     /// `+Inf` bucket. So `_count` is always the zero bucket plus the native buckets, which is
@@ -68,32 +76,32 @@ impl NativeCore {
         let value = if value.is_nan() { f64::INFINITY } else { value };
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        match self.tables.table(2 * (shard & self.shard_mask) + half) {
-            Some(table) => {
-                table.add(value, schema, zero_threshold, n);
+        match self.chains.get(2 * (shard & self.shard_mask) + half) {
+            Some(chain) => {
+                chain.add(&self.sizes, value, schema, zero_threshold, n);
                 true
             }
             None => false,
         }
     }
 
-    /// The observations `half`'s tables hold (see [`NativeTable::observations`]), those of
-    /// native shards with nothing `fresh` left out (see [`Self::busy_tables`]).
+    /// The observations `half`'s tables hold (see [`NativeChain::observations`]), those of
+    /// native shards with nothing `fresh` left out (see [`Self::busy_chains`]).
     pub(super) fn observations(&self, half: usize, fresh: &[u64]) -> u64 {
-        self.busy_tables(half, fresh)
-            .fold(0, |total, table| total.wrapping_add(table.observations()))
+        self.busy_chains(half, fresh)
+            .fold(0, |total, chain| total.wrapping_add(chain.observations()))
     }
 
-    /// `half`'s tables of the native shards that serve a classic shard with records in
+    /// `half`'s chains of the native shards that serve a classic shard with records in
     /// `fresh` (per classic shard: the records started in `half` since it was last drained).
-    /// The others are empty: a record writes the table of its classic shard's native shard,
+    /// The others are empty: a record writes the chain of its classic shard's native shard,
     /// after starting there. Skipping them is what keeps an idle series' scrape from reading
-    /// its tables, 16 KiB each at the default limit.
-    fn busy_tables<'a>(
+    /// its tables.
+    fn busy_chains<'a>(
         &'a self,
         half: usize,
         fresh: &'a [u64],
-    ) -> impl Iterator<Item = NativeTable<'a>> + 'a {
+    ) -> impl Iterator<Item = &'a NativeChain> + 'a {
         let mask = self.shard_mask;
         let busy = move |native_shard: &usize| {
             fresh
@@ -103,7 +111,7 @@ impl NativeCore {
         };
         (0..=mask)
             .filter(busy)
-            .filter_map(move |native_shard| self.tables.table(2 * native_shard + half))
+            .filter_map(move |native_shard| self.chains.get(2 * native_shard + half))
     }
 
     /// Makes `totals`' layout the one records use from now on.
@@ -114,17 +122,17 @@ impl NativeCore {
             .store(totals.zero_threshold.to_bits(), Ordering::Relaxed);
     }
 
-    /// Drains `half`'s tables (see [`NativeTable::drain`]) into `totals`, leaving out those
-    /// [`Self::busy_tables`] finds empty by `fresh`. Returns the observations drained.
+    /// Drains `half`'s tables (see [`NativeChain::drain`]) into `totals`, leaving out those
+    /// [`Self::busy_chains`] finds empty by `fresh`. Returns the observations drained.
     ///
     /// `totals` are at the published layout (the scrape's running totals, which it publishes,
     /// or [`Self::drain`]'s), so a bucket lands where records of the layout put it.
     pub(super) fn drain_into(&self, half: usize, fresh: &[u64], totals: &mut NativeTotals) -> u64 {
         let mut drained = 0u64;
-        for table in self.busy_tables(half, fresh) {
+        for chain in self.busy_chains(half, fresh) {
             // `add` may move a bucket a record put outside an older, narrower zero bucket
             // into it: the table's zero count comes on top.
-            let zero = table.drain(|key, count| {
+            let zero = chain.drain(|key, count| {
                 totals.add(key, count);
                 drained = drained.wrapping_add(count);
             });
@@ -142,6 +150,12 @@ impl NativeCore {
         totals.zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
         self.drain_into(half, fresh, &mut totals);
         totals
+    }
+
+    /// The chain of `half` of native shard `native_shard` (for the tests of growth).
+    #[cfg(test)]
+    pub(super) fn chain(&self, native_shard: usize, half: usize) -> &NativeChain {
+        &self.chains[2 * (native_shard & self.shard_mask) + half]
     }
 }
 

@@ -372,22 +372,23 @@ fn a_reset_not_yet_due_degrades_and_a_due_one_restores_the_resolution() {
 }
 
 #[test]
-fn between_scrapes_a_table_past_its_reservations_counts_at_the_coarsest_schema() {
-    // One bucket allowed: a table of 512 slots, 245 reservations per interval (512 less the
-    // 266 coarsest keys and a free slot), then schema -4.
+fn between_scrapes_a_chain_past_its_reservations_counts_at_the_coarsest_schema() {
+    // One bucket allowed: tables of 16, 64 and 256 slots (12 + 48 + 192 reservations), then
+    // the last of 512 slots (245 reservations: 512 less the 266 coarsest keys and a free
+    // slot), 497 keys in all per interval; past them, schema -4.
     let h = Histogram::new_native(NativeConfig::with_schema(8).max_buckets(1));
-    // 400 distinct buckets at schema 8.
-    let values: Vec<f64> = (1..=400).map(|i| upper_bound(8, i)).collect();
+    // 800 distinct buckets at schema 8.
+    let values: Vec<f64> = (1..=800).map(|i| upper_bound(8, i)).collect();
     values.iter().for_each(|&v| h.observe(v));
     let snapshot = h.snapshot();
     let native = snapshot.native().expect("native");
-    assert_eq!(snapshot.count(), 400);
-    assert_eq!(native.count(), 400, "nothing lost");
+    assert_eq!(snapshot.count(), 800);
+    assert_eq!(native.count(), 800, "nothing lost");
     assert_eq!(native.schema(), -4, "{native:?}");
     assert_eq!(native.positive().len(), 1, "{native:?}");
     // The next interval starts at the schema the limit left.
     h.observe(1.5);
-    assert_eq!(h.snapshot().native().map(|n| n.count()), Some(401));
+    assert_eq!(h.snapshot().native().map(|n| n.count()), Some(801));
 }
 
 #[test]
@@ -406,13 +407,41 @@ fn classic_and_native_sides_agree_across_scrapes() {
 }
 
 #[test]
-fn a_table_has_room_for_every_key_it_can_be_given() {
-    use super::native_table::NativeTables;
-    let tables = NativeTables::new(&NativeConfig::default().max_buckets(160), 1);
-    let table = tables.table(0).expect("one table");
+fn the_last_table_has_room_for_every_key_it_can_be_given() {
+    use super::native_table::{NativeChain, TableSizes};
+    let sizes = TableSizes::new(&NativeConfig::default().max_buckets(160));
     // 2 * 160 reservations + 266 coarsest keys fit in 1024 slots.
-    assert_eq!(table.capacity(), 1024);
-    assert_eq!(table.reservations(), 1024 - 266 - 1);
+    assert_eq!(NativeChain::last_reservations(&sizes), (1024, 1024 - 266 - 1));
+}
+
+#[test]
+fn a_chain_has_no_table_until_a_record_and_grows_with_the_keys_of_an_interval() {
+    use super::native_state::NativeCore;
+    let native = NativeCore::new(NativeConfig::with_schema(8));
+    let chain = native.chain(0, 0);
+    assert!(chain.capacities().is_empty(), "no record, no table");
+    // 8 buckets: the first table of 16 slots.
+    for i in 0..8 {
+        native.record(0, 0, upper_bound(8, i), 1);
+    }
+    assert_eq!(chain.capacities(), [16]);
+    // The other half and the other native shards are still without a table.
+    assert!(native.chain(0, 1).capacities().is_empty());
+    // 40 more: past the first table's 12 reservations, into a table of 64.
+    for i in 8..48 {
+        native.record(0, 0, upper_bound(8, i), 2);
+    }
+    assert_eq!(chain.capacities(), [16, 64]);
+    let drained = native.drain(0, &EVERY_SHARD);
+    assert_eq!(drained.observations(), 8 + 2 * 40, "{drained:?}");
+    assert_eq!(chain.occupied_slots(), 0, "drained means cleared");
+    // The same 48 buckets in the next interval, in another order: the tables made already
+    // hold them.
+    for i in (0..48).rev() {
+        native.record(0, 0, upper_bound(8, i), 1);
+    }
+    assert_eq!(chain.capacities(), [16, 64]);
+    assert_eq!(native.drain(0, &EVERY_SHARD).observations(), 48);
 }
 
 #[test]
@@ -626,24 +655,26 @@ fn a_drain_reads_the_tables_of_busy_shards_and_leaves_the_others_as_they_are() {
 }
 
 #[test]
-fn a_drain_finds_every_key_through_the_used_blocks_and_clears_the_table() {
-    use super::native_table::NativeTables;
-    // Tables of 64 lines (a line a block), 128 (two) and 512 (eight).
+fn a_drain_finds_every_key_of_every_table_and_clears_the_chain() {
+    use super::native_table::{NativeChain, TableSizes};
+    // Last tables of 64 slots, 1024 and 4096.
     for max_buckets in [10, 160, 1_000] {
-        let tables = NativeTables::new(&NativeConfig::with_schema(8).max_buckets(max_buckets), 1);
-        let table = tables.table(0).expect("one table");
+        let sizes = TableSizes::new(&NativeConfig::with_schema(8).max_buckets(max_buckets));
+        let chain = NativeChain::new();
         // Keys at three schemas, both sides, over a wide range of buckets: they land all over
-        // the table, many blocks apart.
+        // the tables, and past the first ones.
         let mut keys = std::collections::BTreeMap::new();
         let mut recorded = 0;
         for (i, schema) in (0..400u32).zip([8i8, 2, -4].into_iter().cycle()) {
             let value = 1.37f64.powi(i as i32 % 80 - 40) * if i % 2 == 0 { 1.0 } else { -1.0 };
             let n = u64::from(i % 3 + 1);
-            table.add(value, schema, 0.0, n);
+            chain.add(&sizes, value, schema, 0.0, n);
             recorded += n;
         }
+        assert!(chain.capacities().len() > 1, "{:?}", chain.capacities());
+        assert_eq!(chain.observations(), recorded, "max_buckets {max_buckets}");
         let mut drained = 0;
-        let zero = table.drain(|key, count| {
+        let zero = chain.drain(|key, count| {
             *keys
                 .entry((key.negative, key.schema, key.index))
                 .or_insert(0) += count;
@@ -652,11 +683,36 @@ fn a_drain_finds_every_key_through_the_used_blocks_and_clears_the_table() {
         assert_eq!(zero, 0);
         assert_eq!(drained, recorded, "max_buckets {max_buckets}");
         assert!(keys.len() > 8, "{} keys", keys.len());
-        assert_eq!(table.occupied_slots(), 0, "max_buckets {max_buckets}");
-        assert_eq!(table.observations(), 0);
+        assert_eq!(chain.occupied_slots(), 0, "max_buckets {max_buckets}");
+        assert_eq!(chain.observations(), 0);
         // Cleared means the next half starts empty and counts from there.
-        table.add(2.0, 0, 0.0, 4);
-        assert_eq!(table.observations(), 4);
-        assert_eq!(table.occupied_slots(), 1);
+        chain.add(&sizes, 2.0, 0, 0.0, 4);
+        chain.add(&sizes, -0.0, 0, 0.0, 1);
+        assert_eq!(chain.observations(), 5);
+        assert_eq!(chain.occupied_slots(), 1);
+    }
+}
+
+#[test]
+fn a_key_packs_every_bucket_of_every_schema_and_side() {
+    use super::native_table::NativeKey;
+    for schema in MIN_SCHEMA..=MAX_SCHEMA {
+        for magnitude in [f64::MIN_POSITIVE / 1e10, 1e-300, 0.5, 1.0, 3.0, 1e300, f64::MAX] {
+            for negative in [false, true] {
+                let key = NativeKey {
+                    negative,
+                    schema,
+                    index: bucket_index(schema, magnitude),
+                };
+                assert_eq!(NativeKey::unpack(key.pack()), key);
+            }
+        }
+        // The bucket past f64::MAX's, where infinities and NaN count.
+        let past = NativeKey {
+            negative: false,
+            schema,
+            index: bucket_index(schema, f64::INFINITY),
+        };
+        assert_eq!(NativeKey::unpack(past.pack()), past);
     }
 }

@@ -1,14 +1,17 @@
 //! The atomics and the lock of the histogram: the standard library's, or `loom`'s when the
-//! crate is built with `--cfg loom` to model-check the scrape protocol (`loom_model.rs`).
+//! crate is built with `--cfg loom` to model-check the scrape protocol (`loom_model.rs`); and
+//! [`LazyBox`], a value allocated by the first thread that needs it.
 
 #[cfg(loom)]
-pub(super) use loom::sync::atomic::{AtomicU64, Ordering};
+pub(super) use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(loom)]
 pub(super) use loom::sync::{Mutex, MutexGuard};
 #[cfg(not(loom))]
-pub(super) use std::sync::atomic::{AtomicU64, Ordering};
+pub(super) use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(super) use std::sync::{Mutex, MutexGuard};
+
+use once_cell::race::OnceBox;
 
 /// Locks `mutex`, tolerating poisoning: the scrape state is rebuilt from the cells under
 /// the lock, so a scrape that panicked leaves nothing half-written that matters.
@@ -78,5 +81,72 @@ impl<T> Installed<T> {
         let _ = self.value.set(Box::new(value));
         #[cfg(loom)]
         self.installed.store(true, Ordering::Release);
+    }
+}
+
+/// A boxed value that is allocated by the first thread that needs it, without a lock: each
+/// thread that finds none allocates its own and installs it with a compare-and-swap of the
+/// pointer (`AcqRel`); a thread that loses the race frees its own and uses the winner's. A
+/// thread that reads the pointer (`Acquire`) sees the value as it was built. Nobody ever waits
+/// for another thread, and the value is never replaced.
+pub(super) struct LazyBox<T> {
+    value: OnceBox<T>,
+    /// Under loom, the installing thread's release after the swap: the swap itself is on the
+    /// standard library's atomics, which loom does not see, so a reader acquires this to get
+    /// the order loom checks (the reader of the real pointer gets it from the pointer's load).
+    #[cfg(loom)]
+    installed: AtomicU32,
+}
+
+impl<T> LazyBox<T> {
+    /// No value yet.
+    pub(super) fn new() -> Self {
+        LazyBox {
+            value: OnceBox::new(),
+            #[cfg(loom)]
+            installed: AtomicU32::new(0),
+        }
+    }
+
+    /// The value, if a thread installed one.
+    #[inline]
+    pub(super) fn get(&self) -> Option<&T> {
+        let value = self.value.get()?;
+        #[cfg(loom)]
+        self.wait_installed();
+        Some(value)
+    }
+
+    /// The value, built by `make` and installed first if there is none (see the type's
+    /// documentation: a thread that loses the race drops what `make` built).
+    #[inline]
+    pub(super) fn get_or_init(&self, make: impl FnOnce() -> T) -> &T {
+        #[cfg(not(loom))]
+        return self.value.get_or_init(|| Box::new(make()));
+        #[cfg(loom)]
+        {
+            let mut mine: *const T = std::ptr::null();
+            let value = self.value.get_or_init(|| {
+                let built = Box::new(make());
+                mine = &*built;
+                built
+            });
+            if std::ptr::eq(mine, value) {
+                self.installed.store(1, Ordering::Release);
+            } else {
+                self.wait_installed();
+            }
+            value
+        }
+    }
+
+    /// Under loom: waits for the installing thread's release (see [`LazyBox::installed`]).
+    #[cfg(loom)]
+    fn wait_installed(&self) {
+        let mut turn = 0;
+        while self.installed.load(Ordering::Acquire) == 0 {
+            spin_wait(turn);
+            turn += 1;
+        }
     }
 }
