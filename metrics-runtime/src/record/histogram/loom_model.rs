@@ -188,3 +188,56 @@ fn a_record_that_read_the_schema_before_a_scrape_lowered_it_is_still_counted() {
         assert_eq!(last.native().map(|n| n.count()), Some(3), "{last:?}");
     });
 }
+
+/// Asserts that `snapshot`'s native side holds exactly its `_count` observations, none in the
+/// zero bucket, and returns their count.
+fn native_complete(snapshot: &HistogramSnapshot) -> u64 {
+    let count = snapshot.count();
+    let native = snapshot.native().expect("native buckets");
+    assert_eq!(native.count(), count, "{snapshot:?}");
+    assert_eq!(native.zero_count(), 0, "{snapshot:?}");
+    count
+}
+
+#[test]
+fn a_record_that_grows_its_chain_racing_a_drain_is_counted_once() {
+    // The first table has one reservation under loom: 2.0 takes it, and 3.0 (another bucket)
+    // makes and installs the next table while a scrape turns and drains the half.
+    loom::model(|| {
+        let histogram = native_histogram();
+        histogram.observe(2.0);
+        let grower = {
+            let h = histogram.clone();
+            thread::spawn(move || h.observe(3.0))
+        };
+        let seen = native_complete(&histogram.snapshot());
+        assert!(matches!(seen, 1 | 2), "{seen}");
+        grower.join().expect("grower");
+        let last = histogram.snapshot();
+        assert_eq!(native_complete(&last), 2, "nothing lost: {last:?}");
+        assert_eq!(last.sum(), 5.0, "{last:?}");
+    });
+}
+
+#[test]
+fn two_records_racing_to_make_the_same_table_lose_nothing() {
+    // Both find the first table's reservation taken and race to install the next table: one
+    // wins, the other frees its own and counts in the winner's.
+    loom::model(|| {
+        let histogram = native_histogram();
+        histogram.observe(2.0);
+        let growers: Vec<_> = [3.0, 5.0]
+            .into_iter()
+            .map(|value| {
+                let h = histogram.clone();
+                thread::spawn(move || h.observe(value))
+            })
+            .collect();
+        for grower in growers {
+            grower.join().expect("grower");
+        }
+        let last = histogram.snapshot();
+        assert_eq!(native_complete(&last), 3, "nothing lost: {last:?}");
+        assert_eq!(last.sum(), 10.0, "{last:?}");
+    });
+}

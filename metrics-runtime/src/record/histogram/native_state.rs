@@ -2,21 +2,26 @@
 //! ([`NativeCore`]: the tables of both halves and the layout in force) and what scrapes keep
 //! between them ([`NativeScrape`]). The protocol that uses them is in `native_snapshot.rs`.
 //!
-//! The tables are sharded as the classic cells are: each *native shard* has a table per half,
-//! and a record writes the one of its thread's shard, so that threads observing one series
-//! count on lines of their own instead of bouncing every slot they share. There are at most
-//! [`MAX_NATIVE_SHARDS`] (threads of more classic shards share them), because a table is
-//! sized for the bucket limit: a series' native tables take `2 * native shards * capacity *
-//! 16` bytes, the capacity being `2 * max_buckets + 267` rounded up to a power of two (1,024
-//! slots, 16 KiB a table, at the default 160 buckets: 64 KiB a series on 2 cores, 128 KiB from
-//! 4 cores on). A scrape drains a half's table of every shard recorded into since the half
-//! was last read, into the same totals, and of each table only the blocks of lines where keys
-//! were claimed (`native_table.rs`).
+//! The tables are sharded as the classic cells are: each *native shard* has a chain of tables
+//! per half, and a record writes the one of its thread's shard, so that threads observing one
+//! series count on lines of their own instead of bouncing every slot they share. There are at
+//! most [`MAX_NATIVE_SHARDS`] (threads of more classic shards share them). A chain costs what
+//! its half of its shard uses (`native_table.rs`): nothing until the first record into it,
+//! then a first table of 16 slots, 256 bytes, which holds up to 12 buckets per interval
+//! between scrapes, and larger tables behind it as an interval brings more new buckets, the
+//! last one sized for the bucket limit (1,024 slots at the default 160 buckets). A series
+//! observed from one thread into 8 buckets thus holds one table of 256 bytes (two once a
+//! scrape has turned the halves and it records on), beside the 64 bytes of chain pointers
+//! the core always has. Tables stay once made: a series that once had many buckets in an
+//! interval keeps the tables that held them. A scrape drains a half's chain of every shard
+//! recorded into since the half was last read, into the same totals, and of each chain only
+//! the tables where keys were claimed.
+//!
 
 use std::time::Instant;
 
 use super::native_config::NativeConfig;
-use super::native_table::{NativeChain, TableSizes};
+use super::native_table::NativeChain;
 use super::native_totals::NativeTotals;
 use super::sync::{AtomicU64, Ordering};
 use super::thread_shard::shard_count;
@@ -33,8 +38,6 @@ pub(super) struct NativeCore {
     /// Native shard `s`'s tables of half `h` are chain `2 * s + h` (those past the native
     /// shards stay empty).
     chains: [NativeChain; 2 * MAX_NATIVE_SHARDS],
-    /// How large the chains' tables are.
-    sizes: TableSizes,
     /// Native shards minus one (a power of two minus one): masks a classic shard into one.
     shard_mask: usize,
     /// The schema records bucket at (an `i8`, sign-extended).
@@ -49,7 +52,6 @@ impl NativeCore {
         NativeCore {
             config,
             chains: std::array::from_fn(|_| NativeChain::new()),
-            sizes: TableSizes::new(&config),
             shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
@@ -78,7 +80,7 @@ impl NativeCore {
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
         match self.chains.get(2 * (shard & self.shard_mask) + half) {
             Some(chain) => {
-                chain.add(&self.sizes, value, schema, zero_threshold, n);
+                chain.add(&self.config, value, schema, zero_threshold, n);
                 true
             }
             None => false,
@@ -160,7 +162,7 @@ impl NativeCore {
 }
 
 /// What the scrapes of a histogram with native buckets keep between them: everything drained
-/// since the last reset.
+/// since the last reset, classic and native.
 pub(super) struct NativeScrape {
     /// The classic bucket counts drained, `+Inf` last.
     pub(super) classic_buckets: Box<[u64]>,
@@ -171,6 +173,7 @@ pub(super) struct NativeScrape {
 }
 
 impl NativeScrape {
+    /// The state of no scrape yet, for `buckets` classic buckets.
     pub(super) fn new(config: &NativeConfig, buckets: usize) -> Self {
         NativeScrape {
             classic_buckets: vec![0; buckets].into_boxed_slice(),

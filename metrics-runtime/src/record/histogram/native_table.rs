@@ -140,8 +140,10 @@ impl TableSizes {
         if capacity >= self.last {
             Table::new(self.last, self.last_reservations, true)
         } else {
-            // Three quarters of the slots: probes stay short.
-            Table::new(capacity, (capacity - capacity / 4) as u32, false)
+            // Three quarters of the slots (fewer than all of them, so that a probe always
+            // meets a free slot or its key): probes stay short.
+            let reservations = (capacity - capacity / 4).min(capacity - 1);
+            Table::new(capacity, reservations as u32, false)
         }
     }
 }
@@ -184,17 +186,20 @@ impl NativeChain {
     }
 
     /// Counts `n` observations of `value` (not NaN), bucketed at `schema` with
-    /// `zero_threshold`, making the first table (sized by `sizes`) if there is none yet.
+    /// `zero_threshold`, making the first table (sized for `config`) if there is none yet.
     #[inline]
     pub(super) fn add(
         &self,
-        sizes: &TableSizes,
+        config: &NativeConfig,
         value: f64,
         schema: i8,
         zero_threshold: f64,
         n: u64,
     ) {
-        let first = self.first.get_or_init(|| sizes.table(sizes.first));
+        let first = self.first.get_or_init(|| {
+            let sizes = TableSizes::new(config);
+            sizes.table(sizes.first)
+        });
         let magnitude = value.abs();
         if magnitude <= zero_threshold {
             first.zero.fetch_add(n, Ordering::Release);
@@ -216,9 +221,9 @@ impl NativeChain {
             }
             // Past the reservations: the next table, made by the first record that needs it.
             let capacity = table.capacity();
-            table = table
-                .next
-                .get_or_init(|| sizes.table(capacity.saturating_mul(4)));
+            table = table.next.get_or_init(|| {
+                TableSizes::new(config).table(capacity.saturating_mul(4))
+            });
         }
     }
 

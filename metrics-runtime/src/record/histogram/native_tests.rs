@@ -656,10 +656,10 @@ fn a_drain_reads_the_tables_of_busy_shards_and_leaves_the_others_as_they_are() {
 
 #[test]
 fn a_drain_finds_every_key_of_every_table_and_clears_the_chain() {
-    use super::native_table::{NativeChain, TableSizes};
+    use super::native_table::NativeChain;
     // Last tables of 64 slots, 1024 and 4096.
     for max_buckets in [10, 160, 1_000] {
-        let sizes = TableSizes::new(&NativeConfig::with_schema(8).max_buckets(max_buckets));
+        let config = NativeConfig::with_schema(8).max_buckets(max_buckets);
         let chain = NativeChain::new();
         // Keys at three schemas, both sides, over a wide range of buckets: they land all over
         // the tables, and past the first ones.
@@ -668,7 +668,7 @@ fn a_drain_finds_every_key_of_every_table_and_clears_the_chain() {
         for (i, schema) in (0..400u32).zip([8i8, 2, -4].into_iter().cycle()) {
             let value = 1.37f64.powi(i as i32 % 80 - 40) * if i % 2 == 0 { 1.0 } else { -1.0 };
             let n = u64::from(i % 3 + 1);
-            chain.add(&sizes, value, schema, 0.0, n);
+            chain.add(&config, value, schema, 0.0, n);
             recorded += n;
         }
         assert!(chain.capacities().len() > 1, "{:?}", chain.capacities());
@@ -686,8 +686,8 @@ fn a_drain_finds_every_key_of_every_table_and_clears_the_chain() {
         assert_eq!(chain.occupied_slots(), 0, "max_buckets {max_buckets}");
         assert_eq!(chain.observations(), 0);
         // Cleared means the next half starts empty and counts from there.
-        chain.add(&sizes, 2.0, 0, 0.0, 4);
-        chain.add(&sizes, -0.0, 0, 0.0, 1);
+        chain.add(&config, 2.0, 0, 0.0, 4);
+        chain.add(&config, -0.0, 0, 0.0, 1);
         assert_eq!(chain.observations(), 5);
         assert_eq!(chain.occupied_slots(), 1);
     }
