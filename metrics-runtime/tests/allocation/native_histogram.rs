@@ -36,7 +36,10 @@ fn observing_into_native_buckets_in_use_never_allocates() {
     // Scrape after scrape, the same buckets in either half: nothing allocated.
     for round in 0..4 {
         let allocations = allocations_during(|| observe_all(&histogram));
-        assert_eq!(allocations, 0, "round {round}: the native observe path allocated");
+        assert_eq!(
+            allocations, 0,
+            "round {round}: the native observe path allocated"
+        );
         let snapshot = histogram.snapshot();
         assert_eq!(snapshot.count(), 10_002 * (round + 3));
         // NaN counts in the native bucket of +Inf.
@@ -61,7 +64,10 @@ fn local_views_merge_into_native_buckets_in_use_without_allocating() {
     warm(&histogram, merge_all);
     for round in 0..4 {
         let allocations = allocations_during(|| merge_all(&histogram));
-        assert_eq!(allocations, 0, "round {round}: the native merge path allocated");
+        assert_eq!(
+            allocations, 0,
+            "round {round}: the native merge path allocated"
+        );
         assert_eq!(
             histogram.snapshot().native().map(|n| n.count()),
             Some(10_000 * (round + 3))

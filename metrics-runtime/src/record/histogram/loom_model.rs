@@ -129,6 +129,16 @@ fn records_racing_the_install_of_the_shards_and_a_snapshot_lose_nothing() {
     });
 }
 
+/// Checks `model` under every interleaving with at most 3 preemptions. A native record
+/// may make and install a table (with a compare-and-swap a reader waits to see released
+/// under loom), so unbounded, a model of three threads runs for longer than CI allows; three
+/// preemptions still put a scrape's turn, wait and drain between any two steps of a record.
+fn native_model(model: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(model);
+}
+
 /// A histogram with native buckets only, one bucket allowed: 2.0 is native bucket 8 at
 /// schema 3, bucket 1 at schema 0.
 fn native_histogram() -> Histogram {
@@ -148,7 +158,7 @@ fn native_consistent(snapshot: &HistogramSnapshot) -> u64 {
 
 #[test]
 fn native_buckets_racing_a_snapshot_hold_whole_records() {
-    model(|| {
+    native_model(|| {
         let histogram = native_histogram();
         let observer = {
             let h = histogram.clone();
@@ -168,7 +178,7 @@ fn native_buckets_racing_a_snapshot_hold_whole_records() {
 
 #[test]
 fn a_record_that_read_the_schema_before_a_scrape_lowered_it_is_still_counted() {
-    model(|| {
+    native_model(|| {
         let histogram = native_histogram();
         // Two buckets over a limit of one: the first scrape halves the schema until they
         // merge, while a third record races it with whichever schema it reads.
@@ -203,7 +213,7 @@ fn native_complete(snapshot: &HistogramSnapshot) -> u64 {
 fn a_record_that_grows_its_chain_racing_a_drain_is_counted_once() {
     // The first table has one reservation under loom: 2.0 takes it, and 3.0 (another bucket)
     // makes and installs the next table while a scrape turns and drains the half.
-    loom::model(|| {
+    native_model(|| {
         let histogram = native_histogram();
         histogram.observe(2.0);
         let grower = {
@@ -223,7 +233,7 @@ fn a_record_that_grows_its_chain_racing_a_drain_is_counted_once() {
 fn two_records_racing_to_make_the_same_table_lose_nothing() {
     // Both find the first table's reservation taken and race to install the next table: one
     // wins, the other frees its own and counts in the winner's.
-    loom::model(|| {
+    native_model(|| {
         let histogram = native_histogram();
         histogram.observe(2.0);
         let growers: Vec<_> = [3.0, 5.0]

@@ -221,9 +221,9 @@ impl NativeChain {
             }
             // Past the reservations: the next table, made by the first record that needs it.
             let capacity = table.capacity();
-            table = table.next.get_or_init(|| {
-                TableSizes::new(config).table(capacity.saturating_mul(4))
-            });
+            table = table
+                .next
+                .get_or_init(|| TableSizes::new(config).table(capacity.saturating_mul(4)));
         }
     }
 
@@ -241,9 +241,9 @@ impl NativeChain {
     pub(super) fn observations(&self) -> u64 {
         self.tables().fold(0u64, |total, table| {
             let zero = table.zero.load(Ordering::Acquire);
-            let slots = table
-                .used_counts()
-                .fold(0u64, |sum, count| sum.wrapping_add(count.load(Ordering::Acquire)));
+            let slots = table.used_counts().fold(0u64, |sum, count| {
+                sum.wrapping_add(count.load(Ordering::Acquire))
+            });
             total.wrapping_add(zero).wrapping_add(slots)
         })
     }
@@ -361,18 +361,18 @@ impl Table {
                     }
                     reserved = true;
                 }
-                current = match slot.compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed)
-                {
-                    Ok(_) => {
-                        // Before the count, whose release publishes it with the key: a
-                        // drain that waited for this record reads the table's slots.
-                        if self.used.load(Ordering::Relaxed) == 0 {
-                            self.used.store(1, Ordering::Relaxed);
+                current =
+                    match slot.compare_exchange(0, packed, Ordering::Relaxed, Ordering::Relaxed) {
+                        Ok(_) => {
+                            // Before the count, whose release publishes it with the key: a
+                            // drain that waited for this record reads the table's slots.
+                            if self.used.load(Ordering::Relaxed) == 0 {
+                                self.used.store(1, Ordering::Relaxed);
+                            }
+                            packed
                         }
-                        packed
-                    }
-                    Err(actual) => actual,
-                };
+                        Err(actual) => actual,
+                    };
             }
             if current == packed {
                 // Release: a native-only histogram's record ends here (see `observe.rs`), and

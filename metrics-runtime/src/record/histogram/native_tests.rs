@@ -411,7 +411,10 @@ fn the_last_table_has_room_for_every_key_it_can_be_given() {
     use super::native_table::{NativeChain, TableSizes};
     let sizes = TableSizes::new(&NativeConfig::default().max_buckets(160));
     // 2 * 160 reservations + 266 coarsest keys fit in 1024 slots.
-    assert_eq!(NativeChain::last_reservations(&sizes), (1024, 1024 - 266 - 1));
+    assert_eq!(
+        NativeChain::last_reservations(&sizes),
+        (1024, 1024 - 266 - 1)
+    );
 }
 
 #[test]
@@ -697,7 +700,15 @@ fn a_drain_finds_every_key_of_every_table_and_clears_the_chain() {
 fn a_key_packs_every_bucket_of_every_schema_and_side() {
     use super::native_table::NativeKey;
     for schema in MIN_SCHEMA..=MAX_SCHEMA {
-        for magnitude in [f64::MIN_POSITIVE / 1e10, 1e-300, 0.5, 1.0, 3.0, 1e300, f64::MAX] {
+        for magnitude in [
+            f64::MIN_POSITIVE / 1e10,
+            1e-300,
+            0.5,
+            1.0,
+            3.0,
+            1e300,
+            f64::MAX,
+        ] {
             for negative in [false, true] {
                 let key = NativeKey {
                     negative,
