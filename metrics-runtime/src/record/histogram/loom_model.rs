@@ -136,6 +136,9 @@ fn records_racing_the_install_of_the_shards_and_a_snapshot_lose_nothing() {
 fn native_model(model: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(3);
+    // A scrape's wait re-reads every table of the half on each turn: more branches per
+    // execution than loom's default allows while a preempted record holds it up.
+    builder.max_branches = 100_000;
     builder.check(model);
 }
 
@@ -160,6 +163,9 @@ fn native_consistent(snapshot: &HistogramSnapshot) -> u64 {
 fn native_buckets_racing_a_snapshot_hold_whole_records() {
     native_model(|| {
         let histogram = native_histogram();
+        // The first table made before the race (its install races are the models below):
+        // this model is the scrape protocol's.
+        histogram.observe(2.0);
         let observer = {
             let h = histogram.clone();
             thread::spawn(move || h.observe(2.0))
@@ -169,10 +175,10 @@ fn native_buckets_racing_a_snapshot_hold_whole_records() {
             thread::spawn(move || merge_batch(&h, 2))
         };
         let seen = native_consistent(&histogram.snapshot());
-        assert!(matches!(seen, 0 | 1 | 2 | 3), "{seen}");
+        assert!(matches!(seen, 1..=4), "{seen}");
         observer.join().expect("observer");
         merger.join().expect("merger");
-        assert_eq!(native_consistent(&histogram.snapshot()), 3, "nothing lost");
+        assert_eq!(native_consistent(&histogram.snapshot()), 4, "nothing lost");
     });
 }
 
