@@ -40,10 +40,11 @@ impl HistogramCore {
         let config = native.config;
         let mut classic = HalfTotals::zero(self.layout.buckets);
         let turned = self.drain_turn(&mut classic);
-        // Never `None`: the core and the scrape state are made from the same configuration.
-        let Some(scrape) = state.native.as_mut() else {
-            return self.empty_snapshot(None);
-        };
+        // Made by the first scrape: a series never scraped does not hold it.
+        let buckets = self.layout.buckets;
+        let scrape = state
+            .native
+            .get_or_insert_with(|| Box::new(NativeScrape::new(&config, buckets, native.created)));
         // Straight into the running totals: they are at the layout records used (the one
         // they published).
         let drained = native.drain_into(turned.cold, turned.fresh(), &mut scrape.native);
@@ -64,7 +65,8 @@ impl HistogramCore {
             // The second turn: what was written since the first one is dropped with the rest.
             let second = self.drain_turn(&mut classic);
             let _ = native.drain(second.cold, second.fresh());
-            state.native = Some(Box::new(NativeScrape::new(&config, self.layout.buckets)));
+            let now = std::time::Instant::now();
+            state.native = Some(Box::new(NativeScrape::new(&config, buckets, now)));
             return self.empty_snapshot(Some(fresh));
         }
         let Some(scrape) = state.native.as_mut() else {

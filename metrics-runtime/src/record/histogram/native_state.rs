@@ -44,6 +44,9 @@ pub(super) struct NativeCore {
     schema: AtomicU64,
     /// The zero threshold records use (`f64` bits).
     zero_threshold: AtomicU64,
+    /// When the histogram was made: the reset interval's start until the first reset (the
+    /// scrape state that keeps the last reset is made by the first scrape).
+    pub(super) created: Instant,
 }
 
 impl NativeCore {
@@ -55,6 +58,7 @@ impl NativeCore {
             shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
+            created: Instant::now(),
         }
     }
 
@@ -169,17 +173,18 @@ pub(super) struct NativeScrape {
     /// The sum drained.
     pub(super) classic_sum: f64,
     pub(super) native: NativeTotals,
+    /// When the buckets were last reset (the histogram was made, before the first reset).
     pub(super) last_reset: Instant,
 }
 
 impl NativeScrape {
-    /// The state of no scrape yet, for `buckets` classic buckets.
-    pub(super) fn new(config: &NativeConfig, buckets: usize) -> Self {
+    /// The state of no scrape yet, for `buckets` classic buckets, last reset at `last_reset`.
+    pub(super) fn new(config: &NativeConfig, buckets: usize, last_reset: Instant) -> Self {
         NativeScrape {
             classic_buckets: vec![0; buckets].into_boxed_slice(),
             classic_sum: 0.0,
             native: NativeTotals::empty(config),
-            last_reset: Instant::now(),
+            last_reset,
         }
     }
 }

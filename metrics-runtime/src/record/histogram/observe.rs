@@ -11,7 +11,7 @@ use prometheus_client::metrics::{MetricType, TypedMetric};
 use super::bucket_lookup::BucketLookup;
 use super::exemplars::HistogramExemplars;
 use super::native_config::NativeConfig;
-use super::native_state::{NativeCore, NativeScrape};
+use super::native_state::NativeCore;
 use super::shards::{HistogramCore, Layout, ScrapeState};
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
@@ -79,9 +79,7 @@ impl Histogram {
         let layout = Layout {
             buckets: bounds.len() + 1,
         };
-        let scrape = ScrapeState {
-            native: native.map(|config| Box::new(NativeScrape::new(&config, layout.buckets))),
-        };
+        let scrape = ScrapeState { native: None };
         Histogram {
             core: Arc::new(HistogramCore {
                 lookup: BucketLookup::shared(&bounds),

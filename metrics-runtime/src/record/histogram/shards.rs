@@ -142,7 +142,8 @@ pub(super) const MAX_BLOCKS: usize = 1 + MAX_SHARDS;
 ///
 /// [`Histogram::snapshot`]: super::Histogram::snapshot
 pub(super) struct ScrapeState {
-    /// The native buckets' read side, for a histogram that has them.
+    /// The native buckets' read side, for a histogram that has them, made by its first
+    /// scrape.
     pub(super) native: Option<Box<NativeScrape>>,
 }
 
