@@ -98,8 +98,7 @@ fn encode_same_shape_busy_at(c: &mut Criterion, label_sets: u32) {
         .expect("encodes");
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &baseline.registry).expect("encodes");
-    let mut group =
-        c.benchmark_group(format!("encode_same_shape_{label_sets}_openmetrics_busy"));
+    let mut group = c.benchmark_group(format!("encode_same_shape_{label_sets}_openmetrics_busy"));
     group.throughput(Throughput::Bytes(body.len() as u64));
     let mut round = 0;
     group.bench_function("ours", |b| {
