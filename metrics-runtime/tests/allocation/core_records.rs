@@ -134,8 +134,12 @@ fn request_local_views_never_allocate() {
     let counter = new_family::<Engine, Counter>(spec.clone()).get_or_create(&labels);
     let histogram = new_family::<Engine, Histogram>(spec).get_or_create(&labels);
     // The thread's first record numbers the thread (a thread-local, no allocation either, but
-    // keep the measured loop to the steady state).
+    // keep the measured loop to the steady state), and the first merge makes the histogram's
+    // merge area, the one allocation a merge may make.
     histogram.observe(0.0);
+    let mut first = histogram.local();
+    first.observe(0.0);
+    first.flush();
 
     let allocations = allocations_during(|| {
         for request in 0..100u64 {
@@ -153,13 +157,14 @@ fn request_local_views_never_allocate() {
     });
     assert_eq!(allocations, 0, "the local record path allocated");
     assert_eq!(counter.get(), 20_000);
-    assert_eq!(histogram.snapshot().count(), 1 + 10_000 + 100);
+    assert_eq!(histogram.snapshot().count(), 2 + 10_000 + 100);
 }
 
 /// Two threads record into one histogram at once until one of them allocates: the first
 /// record that meets the other's installs the histogram's shards (a single block per series
-/// until then). From then on, with the same contention, neither allocates again, whatever
-/// they record (observations, merged local views, scrapes between).
+/// until then). Each then merges once (a block's first merge makes its merge area). From then
+/// on, with the same contention, neither allocates again, whatever they record (observations
+/// and merged local views).
 #[test]
 fn a_contended_histogram_allocates_its_shards_once_then_nothing() {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -186,6 +191,11 @@ fn a_contended_histogram_allocates_its_shards_once_then_nothing() {
                             sharded.store(true, Ordering::Relaxed);
                         }
                     }
+                    // The first merge into this thread's shard makes its merge area.
+                    let mut first = histogram.local();
+                    first.observe(2.0);
+                    first.flush();
+                    recorded += 1;
                     warm.wait();
                     let allocations = allocations_during(|| {
                         let mut latency = histogram.local();

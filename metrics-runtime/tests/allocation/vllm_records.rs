@@ -39,9 +39,11 @@ fn observing_outputs_and_finishing_allocate_nothing() {
     let last = finishing(tokens(1), FinishReason::Stop);
 
     // Warm up: the engine's first sight resolves its series; the thread's first arc-swap load
-    // registers the thread.
+    // registers the thread; the first inter-token latencies merged (on drop) make the
+    // histogram's merge area.
     let mut warm = metrics.requests().track(0, params());
     warm.observe_output(2.0, 2.0, &first);
+    warm.observe_output(3.0, 3.0, &next);
     drop(warm);
 
     let mut t = metrics.requests().track(0, params());

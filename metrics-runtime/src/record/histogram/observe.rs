@@ -15,7 +15,7 @@ use super::native_state::NativeCore;
 use super::shards::{HistogramCore, Layout, ScrapeState};
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
-use super::sync::{Installed, Mutex, Ordering};
+use super::sync::{Installed, LazyBox, Mutex, Ordering};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -87,6 +87,7 @@ impl Histogram {
                 layout,
                 base: layout.new_block(0),
                 shards: Installed::new(),
+                merges: LazyBox::new(),
                 scrape: Mutex::new(scrape),
                 ends_in_native,
                 native: native.map(|config| Box::new(NativeCore::new(config))),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::bucket_lookup::{linear_index, BucketLookup};
 use super::exemplars::HistogramExemplars;
 use super::native_state::{NativeCore, NativeScrape};
-use super::sync::{AtomicU64, Installed, Mutex, Ordering};
+use super::sync::{AtomicU64, Installed, LazyBox, Mutex, Ordering};
 use super::thread_shard::MAX_SHARDS;
 
 pub(super) struct HistogramCore {
@@ -28,6 +28,8 @@ pub(super) struct HistogramCore {
     /// A block per shard, installed (by a scrape's lock holder) once records meet on the base
     /// block; read lock-free by every record from then on.
     pub(super) shards: Installed<Shards>,
+    /// The merge areas of the blocks local views merge into, made by a block's first merge.
+    pub(super) merges: LazyBox<MergeAreas>,
     /// What scrapes know between them; held by one scrape at a time, and by a record only to
     /// install the shards, when no scrape holds it (a record never waits for it).
     pub(super) scrape: Mutex<ScrapeState>,
@@ -136,6 +138,25 @@ impl Shards {
 
 /// The most blocks a histogram has: its base block and a block per shard.
 pub(super) const MAX_BLOCKS: usize = 1 + MAX_SHARDS;
+
+/// Per block, the cells merges write with plain loads and stores (see `merge.rs`), laid out as
+/// a block is ([`Layout`]) but for its first cell: the *merge flag*, which the one merge that
+/// writes the area holds. Made as merges first need them, so a histogram nobody merges into
+/// holds none: a pointer.
+pub(super) struct MergeAreas {
+    areas: [LazyBox<Box<[Line]>>; MAX_BLOCKS],
+}
+
+impl MergeAreas {
+    pub(super) fn new() -> Self {
+        MergeAreas {
+            areas: std::array::from_fn(|_| LazyBox::new()),
+        }
+    }
+}
+
+/// The cell of a merge area's flag.
+pub(super) const MERGE_FLAG: usize = STARTED;
 
 /// What the scrapes of one histogram carry from one to the next (see [`Histogram::snapshot`]).
 /// A histogram without native buckets carries nothing: the cells are the totals.
@@ -284,6 +305,31 @@ impl HistogramCore {
                 visit(1 + shard, shards.block(self.layout, shard));
             }
         }
+    }
+
+    /// The merge area of block `index`, if a merge made one.
+    #[inline]
+    pub(super) fn merge_area(&self, index: usize) -> Option<Block<'_>> {
+        let lines = self.merges.get()?.areas.get(index)?.get()?;
+        Some(Block {
+            lines,
+            layout: self.layout,
+        })
+    }
+
+    /// The merge area of block `index`, made (zeroed, flag free) if it has none yet: on a
+    /// block's first merge only.
+    #[inline]
+    pub(super) fn merge_area_or_make(&self, index: usize) -> Option<Block<'_>> {
+        let areas = self.merges.get_or_init(MergeAreas::new);
+        let lines = areas
+            .areas
+            .get(index)?
+            .get_or_init(|| self.layout.new_block(0));
+        Some(Block {
+            lines,
+            layout: self.layout,
+        })
     }
 
     /// Index of the first bucket whose upper bound is `>= value` (see

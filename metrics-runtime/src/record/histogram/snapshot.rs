@@ -70,7 +70,7 @@ impl HistogramCore {
         let mut held = [0u64; MAX_BLOCKS];
         self.for_each_block(|index, block| {
             if let Some(held) = held.get_mut(index) {
-                *held = add_half(block, complete, counts, &mut sum);
+                *held = self.add_half(index, block, complete, counts, &mut sum);
             }
         });
         let mut expected = [0u64; MAX_BLOCKS];
@@ -82,8 +82,8 @@ impl HistogramCore {
         let cold = 1 - complete;
         self.for_each_block(|index, block| {
             let expected = expected.get(index).copied().unwrap_or(0);
-            wait_until(expected, || half_count(block, cold));
-            add_half(block, cold, counts, &mut sum);
+            wait_until(expected, || self.half_count(index, block, cold));
+            self.add_half(index, block, cold, counts, &mut sum);
         });
         sum
     }
@@ -122,15 +122,15 @@ impl HistogramCore {
                 self.for_each_block(|index, block| {
                     let fresh = fresh.get(index).copied().unwrap_or(0);
                     if fresh != 0 {
-                        drain_half(block, cold, fresh, totals);
+                        self.drain_half(index, block, cold, fresh, totals);
                     }
                 });
             }
             None => self.for_each_block(|index, block| {
                 let fresh = fresh.get(index).copied().unwrap_or(0);
                 if fresh != 0 {
-                    wait_until(fresh, || half_count(block, cold));
-                    drain_half(block, cold, fresh, totals);
+                    wait_until(fresh, || self.half_count(index, block, cold));
+                    self.drain_half(index, block, cold, fresh, totals);
                 }
             }),
         }
@@ -142,7 +142,9 @@ impl HistogramCore {
     fn wait_until_all(&self, half: usize, expected: u64, native: impl Fn() -> u64) {
         wait_until(expected, || {
             let mut total = native();
-            self.for_each_block(|_, block| total = total.wrapping_add(half_count(block, half)));
+            self.for_each_block(|index, block| {
+                total = total.wrapping_add(self.half_count(index, block, half));
+            });
             total
         });
     }
@@ -152,16 +154,6 @@ impl HistogramCore {
 fn turn(block: Block<'_>) -> u64 {
     block.started().map_or(0, |started| {
         started.fetch_add(HOT_BIT, Ordering::AcqRel) & COUNT_MASK
-    })
-}
-
-/// The bucket counts of `half` of `block`, added up.
-fn half_count(block: Block<'_>, half: usize) -> u64 {
-    let buckets = block.buckets(half);
-    // Acquire: a record's sum is written before its counts, so it is visible once its
-    // counts are.
-    buckets.fold(0u64, |total, cell| {
-        total.wrapping_add(cell.load(Ordering::Acquire))
     })
 }
 
@@ -176,35 +168,87 @@ fn wait_until(expected: u64, count: impl Fn() -> u64) {
     }
 }
 
-/// Adds `half` of `block` (complete, see [`wait_until`]) into `counts` and `sum`, and returns
-/// the observations it holds.
-fn add_half(block: Block<'_>, half: usize, counts: &mut [u64], sum: &mut f64) -> u64 {
+/// The bucket counts of `half` of `cells` (a block or a merge area), added up.
+fn count_of(cells: Block<'_>, half: usize) -> u64 {
+    // Acquire: a record's sum is written before its counts, so it is visible once its
+    // counts are.
+    let buckets = cells.buckets(half);
+    buckets.fold(0u64, |total, cell| {
+        total.wrapping_add(cell.load(Ordering::Acquire))
+    })
+}
+
+/// Adds `half` of `cells` (a block or a merge area, complete, see [`wait_until`]) into
+/// `counts` and `sum`, and returns the observations it holds.
+fn add_cells(cells: Block<'_>, half: usize, counts: &mut [u64], sum: &mut f64) -> u64 {
     let mut held = 0u64;
-    for (total, cell) in counts.iter_mut().zip(block.buckets(half)) {
+    for (total, cell) in counts.iter_mut().zip(cells.buckets(half)) {
         let count = cell.load(Ordering::Acquire);
         *total = total.wrapping_add(count);
         held = held.wrapping_add(count);
     }
-    if let Some(cell) = block.sum(half) {
+    if let Some(cell) = cells.sum(half) {
         *sum = saturating_sum(*sum, f64::from_bits(cell.load(Ordering::Acquire)));
     }
     held
 }
 
-/// Adds `half` of `block` into `totals`, clears it (complete, read,
-/// and written by no record until a scrape turns it hot again: that turn releases these
-/// stores to every record started after it), and takes its `fresh` observations off the
-/// block's started count.
-fn drain_half(block: Block<'_>, half: usize, fresh: u64, totals: &mut HalfTotals) {
-    add_half(block, half, &mut totals.buckets, &mut totals.sum);
-    if let Some(sum) = block.sum(half) {
+/// Clears `half` of `cells` (complete, read, and written by no record until a scrape turns it
+/// hot again: that turn releases these stores to every record started after it).
+fn clear_cells(cells: Block<'_>, half: usize) {
+    if let Some(sum) = cells.sum(half) {
         sum.store(0, Ordering::Relaxed);
     }
-    for cell in block.buckets(half) {
+    for cell in cells.buckets(half) {
         cell.store(0, Ordering::Relaxed);
     }
-    if let Some(started) = block.started() {
-        started.fetch_sub(fresh, Ordering::Relaxed);
+}
+
+impl HistogramCore {
+    /// The bucket counts of `half` of block `index` and of its merge area, added up. Reads
+    /// the merge area's pointer each time: a merge that made it may be the one waited for.
+    fn half_count(&self, index: usize, block: Block<'_>, half: usize) -> u64 {
+        let merged = self
+            .merge_area(index)
+            .map_or(0, |area| count_of(area, half));
+        count_of(block, half).wrapping_add(merged)
+    }
+
+    /// Adds `half` of block `index` and of its merge area (complete) into `counts` and `sum`,
+    /// and returns the observations they hold.
+    fn add_half(
+        &self,
+        index: usize,
+        block: Block<'_>,
+        half: usize,
+        counts: &mut [u64],
+        sum: &mut f64,
+    ) -> u64 {
+        let held = add_cells(block, half, counts, sum);
+        let merged = self
+            .merge_area(index)
+            .map_or(0, |area| add_cells(area, half, counts, sum));
+        held.wrapping_add(merged)
+    }
+
+    /// Adds `half` of block `index` and of its merge area into `totals`, clears them, and
+    /// takes their `fresh` observations off the block's started count.
+    fn drain_half(
+        &self,
+        index: usize,
+        block: Block<'_>,
+        half: usize,
+        fresh: u64,
+        totals: &mut HalfTotals,
+    ) {
+        self.add_half(index, block, half, &mut totals.buckets, &mut totals.sum);
+        clear_cells(block, half);
+        if let Some(area) = self.merge_area(index) {
+            clear_cells(area, half);
+        }
+        if let Some(started) = block.started() {
+            started.fetch_sub(fresh, Ordering::Relaxed);
+        }
     }
 }
 

@@ -91,11 +91,15 @@ impl<T> Installed<T> {
 /// for another thread, and the value is never replaced.
 pub(super) struct LazyBox<T> {
     value: OnceBox<T>,
-    /// Under loom, the installing thread's release after the swap: the swap itself is on the
-    /// standard library's atomics, which loom does not see, so a reader acquires this to get
-    /// the order loom checks (the reader of the real pointer gets it from the pointer's load).
+    /// Under loom, which does not see the standard library's atomics the swap is made with:
+    /// the install is made under a lock the model sees, then released on a flag, and a reader
+    /// acquires the flag before it looks at the value (as [`Installed`] does). The race of two
+    /// installs is then one lock taken after the other, and a reader that finds the flag
+    /// unset sees no value yet, as a reader of the pointer may: no thread ever spins.
     #[cfg(loom)]
     installed: AtomicU32,
+    #[cfg(loom)]
+    install: Mutex<()>,
 }
 
 impl<T> LazyBox<T> {
@@ -105,16 +109,19 @@ impl<T> LazyBox<T> {
             value: OnceBox::new(),
             #[cfg(loom)]
             installed: AtomicU32::new(0),
+            #[cfg(loom)]
+            install: Mutex::new(()),
         }
     }
 
     /// The value, if a thread installed one.
     #[inline]
     pub(super) fn get(&self) -> Option<&T> {
-        let value = self.value.get()?;
         #[cfg(loom)]
-        self.wait_installed();
-        Some(value)
+        if self.installed.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        self.value.get()
     }
 
     /// The value, built by `make` and installed first if there is none (see the type's
@@ -125,28 +132,13 @@ impl<T> LazyBox<T> {
         return self.value.get_or_init(|| Box::new(make()));
         #[cfg(loom)]
         {
-            let mut mine: *const T = std::ptr::null();
-            let value = self.value.get_or_init(|| {
-                let built = Box::new(make());
-                mine = &*built;
-                built
-            });
-            if std::ptr::eq(mine, value) {
-                self.installed.store(1, Ordering::Release);
-            } else {
-                self.wait_installed();
+            if let Some(value) = self.get() {
+                return value;
             }
+            let _install = lock(&self.install);
+            let value = self.value.get_or_init(|| Box::new(make()));
+            self.installed.store(1, Ordering::Release);
             value
-        }
-    }
-
-    /// Under loom: waits for the installing thread's release (see [`LazyBox::installed`]).
-    #[cfg(loom)]
-    fn wait_installed(&self) {
-        let mut turn = 0;
-        while self.installed.load(Ordering::Acquire) == 0 {
-            spin_wait(turn);
-            turn += 1;
         }
     }
 }

@@ -205,11 +205,13 @@ fn shards_installed_after_a_scrape_start_on_the_hot_half_of_the_base_block() {
     let block = shards.block(core.layout, mine);
     let direct = |cell: usize| block.cell(cell).map(|c| c.load(Ordering::Relaxed));
     let hot = core.layout.half(1);
-    assert_eq!(
-        (direct(hot + 1), direct(hot + 2), direct(hot + 3)),
-        (Some(1), Some(1), Some(1))
-    );
-    assert_eq!(f64::from_bits(direct(hot).unwrap_or(0)), 4.25);
+    // The observation in the shard's own cells, the batch in its merge area; both in half 1.
+    assert_eq!(direct(hot + 2), Some(1));
+    assert_eq!(f64::from_bits(direct(hot).unwrap_or(0)), 1.5);
+    let area = core.merge_area(1 + mine).expect("made by the merge");
+    let merged = |cell: usize| area.cell(cell).map(|c| c.load(Ordering::Relaxed));
+    assert_eq!((merged(hot + 1), merged(hot + 3)), (Some(1), Some(1)));
+    assert_eq!(f64::from_bits(merged(hot).unwrap_or(0)), 2.75);
     assert_eq!(direct(STARTED).map(|s| s & COUNT_MASK), Some(3));
     let snapshot = h.snapshot();
     assert_eq!(snapshot.bucket_counts(), &[2, 1, 1]);
