@@ -2,11 +2,9 @@
 //! distinct list, shared by every histogram with the same bounds (the series of a family all
 //! have them), so a series does not carry a copy of its family's bounds.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// Distinct bound lists kept for sharing: a process needs a handful. Past this many, a list is
-/// kept by each histogram that has it, as before any sharing.
-const MAX_SHARED_LISTS: usize = 256;
+use super::interned::Interned;
 
 /// `bounds` sanitised: non-finite bounds dropped (the `+Inf` bucket always exists), the rest
 /// sorted and de-duplicated. Construction thus never fails or panics.
@@ -20,21 +18,13 @@ pub(super) fn sanitise(bounds: impl IntoIterator<Item = f64>) -> Vec<f64> {
 /// The shared copy of `bounds` (sanitised): the same allocation for every caller with the same
 /// list, bit for bit.
 pub(super) fn shared(bounds: &[f64]) -> Arc<[f64]> {
-    static LISTS: Mutex<Vec<Arc<[f64]>>> = Mutex::new(Vec::new());
-    let same = |list: &&Arc<[f64]>| {
+    static LISTS: Interned<[f64]> = Interned::new();
+    let same = |list: &[f64]| {
         list.len() == bounds.len()
             && list
                 .iter()
                 .zip(bounds)
                 .all(|(a, b)| a.to_bits() == b.to_bits())
     };
-    let mut lists = crate::sync::lock(&LISTS);
-    if let Some(list) = lists.iter().find(same) {
-        return Arc::clone(list);
-    }
-    let list: Arc<[f64]> = bounds.into();
-    if lists.len() < MAX_SHARED_LISTS {
-        lists.push(Arc::clone(&list));
-    }
-    list
+    LISTS.share(same, || bounds.into())
 }

@@ -74,6 +74,7 @@
 mod bounds;
 pub(crate) mod bucket_lookup;
 mod exemplars;
+mod interned;
 mod local;
 mod merge;
 mod native_buckets;

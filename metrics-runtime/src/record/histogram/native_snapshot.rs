@@ -37,7 +37,7 @@ impl HistogramCore {
         native: &NativeCore,
         state: &mut ScrapeState,
     ) -> HistogramSnapshot {
-        let config = native.config;
+        let config = *native.config;
         let mut classic = HalfTotals::zero(self.layout.buckets);
         let turned = self.drain_turn(&mut classic);
         // Made by the first scrape: a series never scraped does not hold it.

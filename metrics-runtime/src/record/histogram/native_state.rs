@@ -7,23 +7,26 @@
 //! series count on lines of their own instead of bouncing every slot they share. There are at
 //! most [`MAX_NATIVE_SHARDS`] (threads of more classic shards share them). A chain costs what
 //! its half of its shard uses (`native_table.rs`): nothing until the first record into it,
-//! then a first table of 16 slots, 256 bytes, which holds up to 12 buckets per interval
-//! between scrapes, and larger tables behind it as an interval brings more new buckets, the
-//! last one sized for the bucket limit (1,024 slots at the default 160 buckets). A series
-//! observed from one thread into 8 buckets thus holds one table of 256 bytes (two once a
-//! scrape has turned the halves and it records on), beside the 64 bytes of chain pointers
-//! the core always has. Tables stay once made: a series that once had many buckets in an
+//! then a first table of 8 slots, 160 bytes, which holds up to 8 buckets per interval
+//! between scrapes, and larger tables behind it as an interval brings more new buckets (32
+//! slots, 128, ...), the last one sized for the bucket limit (1,024 slots at the default 160
+//! buckets). A series observed from one thread into 8 buckets thus holds one table of 160
+//! bytes (two once a scrape has turned the halves and it records on), beside native shard
+//! 0's two chain pointers and one for the other shards' chains, made by the first record into
+//! one of them. Tables stay once made: a series that once had many buckets in an
 //! interval keeps the tables that held them. A scrape drains a half's chain of every shard
 //! recorded into since the half was last read, into the same totals, and of each chain only
 //! the tables where keys were claimed.
 //!
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use super::interned::Interned;
 use super::native_config::NativeConfig;
 use super::native_table::NativeChain;
 use super::native_totals::NativeTotals;
-use super::sync::{AtomicU64, Ordering};
+use super::sync::{AtomicU64, LazyBox, Ordering};
 use super::thread_shard::shard_count;
 
 /// The most native shards a histogram has (see the module documentation): enough to keep the
@@ -34,10 +37,15 @@ pub(super) const MAX_NATIVE_SHARDS: usize = 4;
 /// What records of a histogram with native buckets use: the tables of both halves of every
 /// native shard, and the schema and zero threshold a scrape last published.
 pub(super) struct NativeCore {
-    pub(super) config: NativeConfig,
-    /// Native shard `s`'s tables of half `h` are chain `2 * s + h` (those past the native
-    /// shards stay empty).
-    chains: [NativeChain; 2 * MAX_NATIVE_SHARDS],
+    /// The configuration, shared with every histogram configured alike (the series of a
+    /// family all are).
+    pub(super) config: Arc<NativeConfig>,
+    /// Native shard 0's chains, half `h` at `h`: every record of an uncontended series.
+    first_chains: [NativeChain; 2],
+    /// The other native shards' chains, native shard `s`'s of half `h` at `2 * (s - 1) + h`
+    /// (those past the native shards stay empty): made by the first record into one of
+    /// them, so a series recorded from one thread keeps one pointer for them.
+    other_chains: LazyBox<[NativeChain; 2 * (MAX_NATIVE_SHARDS - 1)]>,
     /// Native shards minus one (a power of two minus one): masks a classic shard into one.
     shard_mask: usize,
     /// The schema records bucket at (an `i8`, sign-extended).
@@ -53,8 +61,9 @@ impl NativeCore {
     pub(super) fn new(config: NativeConfig) -> Self {
         let shards = shard_count().min(MAX_NATIVE_SHARDS);
         NativeCore {
-            config,
-            chains: std::array::from_fn(|_| NativeChain::new()),
+            config: shared_config(config),
+            first_chains: std::array::from_fn(|_| NativeChain::new()),
+            other_chains: LazyBox::new(),
             shard_mask: shards - 1,
             schema: AtomicU64::new(i64::from(config.schema()) as u64),
             zero_threshold: AtomicU64::new(config.threshold().to_bits()),
@@ -82,7 +91,7 @@ impl NativeCore {
         let value = if value.is_nan() { f64::INFINITY } else { value };
         let schema = self.schema.load(Ordering::Relaxed) as i64 as i8;
         let zero_threshold = f64::from_bits(self.zero_threshold.load(Ordering::Relaxed));
-        match self.chains.get(2 * (shard & self.shard_mask) + half) {
+        match self.chain_or_make(shard & self.shard_mask, half) {
             Some(chain) => {
                 chain.add(&self.config, value, schema, zero_threshold, n);
                 true
@@ -117,7 +126,28 @@ impl NativeCore {
         };
         (0..=mask)
             .filter(busy)
-            .filter_map(move |native_shard| self.chains.get(2 * native_shard + half))
+            .filter_map(move |native_shard| self.chain(native_shard, half))
+    }
+
+    /// The chain of `half` of native shard `native_shard`, if it was made.
+    fn chain(&self, native_shard: usize, half: usize) -> Option<&NativeChain> {
+        match native_shard.checked_sub(1) {
+            None => self.first_chains.get(half),
+            Some(other) => self.other_chains.get()?.get(2 * other + half),
+        }
+    }
+
+    /// The chain of `half` of native shard `native_shard` (below [`MAX_NATIVE_SHARDS`]), made
+    /// with the other native shards' chains if it is not native shard 0's.
+    #[inline]
+    fn chain_or_make(&self, native_shard: usize, half: usize) -> Option<&NativeChain> {
+        match native_shard.checked_sub(1) {
+            None => self.first_chains.get(half),
+            Some(other) => self
+                .other_chains
+                .get_or_init(|| std::array::from_fn(|_| NativeChain::new()))
+                .get(2 * other + half),
+        }
     }
 
     /// Makes `totals`' layout the one records use from now on.
@@ -160,9 +190,16 @@ impl NativeCore {
 
     /// The chain of `half` of native shard `native_shard` (for the tests of growth).
     #[cfg(test)]
-    pub(super) fn chain(&self, native_shard: usize, half: usize) -> &NativeChain {
-        &self.chains[2 * (native_shard & self.shard_mask) + half]
+    pub(super) fn made_chain(&self, native_shard: usize, half: usize) -> &NativeChain {
+        self.chain_or_make(native_shard & self.shard_mask, half)
+            .expect("a native shard below the limit")
     }
+}
+
+/// The shared copy of `config`: the same allocation for every histogram configured alike.
+fn shared_config(config: NativeConfig) -> Arc<NativeConfig> {
+    static CONFIGS: Interned<NativeConfig> = Interned::new();
+    CONFIGS.share(|kept| *kept == config, || Arc::new(config))
 }
 
 /// What the scrapes of a histogram with native buckets keep between them: everything drained

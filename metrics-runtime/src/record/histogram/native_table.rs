@@ -4,7 +4,7 @@
 //! scrape once the half is cold and complete.
 //!
 //! A chain costs what its series uses: no table until the first record into it, then a first
-//! table of 16 slots (256 bytes with its counters), and a table four times larger behind it
+//! table of 8 slots (160 bytes with its counters), and a table four times larger behind it
 //! whenever the keys of one interval between scrapes outgrow those before, up to a last table
 //! sized for the bucket limit. Tables stay once made (a drain clears them), so a series whose
 //! buckets are those of earlier intervals records into tables it has: no allocation.
@@ -16,7 +16,9 @@
 //!   missing one is claimed with a compare-and-swap of its key from empty; a record that loses
 //!   the race to the same key counts into it, one that loses to another key probes on.
 //! * A new key first takes a *reservation* (a `fetch_add` on the table's key count). A table
-//!   has fewer reservations than slots, so a probe always ends on the key or a free slot. A
+//!   has no more reservations than slots, and a probe visits each slot once at most, so a
+//!   record holding a reservation always finds its key or a free slot (at most `slots - 1`
+//!   others claimed one). Larger tables keep a quarter of their slots free: probes stay short. A
 //!   record that finds no reservation left goes on to the next table of the chain, allocating
 //!   and installing it first if there is none (a compare-and-swap of a pointer, see
 //!   `LazyBox`: a record that loses that race frees its table and uses the winner's). A key
@@ -37,9 +39,10 @@
 //!   add tables to a chain, and a drain never removes one, so no record can hold a table a
 //!   scrape frees.
 //!
-//! A table's slots sit on cache lines of their own (keys and counts of 16 slots in 192
-//! bytes, aligned to 64), and so do its counters, so threads recording into different native
-//! shards' tables never write a common line.
+//! A table's counters sit on a cache line of their own, and its slots in groups of 8 (keys
+//! and counts in 96 bytes, aligned to 32, the keys on one line), so a probe reads one line of
+//! keys, and threads recording into different native shards' tables write a common line at
+//! most where one table's slots end and another's begin.
 
 use super::native_config::NativeConfig;
 use super::native_index::{bucket_index, COARSEST_BUCKETS_PER_SIDE, MIN_SCHEMA};
@@ -81,14 +84,13 @@ impl NativeKey {
     }
 }
 
-/// Slots per [`SlotLine`]. The loom model's tables have a few slots, which keeps its
-/// executions within loom's bounds.
-const SLOTS_PER_LINE: usize = if cfg!(loom) { 2 } else { 16 };
+/// Slots per [`SlotLine`], and in a chain's first table. The loom model's tables have a few
+/// slots, which keeps its executions within loom's bounds.
+const SLOTS_PER_LINE: usize = if cfg!(loom) { 2 } else { 8 };
 
-/// The keys and counts of [`SLOTS_PER_LINE`] slots: 192 bytes, aligned so that no other
-/// table's slots or counters share a line with them. Keys apart from counts, so that a probe
-/// reads the keys of 16 slots on one line.
-#[repr(align(64))]
+/// The keys and counts of [`SLOTS_PER_LINE`] slots: 96 bytes. Keys apart from counts, and
+/// aligned to 32 bytes, so that a probe reads the keys of 8 slots on one cache line.
+#[repr(align(32))]
 struct SlotLine {
     keys: [AtomicU32; SLOTS_PER_LINE],
     counts: [AtomicU64; SLOTS_PER_LINE],
@@ -139,10 +141,14 @@ impl TableSizes {
     fn table(&self, capacity: usize) -> Table {
         if capacity >= self.last {
             Table::new(self.last, self.last_reservations, true)
+        } else if capacity <= SLOTS_PER_LINE {
+            // A first table of one line: every slot. A probe reads the line's keys whole, and
+            // it ends on its key or a free slot all the same (a key is claimed only with a
+            // reservation, so a record holding one finds at most `capacity - 1` taken).
+            Table::new(capacity, capacity as u32, false)
         } else {
-            // Three quarters of the slots (fewer than all of them, so that a probe always
-            // meets a free slot or its key): probes stay short.
-            let reservations = (capacity - capacity / 4).min(capacity - 1);
+            // Three quarters of the slots: probes stay short.
+            let reservations = capacity - capacity / 4;
             Table::new(capacity, reservations as u32, false)
         }
     }

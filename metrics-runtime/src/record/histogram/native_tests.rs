@@ -373,9 +373,9 @@ fn a_reset_not_yet_due_degrades_and_a_due_one_restores_the_resolution() {
 
 #[test]
 fn between_scrapes_a_chain_past_its_reservations_counts_at_the_coarsest_schema() {
-    // One bucket allowed: tables of 16, 64 and 256 slots (12 + 48 + 192 reservations), then
+    // One bucket allowed: tables of 8, 32 and 128 slots (8 + 24 + 96 reservations), then
     // the last of 512 slots (245 reservations: 512 less the 266 coarsest keys and a free
-    // slot), 497 keys in all per interval; past them, schema -4.
+    // slot), 373 keys in all per interval; past them, schema -4.
     let h = Histogram::new_native(NativeConfig::with_schema(8).max_buckets(1));
     // 800 distinct buckets at schema 8.
     let values: Vec<f64> = (1..=800).map(|i| upper_bound(8, i)).collect();
@@ -421,20 +421,21 @@ fn the_last_table_has_room_for_every_key_it_can_be_given() {
 fn a_chain_has_no_table_until_a_record_and_grows_with_the_keys_of_an_interval() {
     use super::native_state::NativeCore;
     let native = NativeCore::new(NativeConfig::with_schema(8));
-    let chain = native.chain(0, 0);
+    let chain = native.made_chain(0, 0);
     assert!(chain.capacities().is_empty(), "no record, no table");
-    // 8 buckets: the first table of 16 slots.
+    // 8 buckets: the first table, of 8 slots.
     for i in 0..8 {
         native.record(0, 0, upper_bound(8, i), 1);
     }
-    assert_eq!(chain.capacities(), [16]);
+    assert_eq!(chain.capacities(), [8]);
     // The other half and the other native shards are still without a table.
-    assert!(native.chain(0, 1).capacities().is_empty());
-    // 40 more: past the first table's 12 reservations, into a table of 64.
+    assert!(native.made_chain(0, 1).capacities().is_empty());
+    // 40 more: 24 into a table of 32 slots (three quarters of it), the other 16 into one of
+    // 128.
     for i in 8..48 {
         native.record(0, 0, upper_bound(8, i), 2);
     }
-    assert_eq!(chain.capacities(), [16, 64]);
+    assert_eq!(chain.capacities(), [8, 32, 128]);
     let drained = native.drain(0, &EVERY_SHARD);
     assert_eq!(drained.observations(), 8 + 2 * 40, "{drained:?}");
     assert_eq!(chain.occupied_slots(), 0, "drained means cleared");
@@ -443,7 +444,7 @@ fn a_chain_has_no_table_until_a_record_and_grows_with_the_keys_of_an_interval() 
     for i in (0..48).rev() {
         native.record(0, 0, upper_bound(8, i), 1);
     }
-    assert_eq!(chain.capacities(), [16, 64]);
+    assert_eq!(chain.capacities(), [8, 32, 128]);
     assert_eq!(native.drain(0, &EVERY_SHARD).observations(), 48);
 }
 

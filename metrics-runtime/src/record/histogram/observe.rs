@@ -152,7 +152,7 @@ impl Histogram {
 
     /// The native buckets' configuration, for a histogram that has them.
     pub fn native_config(&self) -> Option<NativeConfig> {
-        self.core.native.as_ref().map(|native| native.config)
+        self.core.native.as_ref().map(|native| *native.config)
     }
 
     /// The finite upper bounds of the buckets (the `+Inf` bucket is implicit).
