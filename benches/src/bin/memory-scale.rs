@@ -1,10 +1,10 @@
 //! The scale test: `--series N` (default 100,000) classic + native histograms of one
 //! `Dynamic` family, 8 observations each; prints the resident memory they take, the time to
-//! create them and one scrape's time in protobuf and in OpenMetrics text.
+//! create them and one scrape's time in protobuf and in OpenMetrics text, then what they keep
+//! once scraped and recorded into again (their steady state).
 //!
-//! Memory grows with the core count (the histograms' shards): run the full count at the
-//! machine's core count, and at an emulated 64 cores a smaller one with
-//! `--extrapolate-to 100000`, which scales every figure linearly (and says so).
+//! `--extrapolate-to M` scales every figure linearly to M series (and says so), for a run of
+//! fewer series on a machine with less memory than the full count needs.
 
 use metric_handles_benches::memory::alloc::CountingAlloc;
 use metric_handles_benches::memory::scale;

@@ -36,10 +36,18 @@ pub struct ScaleFigures {
     pub protobuf: (Duration, usize),
     /// One OpenMetrics text scrape: its time and size.
     pub openmetrics: (Duration, usize),
+    /// The resident set grown, in KiB, once the series are in their steady state: after the
+    /// two scrapes (which make each series' scrape state), then twice 8 more values into each
+    /// and a scrape, so that both halves of every series were recorded into (each half has
+    /// its own native tables).
+    pub steady_rss_kib: Option<u64>,
+    /// Live heap bytes added, in the same steady state.
+    pub steady_heap_bytes: i64,
 }
 
 /// Creates `series` classic + native histograms (ITL bounds, native defaults) in a `Dynamic`
-/// family, records 8 values into each, then scrapes the registry once in each format.
+/// family, records 8 values into each, then scrapes the registry once in each format; then
+/// measures the steady state (see [`ScaleFigures::steady_rss_kib`]).
 pub fn run(alloc: &CountingAlloc, series: usize, cpus: usize) -> ScaleFigures {
     let labels = tenants(series);
     let mut registry = Registry::default();
@@ -64,7 +72,7 @@ pub fn run(alloc: &CountingAlloc, series: usize, cpus: usize) -> ScaleFigures {
     }
     let record = start.elapsed();
     let heap_bytes = alloc.now().live_bytes - heap_before.live_bytes;
-    let rss_kib = rss_kib()
+    let rss_grown = rss_kib()
         .zip(rss_before)
         .map(|(after, before)| after.saturating_sub(before));
 
@@ -78,15 +86,31 @@ pub fn run(alloc: &CountingAlloc, series: usize, cpus: usize) -> ScaleFigures {
     };
     let protobuf = scrape(ExpositionFormat::PrometheusProtobuf);
     let openmetrics = scrape(ExpositionFormat::OpenMetrics);
+    // The two scrapes turned the hot half twice: records write the first half again. One more
+    // round and scrape, then one into the other half, and a scrape that turns it cold.
+    for _ in 0..2 {
+        for histogram in &kept {
+            for value in VALUES {
+                histogram.observe(value);
+            }
+        }
+        let _ = scrape(ExpositionFormat::PrometheusProtobuf);
+    }
+    let steady_heap_bytes = alloc.now().live_bytes - heap_before.live_bytes;
+    let steady_rss_kib = rss_kib()
+        .zip(rss_before)
+        .map(|(after, before)| after.saturating_sub(before));
     ScaleFigures {
         series,
         cpus,
-        rss_kib,
+        rss_kib: rss_grown,
         heap_bytes,
         create,
         record,
         protobuf,
         openmetrics,
+        steady_rss_kib,
+        steady_heap_bytes,
     }
 }
 
@@ -137,6 +161,22 @@ impl ScaleFigures {
             format!("{:.1} MiB", mib(heap)),
             format!("{:.0} B", heap / n),
             format!("{:.2} GiB", mib(heap * scale) / 1024.0),
+        );
+        if let Some(kib) = self.steady_rss_kib {
+            let bytes = kib as f64 * 1024.0;
+            line(
+                "resident, steady",
+                format!("{:.1} MiB", mib(bytes)),
+                format!("{:.0} B", bytes / n),
+                format!("{:.2} GiB", mib(bytes * scale) / 1024.0),
+            );
+        }
+        let steady = self.steady_heap_bytes as f64;
+        line(
+            "live heap, steady",
+            format!("{:.1} MiB", mib(steady)),
+            format!("{:.0} B", steady / n),
+            format!("{:.2} GiB", mib(steady * scale) / 1024.0),
         );
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         for (what, took) in [("create", self.create), ("record 8 values", self.record)] {
