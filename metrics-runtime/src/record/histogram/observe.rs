@@ -15,7 +15,7 @@ use super::native_state::NativeCore;
 use super::shards::{HistogramCore, Layout, ScrapeState};
 use super::snapshot::HistogramSnapshot;
 use super::sum::add_to_f64_bits;
-use super::sync::{Installed, LazyBox, Mutex, Ordering};
+use super::sync::{LazyBox, Mutex, Ordering};
 
 /// A histogram with fixed bucket bounds whose `observe` is lock-free.
 ///
@@ -86,7 +86,7 @@ impl Histogram {
                 bounds: super::bounds::shared(&bounds),
                 layout,
                 base: layout.new_block(0),
-                shards: Installed::new(),
+                shards: LazyBox::new(),
                 merges: LazyBox::new(),
                 scrape: Mutex::new(scrape),
                 ends_in_native,

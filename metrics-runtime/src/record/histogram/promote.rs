@@ -42,7 +42,7 @@ impl HistogramCore {
             usize::from(started.load(Ordering::Relaxed) & HOT_BIT != 0)
         });
         self.shards
-            .install(Shards::new(self.layout, shard_count(), hot));
+            .get_or_init(|| Shards::new(self.layout, shard_count(), hot));
     }
 }
 

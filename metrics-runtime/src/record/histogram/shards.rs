@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::bucket_lookup::{linear_index, BucketLookup};
 use super::exemplars::HistogramExemplars;
 use super::native_state::{NativeCore, NativeScrape};
-use super::sync::{AtomicU64, Installed, LazyBox, Mutex, Ordering};
+use super::sync::{AtomicU64, LazyBox, Mutex, Ordering};
 use super::thread_shard::MAX_SHARDS;
 
 pub(super) struct HistogramCore {
@@ -27,7 +27,7 @@ pub(super) struct HistogramCore {
     pub(super) base: Box<[Line]>,
     /// A block per shard, installed (by a scrape's lock holder) once records meet on the base
     /// block; read lock-free by every record from then on.
-    pub(super) shards: Installed<Shards>,
+    pub(super) shards: LazyBox<Shards>,
     /// The merge areas of the blocks local views merge into, made by a block's first merge.
     pub(super) merges: LazyBox<MergeAreas>,
     /// What scrapes know between them; held by one scrape at a time, and by a record only to

@@ -48,42 +48,6 @@ pub(super) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
     }
 }
 
-/// A value installed at most once and read lock-free from then on: the standard library's
-/// `OnceLock`, whose readers acquire what the installer released. Under `loom`, the same
-/// release and acquire on an atomic flag the model sees, in front of the `OnceLock`.
-pub(super) struct Installed<T> {
-    value: std::sync::OnceLock<Box<T>>,
-    #[cfg(loom)]
-    installed: loom::sync::atomic::AtomicBool,
-}
-
-impl<T> Installed<T> {
-    pub(super) fn new() -> Self {
-        Installed {
-            value: std::sync::OnceLock::new(),
-            #[cfg(loom)]
-            installed: loom::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    /// The value, once installed.
-    #[inline]
-    pub(super) fn get(&self) -> Option<&T> {
-        #[cfg(loom)]
-        if !self.installed.load(Ordering::Acquire) {
-            return None;
-        }
-        self.value.get().map(|value| &**value)
-    }
-
-    /// Installs `value` unless a value is there already (then `value` is dropped).
-    pub(super) fn install(&self, value: T) {
-        let _ = self.value.set(Box::new(value));
-        #[cfg(loom)]
-        self.installed.store(true, Ordering::Release);
-    }
-}
-
 /// A boxed value that is allocated by the first thread that needs it, without a lock: each
 /// thread that finds none allocates its own and installs it with a compare-and-swap of the
 /// pointer (`AcqRel`); a thread that loses the race frees its own and uses the winner's. A
@@ -93,7 +57,7 @@ pub(super) struct LazyBox<T> {
     value: OnceBox<T>,
     /// Under loom, which does not see the standard library's atomics the swap is made with:
     /// the install is made under a lock the model sees, then released on a flag, and a reader
-    /// acquires the flag before it looks at the value (as [`Installed`] does). The race of two
+    /// acquires the flag before it looks at the value. The race of two
     /// installs is then one lock taken after the other, and a reader that finds the flag
     /// unset sees no value yet, as a reader of the pointer may: no thread ever spins.
     #[cfg(loom)]
