@@ -146,38 +146,23 @@ impl ScaleFigures {
             "per series".to_owned(),
             format!("x {extrapolate_to}"),
         );
-        if let Some(kib) = self.rss_kib {
-            let bytes = kib as f64 * 1024.0;
+        let kib_to_bytes = |kib: Option<u64>| kib.map(|kib| kib as f64 * 1024.0);
+        let memory = [
+            ("resident (VmRSS) growth", kib_to_bytes(self.rss_kib)),
+            ("live heap growth", Some(self.heap_bytes as f64)),
+            ("resident, steady", kib_to_bytes(self.steady_rss_kib)),
+            ("live heap, steady", Some(self.steady_heap_bytes as f64)),
+        ];
+        for (what, bytes) in memory {
+            // Resident memory where the platform reports it.
+            let Some(bytes) = bytes else { continue };
             line(
-                "resident (VmRSS) growth",
+                what,
                 format!("{:.1} MiB", mib(bytes)),
                 format!("{:.0} B", bytes / n),
                 format!("{:.2} GiB", mib(bytes * scale) / 1024.0),
             );
         }
-        let heap = self.heap_bytes as f64;
-        line(
-            "live heap growth",
-            format!("{:.1} MiB", mib(heap)),
-            format!("{:.0} B", heap / n),
-            format!("{:.2} GiB", mib(heap * scale) / 1024.0),
-        );
-        if let Some(kib) = self.steady_rss_kib {
-            let bytes = kib as f64 * 1024.0;
-            line(
-                "resident, steady",
-                format!("{:.1} MiB", mib(bytes)),
-                format!("{:.0} B", bytes / n),
-                format!("{:.2} GiB", mib(bytes * scale) / 1024.0),
-            );
-        }
-        let steady = self.steady_heap_bytes as f64;
-        line(
-            "live heap, steady",
-            format!("{:.1} MiB", mib(steady)),
-            format!("{:.0} B", steady / n),
-            format!("{:.2} GiB", mib(steady * scale) / 1024.0),
-        );
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         for (what, took) in [("create", self.create), ("record 8 values", self.record)] {
             line(
