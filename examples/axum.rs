@@ -3,8 +3,9 @@
 //! serves on 127.0.0.1:3000; `-- --self-scrape` scrapes itself once and exits.
 
 use axum::{extract::Path, extract::State, routing::get, Router};
+use metric_handles::http::{layer::HttpMetricsLayer, HttpMetrics};
+use metric_handles::process::ProcessCollector;
 use metric_handles::serve::{MetricsHandler, ScrapeMetrics};
-use metric_handles::{http::HttpMetrics, http_layer::HttpMetricsLayer, process::ProcessCollector};
 use metric_handles::{ByLabel, Counter, Family, Gauge, LabelEnum, LabelSet, MetricHandles};
 use std::{io::Read, io::Write, sync::Arc};
 

@@ -1,6 +1,7 @@
 //! The derives, end to end: register, resolve, record, encode, and compare with what
 //! prometheus-client itself produces for the same metrics.
 
+use metric_handles::descriptor::{LabelAxis, MetricKind};
 use metric_handles::prometheus_client::metrics::counter::Counter as PcCounter;
 use metric_handles::prometheus_client::metrics::family::Family as PcFamily;
 use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
@@ -9,7 +10,7 @@ use metric_handles::prometheus_client::registry::Unit;
 use metric_handles::Registry;
 use metric_handles::{
     Buckets, ByLabel, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram,
-    LabelAxis, LabelEnum, LabelSet, MetricHandles, MetricKind, RegisterOptions,
+    LabelEnum, LabelSet, MetricHandles, RegisterOptions,
 };
 
 /// The README's example: these tests declare their metrics with its label set and finish
@@ -149,7 +150,7 @@ fn descriptors_describe_every_field() {
     assert_eq!(d[0].help, "Number of requests in model execution batches");
     assert_eq!(d[0].common_labels, ["model_name", "engine"]);
     assert_eq!(d[0].axis, None);
-    assert_eq!(d[0].max_series, metric_handles::DEFAULT_MAX_SERIES);
+    assert_eq!(d[0].max_series, metric_handles::limits::DEFAULT_MAX_SERIES);
     assert_eq!(d[0].computed, None);
     assert_eq!(d[1].kind, MetricKind::Counter);
     // The doc comment's first section is the help text; a `# Computed` section is kept apart.

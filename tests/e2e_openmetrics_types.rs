@@ -14,9 +14,10 @@ mod support;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use metric_handles::histogram::GaugeHistogram;
 use metric_handles::vllm::{CacheConfig, VllmMetrics, VllmMetricsConfig};
 use metric_handles::{
-    Family, GaugeHistogram, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
+    Family, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
 };
 use support::demo::TempDir;
 use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, PROTOBUF_PATH, TEXT_PATH};

@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use metric_handles::descriptor::{MetricDescriptor, MetricKind};
 use metric_handles::Registry;
 use metric_handles::{
-    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
-    MetricKind, NoLabels, RegisterOptions,
+    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricHandles, NoLabels, RegisterOptions,
 };
 use support::demo::{http_get, read_report, serve_frontend, url_encode, TempDir};
 use support::exposition_server::{ExpositionServer, OPENMETRICS_PATH, PROTOBUF_PATH, TEXT_PATH};

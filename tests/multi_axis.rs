@@ -6,11 +6,13 @@ use std::sync::atomic::AtomicU64;
 
 mod support;
 
+use metric_handles::axis::{ByLabels, Position};
+use metric_handles::descriptor::{LabelAxis, MetricKind};
 use metric_handles::testing::{sample_value, Scrape};
 use metric_handles::Registry;
 use metric_handles::{
-    ByLabels, ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelAxis, LabelEnum,
-    LabelSet, MetricHandles, MetricKind, NoLabels, Position, RegisterOptions,
+    ByPosition, Counter, Dynamic, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles,
+    NoLabels, RegisterOptions,
 };
 use support::prometheus_text;
 

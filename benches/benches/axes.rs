@@ -13,9 +13,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::__private::{new_family, SeriesSpec};
-use metric_handles::{
-    ByLabel, ByLabels, Counter, Family, LabelAxis, LabelEnum, NoLabels, Position,
-};
+use metric_handles::axis::{ByLabels, Position};
+use metric_handles::descriptor::LabelAxis;
+use metric_handles::{ByLabel, Counter, Family, LabelEnum, NoLabels};
 use metric_handles_benches::runner::{Runner, SingleThread};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::__private::new_family;
-use metric_handles::{Counter, Family, SeriesSpec};
+use metric_handles::member::SeriesSpec;
+use metric_handles::{Counter, Family};
 use metric_handles_benches::fixtures::MODEL_NAME;
 use metric_handles_benches::labels::EngineLabels;
 use metric_handles_benches::recorder;

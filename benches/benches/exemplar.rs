@@ -8,7 +8,8 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::{Counter, EncodedLabels, ExemplarLabels, Histogram};
+use metric_handles::exemplar::{EncodedLabels, ExemplarLabels};
+use metric_handles::{Counter, Histogram};
 
 /// Observed values, cycled: they fall in different buckets.
 const VALUES: [f64; 8] = [0.0002, 0.0009, 0.003, 0.02, 0.07, 0.4, 1.3, 5.0];

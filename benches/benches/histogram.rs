@@ -91,7 +91,7 @@ struct NativeHistograms {
 impl NativeHistograms {
     fn new() -> Self {
         use prometheus_client::metrics::histogram::{Histogram, NativeHistogramConfig};
-        let ours = metric_handles::NativeConfig::from_factor(1.1).max_buckets(160);
+        let ours = metric_handles::histogram::NativeConfig::from_factor(1.1).max_buckets(160);
         let theirs = NativeHistogramConfig::new(1.1).max_buckets(160);
         NativeHistograms {
             values: observations(),
@@ -169,7 +169,7 @@ fn sharing(c: &mut Criterion) {
         metric_handles::Histogram::new(ITL_BUCKETS)
     });
     one_series_and_apart(c, "native_sharing", || {
-        let config = metric_handles::NativeConfig::from_factor(1.1).max_buckets(160);
+        let config = metric_handles::histogram::NativeConfig::from_factor(1.1).max_buckets(160);
         metric_handles::Histogram::new_native(config)
     });
 }

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use metric_handles::__private::{new_family, BucketLookup};
-use metric_handles::{Counter, Family, SeriesSpec};
+use metric_handles::member::SeriesSpec;
+use metric_handles::{Counter, Family};
 use metric_handles_benches::contended::{threads, time_contended};
 use metric_handles_benches::fixtures::{
     observations, observations_for, ITL_BUCKETS, OBSERVATIONS, VLLM_BUCKET_LISTS,

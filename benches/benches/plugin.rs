@@ -1,4 +1,4 @@
-//! Recording through a family registered at run time (`metric_handles::plugin`) against the
+//! Recording through a family registered at run time (`metric_handles::family`) against the
 //! same family declared with `#[derive(MetricHandles)]`, and against what vLLM's KV-connector
 //! adapter does for descriptor-driven families (a prometheus-client `Family` keyed by a label
 //! vector built per record, then `get_or_create`). Both of ours resolve once, then record
@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::plugin::{FamilySpec, RuntimeFamilies};
+use metric_handles::family::{FamilySpec, RuntimeFamilies};
 use metric_handles::Registry;
 use metric_handles::{Counter, Family, Histogram, MetricHandles};
 use metric_handles_benches::fixtures::{observations, ITL_BUCKETS, MODEL_NAME, OBSERVATIONS};

@@ -9,7 +9,7 @@ use crate::batched::{BatchedItl, PendingItl};
 use crate::fixtures::{observations, prometheus_itl_histogram, ITL_BUCKETS, OBSERVATIONS};
 
 /// Observations per merge, for every batched implementation: vLLM's default.
-pub const INTERVAL: usize = metric_handles::DEFAULT_FLUSH_INTERVAL;
+pub const INTERVAL: usize = metric_handles::local::DEFAULT_FLUSH_INTERVAL;
 
 /// Every implementation, each with one histogram.
 #[derive(Debug)]

@@ -8,9 +8,9 @@
 //! too, at bucket factor 1.1 with at most 160 buckets ([`NATIVE_FACTOR`], [`NATIVE_BUCKETS`]).
 
 use metric_handles::__private::register_family;
-use metric_handles::{
-    Buckets, MetricDescriptor, MetricKind, NativeConfig, RegisterOptions, Registry,
-};
+use metric_handles::descriptor::{MetricDescriptor, MetricKind};
+use metric_handles::histogram::NativeConfig;
+use metric_handles::{Buckets, RegisterOptions, Registry};
 use prometheus_client::metrics::counter::Counter as PcCounter;
 use prometheus_client::metrics::family::Family as PcFamily;
 use prometheus_client::metrics::gauge::Gauge as PcGauge;

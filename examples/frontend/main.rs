@@ -36,12 +36,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
+use metric_handles::histogram::NativeConfig;
+use metric_handles::http::layer::HttpMetricsLayer;
 use metric_handles::http::HttpMetrics;
-use metric_handles::http_layer::HttpMetricsLayer;
 use metric_handles::process::ProcessCollector;
 use metric_handles::serve::{MetricsHandler, ScrapeMetrics};
+use metric_handles::ExpositionFormat;
 use metric_handles::Registry;
-use metric_handles::{ExpositionFormat, NativeConfig};
 
 use crate::cli::Args;
 use crate::routes::AppState;

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
-use metric_handles::http_layer::HttpMetricsLayer;
+use metric_handles::http::layer::HttpMetricsLayer;
 use metric_handles::serve::MetricsHandler;
 use metric_handles::Registry;
 

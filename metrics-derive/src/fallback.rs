@@ -111,7 +111,7 @@ fn methods(
     };
     quote! {
         /// Every metric this struct registers (empty: the derive reported errors).
-        pub const DESCRIPTORS: &'static [#krate::MetricDescriptor] = &[];
+        pub const DESCRIPTORS: &'static [#krate::descriptor::MetricDescriptor] = &[];
 
         /// Registers every metric (stub: the derive reported errors).
         pub fn register(registry: &mut #krate::Registry) -> Self {

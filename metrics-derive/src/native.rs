@@ -213,7 +213,7 @@ impl NativeSpec {
     /// `NativeConfig::with_schema(..)` and a builder call per setting given.
     pub fn tokens(&self, krate: &TokenStream) -> TokenStream {
         let schema = self.schema;
-        let mut config = quote!(#krate::NativeConfig::with_schema(#schema));
+        let mut config = quote!(#krate::histogram::NativeConfig::with_schema(#schema));
         if let Some(value) = self.zero_threshold {
             config = quote!(#config.zero_threshold(#value));
         }

@@ -2,86 +2,77 @@
 // The other lint levels are the workspace's (`[workspace.lints]` in the root `Cargo.toml`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// docs.rs marks each feature-gated item with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 // The derives generate `::metric_handles::...` paths; this makes them resolve inside the
 // crate too (the vLLM metrics are declared with the derive).
 extern crate self as metric_handles;
 
-// The rooms, in the order a metric passes through them: declared, recorded, kept per series,
-// registered, exposed.
+// The public modules are the concepts a user looks for (a type's module is its folder or file);
+// the private ones are the stages a metric passes through behind them.
 mod const_eq;
 mod created;
 mod declare;
-mod expose;
+mod info;
 mod names;
-mod record;
-mod registry;
 mod render;
 mod sanitize;
 mod series;
+mod state_set;
 mod sync;
 #[cfg(test)]
 mod test_support;
 
-pub use declare::buckets;
-pub use expose::catalogue;
-#[doc = include_str!("../docs/guide.md")]
-pub mod guide {}
 #[doc = include_str!("../docs/attributes.md")]
 pub mod attributes {}
+pub mod axis;
+pub mod buckets;
+pub mod catalogue;
+pub mod counter;
+pub mod descriptor;
+pub mod exemplar;
+pub mod exposition;
+pub mod family;
+pub mod gauge;
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {}
+pub mod histogram;
 pub mod http;
-#[cfg(feature = "http-layer")]
-#[path = "http/layer.rs"]
-pub mod http_layer;
-pub mod plugin;
+pub mod labels;
+pub mod limits;
+pub mod local;
+pub mod member;
 #[cfg(feature = "process")]
+#[cfg_attr(docsrs, doc(cfg(feature = "process")))]
 pub mod process;
+pub mod registry;
 #[cfg(feature = "serve")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serve")))]
 pub mod serve;
 pub mod testing;
+pub mod timer;
 #[cfg(feature = "tokio-runtime")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio-runtime")))]
 pub mod tokio_runtime;
 #[cfg(feature = "vllm")]
+#[cfg_attr(docsrs, doc(cfg(feature = "vllm")))]
 pub mod vllm;
 
+// The names nearly every user writes: the derives, the registry, a family and its members, the
+// label axes, bucket bounds and the exposition formats. Everything else is in its module.
+pub use axis::{ByLabel, ByPosition, Dynamic};
 pub use buckets::Buckets;
-pub use declare::descriptor::{
-    Alias, LabelAxis, MetricDescriptor, MetricKind, DEFAULT_MAX_LABEL_SETS, DEFAULT_MAX_SERIES,
-    MAX_PRERESOLVED_POSITIONS,
-};
-pub use expose::exposition::{EncodeOptions, ExpositionFormat, NameEscaping, Negotiated};
-pub use record::counter::{rejected_counter_increments, Counter, CounterValue};
-pub use record::exemplar::{
-    dropped_exemplars, rejected_exemplars, EncodedLabels, ExemplarBuffer, ExemplarError,
-    ExemplarLabelSet, ExemplarLabels, ExemplarRead, ExemplarSlot, ExemplarSlots, ExemplarView,
-    LabelPairs, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS, READ_ATTEMPTS,
-};
-pub use record::gauge::Gauge;
-pub use record::gauge_histogram::GaugeHistogram;
-pub use record::histogram::{
-    Histogram, HistogramSnapshot, NativeConfig, NativeSnapshot, NativeSpans, NATIVE_EXEMPLARS,
-};
-pub use record::in_flight::{InFlightGauge, InFlightGuard};
-pub use record::info::Info;
-pub use record::local::{
-    HistogramBuffer, Local, LocalCounter, LocalHistogram, DEFAULT_FLUSH_INTERVAL,
-};
-pub use record::timer::{Timer, TimerTarget};
-pub use registry::options::RegisterOptions;
-pub use registry::{
-    register_build_info, try_register_build_info, RegisteredFamily, RegistrationError, Registry,
-};
-pub use series::axis::{ByLabel, ByPosition, Dynamic, PositionSeries};
-pub use series::family::Family;
-pub use series::grid::{
-    ByLabels, EveryCombination, GridAxes, GridAxis, GridKey, GridLookup, Position,
-    SomeCombinations, MAX_GRID_AXES,
-};
-pub use series::label_size::{MAX_LABEL_SET_LEN, MAX_LABEL_VALUE_LEN};
-pub use series::labels::{LabelEnum, LabelSet, NoLabels};
-pub use series::member::{AxisShape, FamilyMember, SeriesSpec};
-pub use series::outcome::{OutcomeCounters, OutcomeGuard};
-pub use series::state_set::StateSet;
+pub use counter::Counter;
+pub use exposition::ExpositionFormat;
+pub use family::Family;
+pub use gauge::Gauge;
+pub use histogram::Histogram;
+pub use info::Info;
+pub use labels::{LabelEnum, LabelSet, NoLabels};
+pub use registry::{RegisterOptions, RegistrationError, Registry};
+pub use state_set::StateSet;
+pub use timer::Timer;
 
 pub use metric_handles_derive::{LabelEnum, LabelSet, MetricHandles};
 
@@ -104,5 +95,4 @@ pub mod prometheus_client {
 /// Items the derive's generated code (and this repository's tests and benchmarks) refer to.
 /// Not a stable API: anything here may change in any release.
 #[doc(hidden)]
-#[path = "private/mod.rs"]
 pub mod __private;

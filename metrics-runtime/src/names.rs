@@ -1,6 +1,6 @@
 //! The rules for the names the exposition writes unquoted, at run time: metric names, label
 //! keys and units. The derive checks the same rules at compile time (`metrics-derive`'s
-//! `names.rs`); plug-in families ([`crate::plugin`]) and every registration in a
+//! `names.rs`); plug-in families ([`crate::family`]) and every registration in a
 //! [`Registry`](crate::Registry) check them here. `const`, so `runtime_families!` checks its
 //! families at compile time with them too.
 

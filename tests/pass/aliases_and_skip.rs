@@ -1,6 +1,7 @@
 // Deprecated aliases and non-metric fields.
 use metric_handles::Registry;
-use metric_handles::{Alias, Counter, Family, Histogram, MetricHandles, NoLabels};
+use metric_handles::{Counter, Family, Histogram, MetricHandles, NoLabels};
+use metric_handles::descriptor::Alias;
 
 #[derive(MetricHandles)]
 pub struct Metrics {

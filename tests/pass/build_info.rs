@@ -12,5 +12,5 @@ fn main() {
     let text = ExpositionFormat::PrometheusText.encode(&registry).unwrap();
     let line = format!("app_build_info{{name=\"{name}\",version=\"{version}\"}} 1\n");
     assert!(text.contains(&line), "{text}");
-    assert!(metric_handles::try_register_build_info(&mut registry, name, version).is_err());
+    assert!(metric_handles::registry::try_register_build_info(&mut registry, name, version).is_err());
 }

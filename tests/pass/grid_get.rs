@@ -1,9 +1,7 @@
 // `get` on a grid of enum axes returns the series itself (every combination exists); with a
 // `Position` axis it returns an `Option`, `None` for a position never recorded.
-use metric_handles::{
-    ByLabels, Counter, ExpositionFormat, Family, LabelEnum, MetricHandles, NoLabels, Position,
-    Registry,
-};
+use metric_handles::{Counter, ExpositionFormat, Family, LabelEnum, MetricHandles, NoLabels, Registry};
+use metric_handles::axis::{ByLabels, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 #[label(rename_all = "lowercase")]

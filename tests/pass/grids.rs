@@ -1,7 +1,8 @@
 // Several fixed axes on one member: enum x enum, enum x position, three axes; every
 // combination exported at 0, in declaration order.
 use metric_handles::Registry;
-use metric_handles::{ByLabels, Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles, Position};
+use metric_handles::{Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
+use metric_handles::axis::{ByLabels, Position};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Store {

@@ -1,9 +1,8 @@
 // The "Several fixed axes" and "Cardinality limits" examples of docs/guide.md, with the exact
 // exposition the guide shows. Keep the two in sync.
 use metric_handles::Registry;
-use metric_handles::{
-    ByLabels, Counter, Dynamic, Family, LabelEnum, LabelSet, MetricHandles, Position,
-};
+use metric_handles::{Counter, Dynamic, Family, LabelEnum, LabelSet, MetricHandles};
+use metric_handles::axis::{ByLabels, Position};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Service {

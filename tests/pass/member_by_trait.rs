@@ -7,10 +7,9 @@ use std::sync::Arc;
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
 use metric_handles::prometheus_client::metrics::gauge::Gauge as PcGauge;
 use metric_handles::Registry;
-use metric_handles::{
-    AxisShape, ByLabel, Counter, Family, FamilyMember, Gauge, Histogram, LabelEnum, LabelSet,
-    MetricHandles, MetricKind, SeriesSpec,
-};
+use metric_handles::{ByLabel, Counter, Family, Gauge, Histogram, LabelEnum, LabelSet, MetricHandles};
+use metric_handles::member::{AxisShape, FamilyMember, SeriesSpec};
+use metric_handles::descriptor::MetricKind;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct EngineLabels {

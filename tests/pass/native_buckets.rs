@@ -1,6 +1,7 @@
 //! `native` and `native(...)` on histogram fields: native only, and beside classic buckets.
 
-use metric_handles::{Family, Histogram, MetricHandles, NativeConfig, NoLabels, Registry};
+use metric_handles::{Family, Histogram, MetricHandles, NoLabels, Registry};
+use metric_handles::histogram::NativeConfig;
 
 #[derive(MetricHandles)]
 pub struct Metrics {

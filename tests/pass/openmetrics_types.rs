@@ -1,10 +1,9 @@
 // `Info`, `StateSet<E>` and `GaugeHistogram` are members like the others: declared once,
 // resolved once, recorded without lookup, alone or under an axis.
 use metric_handles::Registry;
-use metric_handles::{
-    ByLabel, Family, GaugeHistogram, Info, LabelEnum, LabelSet, MetricHandles, MetricKind,
-    StateSet,
-};
+use metric_handles::{ByLabel, Family, Info, LabelEnum, LabelSet, MetricHandles, StateSet};
+use metric_handles::histogram::GaugeHistogram;
+use metric_handles::descriptor::MetricKind;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Replica {

@@ -174,7 +174,7 @@ impl FieldItems {
                 #(#cfgs #descriptor_parts)*
                 #cfgs
                 #[doc(hidden)]
-                const #const_ident: #krate::MetricDescriptor = #descriptor;
+                const #const_ident: #krate::descriptor::MetricDescriptor = #descriptor;
             },
             check_consts: quote!(#(#check_consts)*),
             descriptors: quote!(#cfgs Self::#const_ident,),
@@ -257,7 +257,7 @@ fn positions(plan: &MetricPlan) -> TokenStream {
 fn max_series(plan: &MetricPlan, krate: &TokenStream) -> TokenStream {
     match &plan.max_series {
         Some(max) => max.clone(),
-        None => quote!(#krate::DEFAULT_MAX_SERIES),
+        None => quote!(#krate::limits::DEFAULT_MAX_SERIES),
     }
 }
 
@@ -282,7 +282,7 @@ fn descriptor_parts(
             .map(|(i, key)| quote!(#krate::__private::grid_axis(#shape, #i, #key, #positions)));
         parts.push(quote! {
             #[doc(hidden)]
-            const #grid_const: &'static [#krate::LabelAxis] = &[#(#grid),*];
+            const #grid_const: &'static [#krate::descriptor::LabelAxis] = &[#(#grid),*];
         });
     }
     if let Some(BucketSpec::Const(path)) = &plan.buckets {
@@ -343,14 +343,13 @@ fn descriptor(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> To
     let max_series = max_series(plan, krate);
     let max_label_sets = match &plan.max_label_sets {
         Some(max) => max.clone(),
-        None => quote!(#krate::DEFAULT_MAX_LABEL_SETS),
+        None => quote!(#krate::limits::DEFAULT_MAX_LABEL_SETS),
     };
-    let aliases = plan
-        .aliases
-        .iter()
-        .map(|(name, version)| quote!(#krate::Alias { name: #name, deprecated_in: #version }));
+    let aliases = plan.aliases.iter().map(
+        |(name, version)| quote!(#krate::descriptor::Alias { name: #name, deprecated_in: #version }),
+    );
     quote! {
-        #krate::MetricDescriptor {
+        #krate::descriptor::MetricDescriptor {
             name: #name,
             field: #field,
             kind: #kind,
@@ -479,7 +478,7 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
                 "field `{field}`: `max_series` limits the series an axis creates per label set, and `{shown}` has no axis: to limit how many label sets the family holds write `max_label_sets = N`"
             );
             checks.push(at_member(quote!(
-                if ::core::matches!(#shape, #krate::AxisShape::None) {
+                if ::core::matches!(#shape, #krate::member::AxisShape::None) {
                     ::core::panic!(#message)
                 }
             )));
@@ -489,7 +488,7 @@ fn field_checks(plan: &MetricPlan, krate: &TokenStream, const_ident: &Ident) -> 
                 "field `{field}`: `idle_timeout` expires the idle series of a `Dynamic<Labels, _>` axis, and `{shown}` has none: remove `idle_timeout`"
             );
             checks.push(at_member(quote!(
-                if !::core::matches!(#shape, #krate::AxisShape::Dynamic(_)) {
+                if !::core::matches!(#shape, #krate::member::AxisShape::Dynamic(_)) {
                     ::core::panic!(#message)
                 }
             )));

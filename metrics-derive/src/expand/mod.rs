@@ -153,7 +153,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
 
             /// Every metric this struct registers, in field order: names, kinds, help, labels
             /// and buckets, for documentation and tests.
-            pub const DESCRIPTORS: &'static [#krate::MetricDescriptor] = &[#descriptors];
+            pub const DESCRIPTORS: &'static [#krate::descriptor::MetricDescriptor] = &[#descriptors];
 
             #[doc = #register_doc]
             ///
@@ -294,7 +294,7 @@ fn bounded_where_clause(
     for plan in plans {
         bound(
             plan.family.member.to_token_stream(),
-            quote!(#krate::FamilyMember),
+            quote!(#krate::member::FamilyMember),
         );
     }
     clause

@@ -53,7 +53,7 @@ pub fn check_label_set_limits(cx: &Ctxt, input: &Input, plans: &[MetricPlan]) {
             let common = common.as_deref().unwrap_or("the struct's label set");
             cx.error_spanned_by(
                 key,
-                format!("`max_label_sets` limits how many `{common}` label sets the family of field `{field}` holds, not the `{keys}` label sets of its `Dynamic` axis: to limit those per `{common}`, write `max_series = {limit}`; to limit the `{common}` label sets, give `max_series` too (`max_series = metric_handles::DEFAULT_MAX_SERIES` keeps the default), so the field says which limit is which"),
+                format!("`max_label_sets` limits how many `{common}` label sets the family of field `{field}` holds, not the `{keys}` label sets of its `Dynamic` axis: to limit those per `{common}`, write `max_series = {limit}`; to limit the `{common}` label sets, give `max_series` too (`max_series = metric_handles::limits::DEFAULT_MAX_SERIES` keeps the default), so the field says which limit is which"),
             );
         }
     }

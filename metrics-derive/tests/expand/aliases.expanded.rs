@@ -94,7 +94,7 @@ impl Metrics {
         prometheus_client::metrics::gauge::Gauge,
     >();
     #[doc(hidden)]
-    const __METRIC_HANDLES_PREEMPTIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_PREEMPTIONS: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "vllm:num_preemptions",
         field: "preemptions",
         kind: Self::__METRIC_HANDLES_PREEMPTIONS_OPS.kind,
@@ -111,17 +111,17 @@ impl Metrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[
-            ::metric_handles::Alias {
+            ::metric_handles::descriptor::Alias {
                 name: "vllm:num_preemptions_old",
                 deprecated_in: "0.10",
             },
         ],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_TOKENS: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "vllm:generation_tokens",
         field: "tokens",
         kind: Self::__METRIC_HANDLES_TOKENS_OPS.kind,
@@ -138,12 +138,12 @@ impl Metrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_RUNNING: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "vllm:num_requests_running",
         field: "running",
         kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
@@ -160,8 +160,8 @@ impl Metrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
@@ -176,7 +176,7 @@ impl Metrics {
         "preemptions",
         Self::__METRIC_HANDLES_PREEMPTIONS_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -205,7 +205,7 @@ impl Metrics {
         "tokens",
         Self::__METRIC_HANDLES_TOKENS_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_RUNNING_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -219,11 +219,11 @@ impl Metrics {
         "running",
         Self::__METRIC_HANDLES_RUNNING_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
-    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::metric_handles::descriptor::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_PREEMPTIONS,
         Self::__METRIC_HANDLES_TOKENS,
         Self::__METRIC_HANDLES_RUNNING,

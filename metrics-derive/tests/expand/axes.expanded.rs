@@ -94,7 +94,7 @@ impl Axes {
         Dynamic<Adapter, Histogram>,
     >();
     #[doc(hidden)]
-    const __METRIC_HANDLES_SUCCESS_GRID: &'static [::metric_handles::LabelAxis] = &[
+    const __METRIC_HANDLES_SUCCESS_GRID: &'static [::metric_handles::descriptor::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
             Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
             0usize,
@@ -103,7 +103,7 @@ impl Axes {
         ),
     ];
     #[doc(hidden)]
-    const __METRIC_HANDLES_SUCCESS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_SUCCESS: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "ax:request_success",
         field: "success",
         kind: Self::__METRIC_HANDLES_SUCCESS_OPS.kind,
@@ -120,12 +120,12 @@ impl Axes {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
+    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::descriptor::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
             Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             0usize,
@@ -134,7 +134,7 @@ impl Axes {
         ),
     ];
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_ACCEPTED: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "ax:accepted",
         field: "accepted",
         kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
@@ -151,12 +151,12 @@ impl Axes {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_LORA_LATENCY: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_LORA_LATENCY: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "ax:lora_latency",
         field: "lora_latency",
         kind: Self::__METRIC_HANDLES_LORA_LATENCY_OPS.kind,
@@ -178,7 +178,7 @@ impl Axes {
         }),
         native: ::metric_handles::__private::std::option::Option::None,
         max_series: 16,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
@@ -198,7 +198,7 @@ impl Axes {
         "success",
         Self::__METRIC_HANDLES_SUCCESS_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
@@ -217,7 +217,7 @@ impl Axes {
         "accepted",
         Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
         3,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_LORA_LATENCY_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -241,7 +241,7 @@ impl Axes {
     );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
-    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::metric_handles::descriptor::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_SUCCESS,
         Self::__METRIC_HANDLES_ACCEPTED,
         Self::__METRIC_HANDLES_LORA_LATENCY,
@@ -425,7 +425,7 @@ impl Grids {
         ByLabels<(Method, Position), Counter>,
     >();
     #[doc(hidden)]
-    const __METRIC_HANDLES_OPERATIONS_GRID: &'static [::metric_handles::LabelAxis] = &[
+    const __METRIC_HANDLES_OPERATIONS_GRID: &'static [::metric_handles::descriptor::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
             Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
             0usize,
@@ -440,7 +440,7 @@ impl Grids {
         ),
     ];
     #[doc(hidden)]
-    const __METRIC_HANDLES_OPERATIONS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_OPERATIONS: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "kv:operation",
         field: "operations",
         kind: Self::__METRIC_HANDLES_OPERATIONS_OPS.kind,
@@ -457,12 +457,12 @@ impl Grids {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::LabelAxis] = &[
+    const __METRIC_HANDLES_ACCEPTED_GRID: &'static [::metric_handles::descriptor::LabelAxis] = &[
         ::metric_handles::__private::grid_axis(
             Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
             0usize,
@@ -477,7 +477,7 @@ impl Grids {
         ),
     ];
     #[doc(hidden)]
-    const __METRIC_HANDLES_ACCEPTED: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_ACCEPTED: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "kv:accepted",
         field: "accepted",
         kind: Self::__METRIC_HANDLES_ACCEPTED_OPS.kind,
@@ -494,8 +494,8 @@ impl Grids {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
@@ -520,7 +520,7 @@ impl Grids {
         "operations",
         Self::__METRIC_HANDLES_OPERATIONS_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_ACCEPTED_CHECK_0: () = ::metric_handles::__private::assert_axis_key_is_free(
@@ -544,11 +544,11 @@ impl Grids {
         "accepted",
         Self::__METRIC_HANDLES_ACCEPTED_OPS.axis,
         2,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
-    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::metric_handles::descriptor::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_OPERATIONS,
         Self::__METRIC_HANDLES_ACCEPTED,
     ];

@@ -62,7 +62,7 @@ where
         Counter,
     > = ::rt::__private::field_ops::<L, Family<L, Counter>, L, Counter>();
     #[doc(hidden)]
-    const __METRIC_HANDLES_THINGS: ::rt::MetricDescriptor = ::rt::MetricDescriptor {
+    const __METRIC_HANDLES_THINGS: ::rt::descriptor::MetricDescriptor = ::rt::descriptor::MetricDescriptor {
         name: "gen:things",
         field: "things",
         kind: Self::__METRIC_HANDLES_THINGS_OPS.kind,
@@ -79,8 +79,8 @@ where
         ),
         buckets: ::rt::__private::std::option::Option::None,
         native: ::rt::__private::std::option::Option::None,
-        max_series: ::rt::DEFAULT_MAX_SERIES,
-        max_label_sets: ::rt::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::rt::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::rt::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
@@ -93,11 +93,11 @@ where
         "things",
         Self::__METRIC_HANDLES_THINGS_OPS.axis,
         0,
-        ::rt::DEFAULT_MAX_SERIES,
+        ::rt::limits::DEFAULT_MAX_SERIES,
     );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
-    pub const DESCRIPTORS: &'static [::rt::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::rt::descriptor::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_THINGS,
     ];
     /**Registers every metric of [`Generic`] in `registry`, as declared.

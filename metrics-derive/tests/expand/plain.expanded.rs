@@ -123,7 +123,7 @@ impl EngineMetrics {
         Info,
     >();
     #[doc(hidden)]
-    const __METRIC_HANDLES_RUNNING: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_RUNNING: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "demo:num_requests_running",
         field: "running",
         kind: Self::__METRIC_HANDLES_RUNNING_OPS.kind,
@@ -140,12 +140,12 @@ impl EngineMetrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_GENERATION_TOKENS: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "demo:generation_tokens",
         field: "generation_tokens",
         kind: Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.kind,
@@ -164,12 +164,12 @@ impl EngineMetrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_TTFT: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_TTFT: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "demo:time_to_first_token",
         field: "ttft",
         kind: Self::__METRIC_HANDLES_TTFT_OPS.kind,
@@ -188,12 +188,12 @@ impl EngineMetrics {
             ::metric_handles::Buckets::Explicit(&[0.01, 0.1, 1.0]),
         ),
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
-    const __METRIC_HANDLES_BUILD: ::metric_handles::MetricDescriptor = ::metric_handles::MetricDescriptor {
+    const __METRIC_HANDLES_BUILD: ::metric_handles::descriptor::MetricDescriptor = ::metric_handles::descriptor::MetricDescriptor {
         name: "demo:build",
         field: "build",
         kind: Self::__METRIC_HANDLES_BUILD_OPS.kind,
@@ -210,8 +210,8 @@ impl EngineMetrics {
         ),
         buckets: ::metric_handles::__private::std::option::Option::None,
         native: ::metric_handles::__private::std::option::Option::None,
-        max_series: ::metric_handles::DEFAULT_MAX_SERIES,
-        max_label_sets: ::metric_handles::DEFAULT_MAX_LABEL_SETS,
+        max_series: ::metric_handles::limits::DEFAULT_MAX_SERIES,
+        max_label_sets: ::metric_handles::limits::DEFAULT_MAX_LABEL_SETS,
         aliases: &[],
     };
     #[doc(hidden)]
@@ -226,7 +226,7 @@ impl EngineMetrics {
         "running",
         Self::__METRIC_HANDLES_RUNNING_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_GENERATION_TOKENS_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -240,7 +240,7 @@ impl EngineMetrics {
         "generation_tokens",
         Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_TTFT_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -252,7 +252,7 @@ impl EngineMetrics {
         "ttft",
         Self::__METRIC_HANDLES_TTFT_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     #[doc(hidden)]
     const __METRIC_HANDLES_BUILD_CHECK_0: () = ::metric_handles::__private::assert_axis_keys_are_free(
@@ -264,11 +264,11 @@ impl EngineMetrics {
         "build",
         Self::__METRIC_HANDLES_BUILD_OPS.axis,
         0,
-        ::metric_handles::DEFAULT_MAX_SERIES,
+        ::metric_handles::limits::DEFAULT_MAX_SERIES,
     );
     /// Every metric this struct registers, in field order: names, kinds, help, labels
     /// and buckets, for documentation and tests.
-    pub const DESCRIPTORS: &'static [::metric_handles::MetricDescriptor] = &[
+    pub const DESCRIPTORS: &'static [::metric_handles::descriptor::MetricDescriptor] = &[
         Self::__METRIC_HANDLES_RUNNING,
         Self::__METRIC_HANDLES_GENERATION_TOKENS,
         Self::__METRIC_HANDLES_TTFT,

@@ -1,7 +1,5 @@
-//! What a metrics struct declares: its descriptors, bucket bounds and the checks the derive's
-//! generated code runs on them at compile time.
+//! The checks the derive's generated code runs at compile time on what a metrics struct
+//! declares (bucket bounds, and the messages of their failures).
 
 pub(crate) mod bucket_check;
-pub mod buckets;
 pub(crate) mod const_message;
-pub(crate) mod descriptor;

@@ -22,10 +22,11 @@
 //! and `handler` as `http_request_duration_seconds` is.
 
 use crate::buckets::Buckets;
-use crate::declare::descriptor::{MetricDescriptor, MetricKind};
+use crate::descriptor::{MetricDescriptor, MetricKind};
+use crate::family::register::register_family;
 use crate::http::{HttpHandlerLabels, HTTP_MAX_SERIES};
-use crate::registry::options::RegisterOptions;
-use crate::registry::{check_registration, register_family, RegistrationError, Registry};
+use crate::registry::RegisterOptions;
+use crate::registry::{check_registration, RegistrationError, Registry};
 use crate::{Family, Gauge, Histogram, LabelSet};
 
 /// Bounds of `http_request_size_bytes` and `http_response_size_bytes`, in bytes: powers of 4

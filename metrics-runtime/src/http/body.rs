@@ -13,7 +13,7 @@ use std::time::Instant;
 use bytes::Buf;
 use http_body::{Body, Frame, SizeHint};
 
-use crate::record::in_flight::InFlightGuard;
+use crate::gauge::InFlightGuard;
 use crate::{Counter, Gauge, Histogram};
 
 /// What a metered body records when it ends.

@@ -5,8 +5,8 @@ use std::fmt;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
 
-use crate::declare::descriptor::DEFAULT_MAX_SERIES;
-use crate::series::labels::OVERFLOW_LABEL;
+use crate::labels::OVERFLOW_LABEL;
+use crate::limits::DEFAULT_MAX_SERIES;
 use crate::{LabelEnum, LabelSet};
 
 /// The `handler` label value of a request that matched no route.

@@ -60,7 +60,7 @@
 //! ```
 //! use axum::{routing::get, Router};
 //! use metric_handles::http::{HttpBodyMetrics, HttpMetrics};
-//! use metric_handles::http_layer::HttpMetricsLayer;
+//! use metric_handles::http::layer::HttpMetricsLayer;
 //! use metric_handles::Registry;
 //!
 //! let mut registry = Registry::default();
@@ -94,13 +94,13 @@ use http::{Method, Request, Response};
 use tower_layer::Layer;
 use tower_service::Service;
 
+use crate::gauge::InFlightGuard;
 pub use crate::http::body::MeteredBody;
 use crate::http::body::{BodyEnd, RequestRecord};
 use crate::http::{
     Handler, HttpBodyMetrics, HttpHandlerLabels, HttpMetrics, HttpRequestLabels, StatusClass,
     EXCLUDED_HANDLERS, UNMATCHED_HANDLER,
 };
-use crate::record::in_flight::InFlightGuard;
 use crate::sync::lock;
 use crate::{Counter, Gauge, Histogram};
 
@@ -968,5 +968,4 @@ mod tests {
 }
 
 #[cfg(test)]
-#[path = "streaming_tests.rs"]
 mod streaming_tests;

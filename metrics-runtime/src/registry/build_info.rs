@@ -71,7 +71,7 @@ pub fn try_register_build_info(
 #[macro_export]
 macro_rules! build_info {
     ($registry:expr $(,)?) => {
-        $crate::register_build_info(
+        $crate::registry::register_build_info(
             $registry,
             ::core::env!("CARGO_PKG_NAME"),
             ::core::env!("CARGO_PKG_VERSION"),

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::error::{RegisteredFamily, RegistrationError};
+use crate::labels::{is_label_name, is_reserved_label_key};
 use crate::names::{is_label_key, is_metric_name};
-use crate::series::labels::{is_label_name, is_reserved_label_key};
 
 /// A family asking for its names.
 #[derive(Clone, Debug)]

@@ -5,23 +5,24 @@
 //! parent, so a second registration, a prefix that turns `kv_keys` into an existing
 //! `acme_kv_keys`, or one struct registered under two const labels all produce an exposition
 //! that scrapers reject whole. This registry wraps prometheus-client's (one per level of the
-//! tree, carrying that level's prefix and const labels) and keeps one [`ledger`] for the whole
+//! tree, carrying that level's prefix and const labels) and keeps one ledger for the whole
 //! tree: every registration, whatever registers it (a derived struct, a metric registered by
 //! name, a collector, a plug-in family at run time, an included prometheus-client registry),
 //! claims its names there first, and a clash is refused before anything is registered.
 
 mod build_info;
-mod declared;
+pub(crate) mod declared;
 mod error;
 mod ledger;
-pub(crate) mod options;
+mod options;
 mod tree;
 
 pub use build_info::{register_build_info, try_register_build_info};
+pub(crate) use declared::check_registration;
 pub(crate) use declared::declared_claims;
-pub use declared::{check_registration, register_family};
 pub use error::{RegisteredFamily, RegistrationError};
 pub(crate) use ledger::{FamilyClaim, Ledger};
+pub use options::RegisterOptions;
 #[cfg(feature = "protobuf")]
 pub(crate) use tree::ProtobufPart;
 pub use tree::Registry;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::buckets::{self, BucketError};
-use crate::declare::descriptor::{Alias, LabelAxis, MetricDescriptor, MetricKind};
-use crate::NativeConfig;
+use crate::descriptor::{Alias, LabelAxis, MetricDescriptor, MetricKind};
+use crate::histogram::NativeConfig;
 
 /// Options for `register_with`. The defaults reproduce exactly what the declaration says.
 ///
@@ -86,7 +86,7 @@ impl RegisterOptions {
     /// grid the count is lowered, if needed, until the product of the axes fits the field's
     /// `max_series`: every `Position` axis of the grid gets the same count, the largest whose
     /// product fits (four position axes asked for 256 under a limit of 2048 get 6 each).
-    /// At most [`MAX_PRERESOLVED_POSITIONS`](crate::MAX_PRERESOLVED_POSITIONS) are pre-resolved;
+    /// At most [`MAX_PRERESOLVED_POSITIONS`](crate::limits::MAX_PRERESOLVED_POSITIONS) are pre-resolved;
     /// positions past them still record, through the axis's bounded lookup.
     pub fn positions(mut self, metric: impl Into<String>, count: usize) -> Self {
         self.positions.insert(metric.into(), count);

@@ -11,7 +11,7 @@ use prometheus_client::registry::{Metric, Unit};
 
 use super::error::{RegisteredFamily, RegistrationError};
 use super::ledger::{declared_families, FamilyClaim, Ledger};
-use crate::declare::descriptor::{type_name, MetricKind};
+use crate::descriptor::{type_name, MetricKind};
 use crate::render::once::{self, Headers};
 use crate::render::{SampleHeads, TextFamily, TextFormat};
 use crate::sync::lock;
@@ -24,7 +24,7 @@ type ConstLabel = (Cow<'static, str>, Cow<'static, str>);
 
 /// The registry every family of this crate registers into: a derived struct's `register`,
 /// [`HttpMetrics::register`](crate::http::HttpMetrics::register), the
-/// [plug-in families](crate::plugin), and any prometheus-client metric, collector or whole
+/// [plug-in families](crate::family), and any prometheus-client metric, collector or whole
 /// registry beside them.
 ///
 /// Its methods are prometheus-client's (`register`, `register_with_unit`,

@@ -10,8 +10,9 @@ use prometheus_client::metrics::exemplar::{CounterWithExemplar, HistogramWithExe
 use prometheus_client::metrics::family::Family as PcFamily;
 use prometheus_client::registry::Registry as PcRegistry;
 
-use crate::declare::descriptor::{MetricDescriptor, MetricKind};
-use crate::registry::{register_family, Registry};
+use crate::descriptor::{MetricDescriptor, MetricKind};
+use crate::family::register::register_family;
+use crate::registry::Registry;
 use crate::sanitize::help_line;
 use crate::{Buckets, Counter, ExpositionFormat, Family, Histogram, LabelSet, RegisterOptions};
 

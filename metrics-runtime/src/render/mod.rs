@@ -34,9 +34,9 @@ pub(crate) mod scratch;
 
 use std::fmt;
 
-use crate::record::exemplar::{ExemplarBuffer, ExemplarView};
-use crate::record::gauge_histogram::GaugeHistogram;
-use crate::record::histogram::Histogram;
+use crate::exemplar::{ExemplarBuffer, ExemplarView};
+use crate::histogram::GaugeHistogram;
+use crate::histogram::Histogram;
 use crate::sanitize::push_escaped_label_value;
 pub use labels::{Label, LabelStack};
 use number::TextNumber;

@@ -13,8 +13,8 @@ use prometheus_client::encoding::{prometheus_text, text, EncodeLabelSet, EncodeM
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry as Inner, Unit};
 
-use crate::declare::descriptor::{type_name, MetricKind};
-use crate::record::histogram::Histogram;
+use crate::descriptor::{type_name, MetricKind};
+use crate::histogram::Histogram;
 use crate::sanitize::{replace_controls, sanitize};
 
 /// The name the scratch registries register their one family under.

@@ -15,13 +15,16 @@ use prometheus_client::metrics::gauge::Gauge as PcGauge;
 use prometheus_client::metrics::info::Info as PcInfo;
 use prometheus_client::registry::Registry as PcRegistry;
 
-use crate::declare::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
-use crate::registry::{register_family, Registry};
+use crate::axis::grid::Position;
+use crate::axis::ByLabels;
+use crate::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
+use crate::family::register::register_family;
+use crate::histogram::GaugeHistogram;
+use crate::registry::Registry;
 use crate::sanitize::sanitize;
-use crate::series::grid::Position;
 use crate::{
-    Buckets, ByLabel, ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge,
-    GaugeHistogram, Histogram, Info, LabelEnum, LabelSet, RegisterOptions, StateSet,
+    Buckets, ByLabel, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram,
+    Info, LabelEnum, LabelSet, RegisterOptions, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -77,7 +80,7 @@ impl Both<'_> {
     fn family<L, M>(&mut self, descriptor: MetricDescriptor) -> Family<L, M>
     where
         L: LabelSet,
-        M: crate::FamilyMember,
+        M: crate::member::FamilyMember,
     {
         let family: Family<L, M> =
             register_family(self.ours, &descriptor, &RegisterOptions::default());

@@ -15,10 +15,10 @@ use hashbrown::HashTable;
 use prometheus_client::encoding::{EncodeLabelSet, MetricEncoder};
 
 use crate::created::Created;
+use crate::labels::{WithLabel, OVERFLOW_LABEL};
+use crate::member::{FamilyMember, SeriesSpec};
 use crate::render::{once, Label};
 use crate::series::idle::{self, Expiry, IdleState, Swept};
-use crate::series::labels::{WithLabel, OVERFLOW_LABEL};
-use crate::series::member::{FamilyMember, SeriesSpec};
 use crate::sync::{read, write};
 
 /// Encodes a map's overflow series under `labels` plus `otel_metric_overflow="true"`: the one
@@ -567,7 +567,7 @@ impl<K: Eq, M> Table<K, M> {
 
 /// The series of one family or axis and what builds them, behind one `Arc`: the state
 /// [`Family`](crate::Family), [`Dynamic`](crate::Dynamic) and
-/// [`RuntimeFamily`](crate::plugin::RuntimeFamily) share (each adds its own lookups and
+/// [`RuntimeFamily`](crate::family::RuntimeFamily) share (each adds its own lookups and
 /// `about`: what it needs beside the series). Cloning is cheap; clones share the series.
 pub(crate) struct SeriesMap<K, M, X = ()>(Arc<Shared<K, M, X>>);
 

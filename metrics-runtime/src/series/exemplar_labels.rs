@@ -8,10 +8,10 @@ use prometheus_client::encoding::text;
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::Registry;
 
-use super::labels::LabelSet;
-use crate::record::exemplar::{
+use crate::exemplar::{
     EncodedLabels, ExemplarError, ExemplarLabels, EXEMPLAR_LABEL_BYTES, MAX_EXEMPLAR_CHARS,
 };
+use crate::labels::LabelSet;
 
 // Not suggested in errors: a slice of pairs with a `String` value is much likelier meant as
 // pairs than as a label set, and the trait's own message says what to write.

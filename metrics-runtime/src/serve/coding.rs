@@ -16,7 +16,7 @@
 //! * The higher weight wins; a tie goes to gzip. When nothing offered is acceptable, the
 //!   answer is `406 Not Acceptable`.
 
-use crate::expose::accept::{parse_qvalue, split_outside_quotes};
+use crate::exposition::accept::{parse_qvalue, split_outside_quotes};
 
 /// A content coding the handler can answer with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,7 @@ use super::coalesce::{Coalescer, EncodeFailure, Outcome, Waiter};
 use super::coding::ContentCoding;
 use super::own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
 use super::pool::EncoderPool;
-use crate::expose::exposition::{EncodeOptions, ExpositionFormat, Negotiated};
+use crate::exposition::format::{EncodeOptions, ExpositionFormat, Negotiated};
 use crate::registry::Registry;
 use crate::NoLabels;
 
@@ -52,7 +52,7 @@ pub struct HandlerOptions {
     /// Subtracted from the timeout header (never below half the header's value).
     pub timeout_offset: Duration,
     /// Whether OpenMetrics answers carry a `_created` line for each counter and histogram
-    /// series ([`EncodeOptions::created_lines`](crate::EncodeOptions::created_lines); off by
+    /// series ([`EncodeOptions::created_lines`](crate::exposition::EncodeOptions::created_lines); off by
     /// default, as client_golang's `EnableOpenMetricsTextCreatedSamples`). Protobuf answers
     /// always carry start timestamps.
     pub created_lines: bool,

@@ -6,7 +6,7 @@
 //! HTTP server. With the `http-layer` feature, [`MetricsService`] is the same handler as a
 //! tower `Service` for axum (`Router::route_service("/metrics", ...)`).
 //!
-//! * **Format**: negotiated from `Accept` ([`Negotiated::from_accept`](crate::Negotiated::from_accept)): OpenMetrics 1.0.0,
+//! * **Format**: negotiated from `Accept` ([`Negotiated::from_accept`](crate::exposition::Negotiated::from_accept)): OpenMetrics 1.0.0,
 //!   Prometheus text 0.0.4 or 1.0.0; a 1.0.0 format's `Content-Type` carries `escaping=`.
 //!   With the `protobuf` feature, the Prometheus protobuf format to a scraper that asks for it
 //!   (Prometheus with native histograms enabled), answered with client_golang's

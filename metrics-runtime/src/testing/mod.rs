@@ -1,5 +1,6 @@
 //! Helpers for testing the metrics a crate records: read a sample's current value by name and
-//! labels, and compare a family's exposition with the lines a test expects.
+//! labels, compare a family's exposition with the lines a test expects, and fail a concurrent
+//! scenario that deadlocks rather than hang ([`assert_finishes`]).
 //!
 //! A downstream crate's tests record through its handles, then ask the registry what a scraper
 //! would read, without parsing text by hand (client_golang's `testutil` and metrics-util's
@@ -43,12 +44,14 @@
 //! ```
 
 mod parse;
+mod watchdog;
 
 use std::fmt::Write as _;
 
 pub use parse::{ParseError, Sample};
+pub use watchdog::assert_finishes;
 
-use crate::expose::exposition::ExpositionFormat;
+use crate::exposition::format::ExpositionFormat;
 use crate::registry::Registry;
 use parse::{parse_line, Line};
 

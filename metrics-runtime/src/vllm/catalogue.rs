@@ -16,10 +16,10 @@ use super::scheduler::metrics::SchedulerMetrics;
 use super::sleep::mode::SleepModeMetrics;
 use super::sleep::state::SLEEP_STATE_DESCRIPTORS;
 use crate::catalogue::Catalogue;
+use crate::descriptor::MetricDescriptor;
 use crate::http::{
     HttpMetrics, HTTP_REQUEST_DURATION_BUCKETS, HTTP_REQUEST_DURATION_HIGHR_BUCKETS,
 };
-use crate::MetricDescriptor;
 
 /// The vLLM sources (file and commit of `vllm-project/vllm`) this metric set was matched
 /// against.

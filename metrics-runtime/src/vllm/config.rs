@@ -1,9 +1,11 @@
 //! [`VllmMetricsConfig`]: what the vLLM metrics are registered with, and the bounded
 //! `model_name` label.
 
+use crate::descriptor::MetricKind;
+use crate::histogram::NativeConfig;
 use crate::vllm::buckets::{tokens_buckets, TOKENS_BUCKETS_DEFAULT_MAX};
 use crate::vllm::request::metrics::RequestMetrics;
-use crate::{MetricKind, NativeConfig, RegisterOptions};
+use crate::RegisterOptions;
 
 /// The longest `model_name` label value exported, in bytes. Every series carries the label,
 /// and each family keeps its own copy of it: an unbounded name (a path, a prompt pasted by

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use crate::descriptor::MetricDescriptor;
+use crate::family::RuntimeFamilies;
 use crate::http::HttpMetrics;
-use crate::plugin::RuntimeFamilies;
 use crate::registry::{declared_claims, Registry};
 use crate::vllm::config::VllmMetricsConfig;
 use crate::vllm::engines::test_points::{reached, TestPoint};
@@ -21,7 +22,7 @@ use crate::vllm::scheduler::lora_info::{LoraInfoMetrics, LoraInfoRecorder};
 use crate::vllm::scheduler::metrics::SchedulerMetrics;
 use crate::vllm::sleep::mode::{SleepModeMetrics, SleepModeRecorder};
 use crate::vllm::sleep::state::{SleepStateFamilies, SLEEP_STATE_DESCRIPTORS};
-use crate::{MetricDescriptor, RegisterOptions, RegistrationError};
+use crate::{RegisterOptions, RegistrationError};
 
 /// Every vLLM metric, registered, with the scheduler and request recorders.
 ///
@@ -243,7 +244,7 @@ impl VllmMetrics {
     ///
     /// ```
     /// # use metric_handles::Registry;
-    /// # use metric_handles::plugin::FamilySpec;
+    /// # use metric_handles::family::FamilySpec;
     /// # use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
     /// # use metric_handles::Counter;
     /// let mut registry = Registry::default();

@@ -8,12 +8,11 @@
 //! * durations: [`diff_or_zero`] (vLLM's rule, plus finiteness) and [`elapsed_or_zero`];
 //! * fractions: [`clamp_fraction`];
 //! * `u64` into an `i64` gauge: [`gauge_value`];
-//! * counters: [`saturating_inc_by`].
+//! * counters: [`Counter::inc_by`](crate::Counter::inc_by) itself saturates at `u64::MAX`
+//!   instead of wrapping (which Prometheus would read as a reset).
 //!
 //! [`SchedulerStatsRecorder::record`]: super::SchedulerStatsRecorder::record
 //! [`RequestMetricsTracker`]: super::RequestMetricsTracker
-
-use crate::Counter;
 
 /// `end - start` when both are finite and `> 0` and `end >= start`, else `0`: vLLM's rule for
 /// the request phase durations, where a timestamp of 0 means "event not seen". Non-finite
@@ -60,15 +59,6 @@ pub(crate) fn clamp_fraction(value: f64) -> f64 {
 #[inline]
 pub(crate) fn gauge_value(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
-}
-
-/// Adds `delta` to `counter`, saturating at `u64::MAX` instead of wrapping to a small value
-/// (which Prometheus would read as a counter reset), as [`Counter::inc_by`] does: one
-/// `fetch_add` for an increment up to 2^24, a compare-and-swap above. A zero `delta` writes
-/// nothing.
-#[inline]
-pub(crate) fn saturating_inc_by(counter: &Counter, delta: u64) {
-    counter.inc_by(delta);
 }
 
 /// Durations cannot be negative: below 0 (and -Inf) records 0; NaN and +Inf pass through to
@@ -148,16 +138,6 @@ mod tests {
         assert_eq!(elapsed_or_zero(f64::MAX, -f64::MAX), 0.0);
         assert_eq!(elapsed_or_zero(1.0, f64::NEG_INFINITY), 0.0);
         assert_eq!(elapsed_or_zero(0.0, -2.0), 2.0);
-    }
-
-    #[test]
-    fn counters_saturate_instead_of_wrapping() {
-        let c = Counter::default();
-        saturating_inc_by(&c, u64::MAX - 1);
-        saturating_inc_by(&c, 5);
-        assert_eq!(c.get(), u64::MAX);
-        saturating_inc_by(&c, 0);
-        assert_eq!(c.get(), u64::MAX);
     }
 
     #[test]

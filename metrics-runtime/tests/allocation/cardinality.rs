@@ -8,9 +8,10 @@
 use crate::counting::live_bytes;
 use crate::support::exposition::encode_text;
 use metric_handles::__private::{new_family, SeriesSpec};
+use metric_handles::member::FamilyMember;
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::Registry;
-use metric_handles::{Counter, Dynamic, Family, FamilyMember, LabelSet, NoLabels};
+use metric_handles::{Counter, Dynamic, Family, LabelSet, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct UserLabel {

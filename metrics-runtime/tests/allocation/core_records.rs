@@ -5,12 +5,13 @@ use std::sync::atomic::AtomicU64;
 
 use crate::counting::allocations_during;
 use metric_handles::__private::{new_family, SeriesSpec};
+use metric_handles::histogram::GaugeHistogram;
+use metric_handles::local::Local;
 use metric_handles::prometheus_client::encoding::{
     EncodeLabelSet, EncodeLabelValue, LabelSetEncoder, LabelValueEncoder,
 };
 use metric_handles::{
-    ByLabel, ByPosition, Counter, Gauge, GaugeHistogram, Histogram, LabelEnum, LabelSet, Local,
-    StateSet,
+    ByLabel, ByPosition, Counter, Gauge, Histogram, LabelEnum, LabelSet, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]

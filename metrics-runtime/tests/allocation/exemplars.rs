@@ -5,10 +5,11 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use crate::counting::allocations_during;
-use metric_handles::{
-    Counter, EncodedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels, ExemplarRead,
-    ExemplarSlots, Histogram, LabelSet, NativeConfig,
+use metric_handles::exemplar::{
+    EncodedLabels, ExemplarBuffer, ExemplarError, ExemplarLabels, ExemplarRead, ExemplarSlots,
 };
+use metric_handles::histogram::NativeConfig;
+use metric_handles::{Counter, Histogram, LabelSet};
 
 /// A trace id kept as a number and pushed as hex from the stack.
 struct TraceId(u64);

@@ -3,9 +3,9 @@
 
 use crate::counting::allocations_during;
 use metric_handles::__private::{new_family, SeriesSpec};
-use metric_handles::{
-    ByLabel, Counter, Gauge, InFlightGauge, InFlightGuard, LabelEnum, NoLabels, OutcomeGuard,
-};
+use metric_handles::axis::OutcomeGuard;
+use metric_handles::gauge::{InFlightGauge, InFlightGuard};
+use metric_handles::{ByLabel, Counter, Gauge, LabelEnum, NoLabels};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 #[label(rename_all = "lowercase")]

@@ -6,7 +6,8 @@
 //! nothing, scrape after scrape.
 
 use crate::counting::{allocations_during, live_bytes};
-use metric_handles::{Histogram, NativeConfig};
+use metric_handles::histogram::NativeConfig;
+use metric_handles::Histogram;
 
 /// Values over many native buckets at schema 3, positive, negative and zero.
 fn value(i: u64) -> f64 {

@@ -7,10 +7,12 @@ use std::sync::atomic::AtomicU64;
 
 use crate::counting::allocations_during;
 use metric_handles::__private::register_family;
+use metric_handles::axis::{ByLabels, Position};
+use metric_handles::descriptor::{LabelAxis, MetricDescriptor, MetricKind};
+use metric_handles::histogram::GaugeHistogram;
 use metric_handles::{
-    Buckets, ByLabel, ByLabels, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge,
-    GaugeHistogram, Histogram, Info, LabelAxis, LabelEnum, LabelSet, MetricDescriptor, MetricKind,
-    Position, RegisterOptions, Registry, StateSet,
+    Buckets, ByLabel, ByPosition, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram,
+    Info, LabelEnum, LabelSet, RegisterOptions, Registry, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
@@ -43,7 +45,7 @@ const GRID: &[LabelAxis] = &[
     },
 ];
 
-fn family<M: metric_handles::FamilyMember>(
+fn family<M: metric_handles::member::FamilyMember>(
     registry: &mut Registry,
     descriptor: MetricDescriptor,
 ) -> Family<Engine, M> {

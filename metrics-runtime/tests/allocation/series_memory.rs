@@ -5,9 +5,8 @@
 
 use crate::counting::live_bytes;
 use metric_handles::__private::{new_family, SeriesSpec};
-use metric_handles::{
-    Counter, Dynamic, Family, FamilyMember, Gauge, Histogram, LabelSet, NoLabels,
-};
+use metric_handles::member::FamilyMember;
+use metric_handles::{Counter, Dynamic, Family, Gauge, Histogram, LabelSet, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 struct Tenant {

@@ -18,9 +18,10 @@ use std::time::{Duration, Instant};
 use crate::support::exposition::{encode_text, stress};
 use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use metric_handles::__private::{new_family, SeriesSpec};
+use metric_handles::local::Local;
 use metric_handles::prometheus_client::encoding::{EncodeLabelSet, LabelSetEncoder};
 use metric_handles::Registry;
-use metric_handles::{Counter, Family, Histogram, LabelSet, Local};
+use metric_handles::{Counter, Family, Histogram, LabelSet};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 struct Worker {

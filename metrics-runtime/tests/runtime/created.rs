@@ -4,9 +4,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use metric_handles::exposition::EncodeOptions;
 use metric_handles::{
-    ByLabel, Counter, Dynamic, EncodeOptions, ExpositionFormat, Family, Gauge, Histogram,
-    LabelEnum, LabelSet, MetricHandles, Registry,
+    ByLabel, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
+    MetricHandles, Registry,
 };
 
 use crate::support::exposition::{parse, Sample};

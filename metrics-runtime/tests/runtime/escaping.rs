@@ -11,10 +11,10 @@ use std::process::Command;
 
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::external_tool::{available_or_skip, promtool_check_metrics, runs};
+use metric_handles::descriptor::{MetricDescriptor, MetricKind};
 use metric_handles::Registry;
 use metric_handles::{
-    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricDescriptor, MetricHandles,
-    MetricKind, RegisterOptions,
+    Counter, Dynamic, ExpositionFormat, Family, LabelSet, MetricHandles, RegisterOptions,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

@@ -6,9 +6,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+use metric_handles::axis::OutcomeGuard;
+use metric_handles::gauge::{InFlightGauge, InFlightGuard};
 use metric_handles::{
-    ByLabel, Counter, ExpositionFormat, Family, Gauge, InFlightGauge, InFlightGuard, LabelEnum,
-    MetricHandles, NoLabels, OutcomeGuard, Registry,
+    ByLabel, Counter, ExpositionFormat, Family, Gauge, LabelEnum, MetricHandles, NoLabels, Registry,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use metric_handles::plugin::{FamilySpec, RuntimeFamilies};
+use metric_handles::family::{FamilySpec, RuntimeFamilies};
 use metric_handles::testing::Scrape;
 use metric_handles::{
     Counter, Dynamic, Family, Gauge, LabelSet, MetricHandles, NoLabels, RegisterOptions,
@@ -185,7 +185,7 @@ fn an_oversized_label_set_never_takes_a_dormant_series_slot() {
     wait_past_timeout();
     Scrape::of(&registry);
     assert_eq!(by_tenant.len(), 0, "dormant");
-    let huge = "x".repeat(metric_handles::MAX_LABEL_VALUE_LEN + 1);
+    let huge = "x".repeat(metric_handles::limits::MAX_LABEL_VALUE_LEN + 1);
     by_tenant.get_or_create(&tenant(&huge)).inc();
     assert_eq!(by_tenant.oversized_lookups(), 1);
     assert_eq!(by_tenant.expired_series(), (1, 0), "nothing dropped for it");

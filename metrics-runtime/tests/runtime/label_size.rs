@@ -6,11 +6,10 @@
 use std::time::Instant;
 
 use crate::support::exposition::encode_text;
-use metric_handles::plugin::{FamilySpec, RuntimeFamilies, RuntimeFamily};
+use metric_handles::family::{FamilySpec, RuntimeFamilies, RuntimeFamily};
+use metric_handles::limits::MAX_LABEL_VALUE_LEN;
 use metric_handles::Registry;
-use metric_handles::{
-    Counter, Dynamic, Family, LabelSet, MetricHandles, NoLabels, MAX_LABEL_VALUE_LEN,
-};
+use metric_handles::{Counter, Dynamic, Family, LabelSet, MetricHandles, NoLabels};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct Tenant {

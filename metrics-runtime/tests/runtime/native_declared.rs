@@ -1,11 +1,10 @@
 //! Native buckets declared rather than constructed: a descriptor's `native` builder, a
 //! `RegisterOptions` override of a derived struct's histogram, and a plug-in `FamilySpec`.
 
-use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
-use metric_handles::{
-    Family, Histogram, MetricDescriptor, MetricHandles, MetricKind, NativeConfig, NoLabels,
-    RegisterOptions, Registry,
-};
+use metric_handles::descriptor::{MetricDescriptor, MetricKind};
+use metric_handles::family::{FamilyError, FamilySpec, RuntimeFamilies};
+use metric_handles::histogram::NativeConfig;
+use metric_handles::{Family, Histogram, MetricHandles, NoLabels, RegisterOptions, Registry};
 
 #[derive(Debug, MetricHandles)]
 pub struct Timed {

@@ -2,7 +2,8 @@
 //! observations and read back through its Prometheus protobuf encoder: schema, zero bucket,
 //! spans, deltas, count and sum decode equal (the start timestamp aside: ours is not set yet).
 
-use metric_handles::{Histogram, NativeConfig};
+use metric_handles::histogram::NativeConfig;
+use metric_handles::Histogram;
 use prometheus_client::encoding::prometheus_protobuf::{encode, prometheus_data_model};
 use prometheus_client::metrics::histogram::{Histogram as ClientHistogram, NativeHistogramConfig};
 use prometheus_client::registry::Registry;

@@ -9,12 +9,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 
+use metric_handles::histogram::NativeConfig;
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::{
     BucketSpan, Histogram as PbHistogram, MetricFamily,
 };
-use metric_handles::{
-    ExpositionFormat, Family, Histogram, MetricHandles, NativeConfig, NoLabels, Registry,
-};
+use metric_handles::{ExpositionFormat, Family, Histogram, MetricHandles, NoLabels, Registry};
 use prost::Message;
 
 use crate::support::exposition::stress;

@@ -12,8 +12,9 @@ use std::process::Command;
 
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::external_tool::{available_or_skip, promtool_check_metrics, runs};
+use metric_handles::histogram::GaugeHistogram;
 use metric_handles::{
-    Family, GaugeHistogram, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
+    Family, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
 };
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

@@ -1,15 +1,16 @@
-//! Plug-in families (`metric_handles::plugin`) through their public API: one test per
+//! Plug-in families (`metric_handles::family`) through their public API: one test per
 //! validation rule, and the behaviour of registered families.
 
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use metric_handles::buckets::BucketError;
-use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
+use metric_handles::family::{FamilyError, FamilySpec, RuntimeFamilies};
 use metric_handles::testing::Scrape;
 use metric_handles::Registry;
 
-use metric_handles::{Buckets, Counter, Gauge, Histogram, LabelAxis, LabelSet, MetricKind};
+use metric_handles::descriptor::{LabelAxis, MetricKind};
+use metric_handles::{Buckets, Counter, Gauge, Histogram, LabelSet};
 
 use crate::support::exposition::{assert_has_lines, encode_text as exposition};
 
@@ -557,7 +558,7 @@ fn precreated_label_values_breaking_a_rule_are_refused_and_register_nothing() {
         );
     }
     // A value the size rule would send to the overflow series, as the second set.
-    let long = "x".repeat(metric_handles::MAX_LABEL_VALUE_LEN + 1);
+    let long = "x".repeat(metric_handles::limits::MAX_LABEL_VALUE_LEN + 1);
     assert_eq!(
         gauge_error(
             keyed()

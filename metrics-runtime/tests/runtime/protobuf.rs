@@ -6,6 +6,8 @@
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use metric_handles::exposition::Negotiated;
+use metric_handles::histogram::NativeConfig;
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::{
     self,
     prometheus_data_model::{Histogram as PbHistogram, LabelPair, MetricFamily},
@@ -18,7 +20,7 @@ use metric_handles::prometheus_client::metrics::info::Info;
 use metric_handles::prometheus_client::registry::{Registry as PcRegistry, Unit};
 use metric_handles::{
     ByLabel, Counter, Dynamic, ExpositionFormat, Family, Gauge, Histogram, LabelEnum, LabelSet,
-    MetricHandles, NativeConfig, Negotiated, NoLabels, RegisterOptions, Registry,
+    MetricHandles, NoLabels, RegisterOptions, Registry,
 };
 use prost::Message;
 

@@ -6,12 +6,13 @@
 use std::borrow::Cow;
 
 use crate::support::exposition::encode_openmetrics;
+use metric_handles::histogram::GaugeHistogram;
 #[cfg(feature = "vllm")]
 use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 use metric_handles::{
-    Counter, Family, Gauge, GaugeHistogram, Histogram, Info, LabelEnum, MetricHandles, NoLabels,
-    RegistrationError, StateSet,
+    Counter, Family, Gauge, Histogram, Info, LabelEnum, MetricHandles, NoLabels, RegistrationError,
+    StateSet,
 };
 
 #[derive(Debug, MetricHandles)]
@@ -282,7 +283,8 @@ pub struct Mixed {
 /// `try_register_with` makes: the registration check, then one `register_family` per field.
 fn register_mixed_as(registry: &mut Registry, p: &str) -> Result<(), RegistrationError> {
     use metric_handles::__private::register_family as reg;
-    use metric_handles::{MetricDescriptor, MetricKind, RegisterOptions};
+    use metric_handles::descriptor::{MetricDescriptor, MetricKind};
+    use metric_handles::RegisterOptions;
     let descriptors: Vec<MetricDescriptor> = Mixed::DESCRIPTORS
         .iter()
         .map(|d| MetricDescriptor {
@@ -352,7 +354,7 @@ fn registering_many_structs_costs_in_proportion_to_what_is_registered() {
 /// families of the same registry.
 #[test]
 fn plug_in_families_whose_samples_collide_are_refused() {
-    use metric_handles::plugin::{FamilyError, FamilySpec, RuntimeFamilies};
+    use metric_handles::family::{FamilyError, FamilySpec, RuntimeFamilies};
 
     let mut registry = Registry::default();
     Served::register(&mut registry);
@@ -407,7 +409,7 @@ fn plug_in_families_whose_samples_collide_are_refused() {
 #[cfg(feature = "vllm")]
 #[test]
 fn plug_in_families_cannot_reach_vllms_names_through_a_unit_or_a_suffix() {
-    use metric_handles::plugin::{FamilyError, FamilySpec};
+    use metric_handles::family::{FamilyError, FamilySpec};
 
     let mut registry = Registry::default();
     let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
@@ -481,7 +483,8 @@ fn http_metrics_take_the_prefix_and_const_labels_of_their_level() {
 
 #[test]
 fn bucket_and_native_overrides_of_a_counter_are_refused_and_nothing_is_registered() {
-    use metric_handles::{NativeConfig, RegisterOptions};
+    use metric_handles::histogram::NativeConfig;
+    use metric_handles::RegisterOptions;
 
     let mut registry = Registry::default();
     // Either would be dropped without a word: a counter has no buckets of either kind.
@@ -683,7 +686,8 @@ pub struct OneStateSet {
 /// names of both text formats (OpenMetrics with `_created` lines), and with the `protobuf`
 /// feature the series names Prometheus stores of each protobuf family.
 fn names_written(registry: &Registry) -> std::collections::BTreeSet<String> {
-    use metric_handles::{EncodeOptions, ExpositionFormat};
+    use metric_handles::exposition::EncodeOptions;
+    use metric_handles::ExpositionFormat;
 
     let mut openmetrics = Vec::new();
     ExpositionFormat::OpenMetrics

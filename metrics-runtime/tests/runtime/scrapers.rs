@@ -8,7 +8,8 @@
 //! `--enable-feature=native-histograms`). Prometheus 3 fails a scrape whose `Content-Type` is
 //! missing or unknown, so the header is asserted whole.
 
-use metric_handles::{ExpositionFormat, NameEscaping, Negotiated, Registry};
+use metric_handles::exposition::{NameEscaping, Negotiated};
+use metric_handles::{ExpositionFormat, Registry};
 
 const OPENMETRICS_UTF8: &str =
     "application/openmetrics-text; version=1.0.0; charset=utf-8; escaping=allow-utf-8";

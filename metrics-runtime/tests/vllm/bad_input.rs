@@ -187,7 +187,7 @@ fn per_position_values_beyond_the_configured_positions_are_kept_and_bounded() {
     let (registry, metrics) = setup(with_spec_tokens(2));
     // 2 configured positions, then the 2048 positions the bounded map holds, then 3 more that
     // go to the overflow series.
-    let len = 2 + metric_handles::DEFAULT_MAX_SERIES + 3;
+    let len = 2 + metric_handles::limits::DEFAULT_MAX_SERIES + 3;
     let stats = SchedulerStats {
         spec_decoding_stats: Some(SpecDecodingStats {
             num_drafts: 1,
@@ -201,7 +201,10 @@ fn per_position_values_beyond_the_configured_positions_are_kept_and_bounded() {
     let s = scrape(&registry);
     let name = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
     let series = s.find(name, &[("engine", "0")]);
-    assert_eq!(series.len(), 2 + metric_handles::DEFAULT_MAX_SERIES + 1);
+    assert_eq!(
+        series.len(),
+        2 + metric_handles::limits::DEFAULT_MAX_SERIES + 1
+    );
     for position in [0, 1, 2, len - 4] {
         assert_eq!(
             s.value(name, &[("position", &position.to_string())]),

@@ -5,13 +5,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::support::vllm::*;
-use metric_handles::plugin::{FamilyError, FamilySpec};
+use metric_handles::descriptor::MetricKind;
+use metric_handles::family::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
     EngineSleepState, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation, MooncakeRecord,
     MooncakeStats, MooncakeStatus, NixlStats, PrefixCacheStats, SchedulerStats, SleepOperation,
     WeightsState,
 };
-use metric_handles::{Counter, Gauge, Histogram, MetricKind};
+use metric_handles::{Counter, Gauge, Histogram};
 use serde::de::value::{Error as DeError, StrDeserializer};
 use serde::de::IntoDeserializer;
 use serde::Deserialize;

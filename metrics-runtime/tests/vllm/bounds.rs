@@ -162,7 +162,10 @@ fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() 
         .filter(|l| l.starts_with("vllm:spec_decode_num_accepted_tokens_per_pos_total{"))
         .collect();
     // The pre-resolved positions, plus position 999 looked up when it was recorded.
-    assert_eq!(series.len(), metric_handles::MAX_PRERESOLVED_POSITIONS + 1);
+    assert_eq!(
+        series.len(),
+        metric_handles::limits::MAX_PRERESOLVED_POSITIONS + 1
+    );
     let scrape = scrape(&registry);
     assert_eq!(
         scrape.counter_by(
@@ -190,7 +193,7 @@ fn engines_past_the_series_limit_are_counted_once_in_the_log_line() {
     use std::time::Duration;
 
     let (_registry, metrics) = setup_default();
-    let limit = metric_handles::DEFAULT_MAX_SERIES as u32;
+    let limit = metric_handles::limits::DEFAULT_MAX_SERIES as u32;
     let overflowed = 10;
     let start = Instant::now();
     let mut logger = StatsLogger::new(&metrics, Duration::from_secs(1));
@@ -262,7 +265,7 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     use std::time::Duration;
 
     let (registry, metrics) = setup_default();
-    let limit = metric_handles::DEFAULT_MAX_LABEL_SETS as u32;
+    let limit = metric_handles::limits::DEFAULT_MAX_LABEL_SETS as u32;
     let start = Instant::now();
     let mut logger = StatsLogger::new(&metrics, Duration::from_secs(1));
     let stats = |running: u64, queries: u64, hits: u64| SchedulerStats {
@@ -331,7 +334,7 @@ fn sleep_state_overflow_gauges_leave_with_the_last_engine_recording_into_them() 
     // (a plug-in family's, not settable through `VllmMetricsConfig`): the first 227 engines
     // get their own, engine 227 gets 5 of its own and sends 4 to the overflow series, every
     // later engine sends all 9.
-    let own = (metric_handles::DEFAULT_MAX_SERIES / 9) as u32;
+    let own = (metric_handles::limits::DEFAULT_MAX_SERIES / 9) as u32;
     let publish = |engine: u32| {
         let asleep = EngineSleepState {
             scheduler_paused: true,

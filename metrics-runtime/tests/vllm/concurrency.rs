@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::support::exposition::{encode_openmetrics, encode_text, stress};
 use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use crate::support::vllm::*;
-use crate::support::watchdog::assert_finishes;
+use metric_handles::testing::assert_finishes;
 use metric_handles::vllm::{PrefixCacheStats, RequestParams, SchedulerStats};
 
 const THREADS: u32 = 4;
@@ -130,7 +130,7 @@ fn a_saturated_scheduler_counter_is_never_scraped_lower_while_steps_race_the_scr
 /// recorder records a third. All finish, and every total is exact.
 #[test]
 fn engines_past_the_slots_joining_resolving_and_recording_at_once_finish_with_exact_totals() {
-    use metric_handles::plugin::FamilySpec;
+    use metric_handles::family::FamilySpec;
     use metric_handles::Counter;
     use std::time::Duration;
 

@@ -3,11 +3,12 @@
 //! each merge, the generation-token increments), and an id past OpenMetrics' limit is refused
 //! without losing a count.
 
+use metric_handles::exemplar::{rejected_exemplars, ExemplarError};
 use metric_handles::vllm::{
     EventType::{Queued, Scheduled},
     FinishReason, RequestParams, VllmMetricsConfig,
 };
-use metric_handles::{rejected_exemplars, ExemplarError, ExpositionFormat};
+use metric_handles::ExpositionFormat;
 
 use crate::support::vllm::*;
 

@@ -9,11 +9,11 @@ use std::process::Command;
 
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::vllm::*;
+use metric_handles::descriptor::MetricKind;
 use metric_handles::vllm::{
     CacheConfig, FinishReason, RequestMetrics, RequestParams, SchedulerMetrics, VllmMetrics,
     VllmMetricsConfig,
 };
-use metric_handles::MetricKind;
 
 fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {

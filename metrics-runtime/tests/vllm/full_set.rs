@@ -5,15 +5,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::support::vllm::*;
+use metric_handles::descriptor::MetricKind;
+use metric_handles::family::{FamilyError, FamilySpec};
 use metric_handles::http::HttpMetrics;
-use metric_handles::plugin::{FamilyError, FamilySpec};
 use metric_handles::vllm::{
     catalogue, iteration_tokens, CacheConfig, CachedTokensBySource, EngineLabels, EngineSleepState,
     EventType, FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
     MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats,
     RequestOutput, RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
 };
-use metric_handles::{Counter, MetricKind};
+use metric_handles::Counter;
 
 fn params() -> RequestParams {
     RequestParams {

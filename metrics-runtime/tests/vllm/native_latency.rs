@@ -2,12 +2,13 @@
 //! the request-latency histograms (and on no other family), seen as a scraper asking for
 //! protobuf sees them; the text formats keep their classic series unchanged.
 
+use metric_handles::histogram::NativeConfig;
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::MetricFamily;
 use metric_handles::vllm::{
     EventType::{Queued, Scheduled},
     FinishReason, RequestParams, VllmMetricsConfig,
 };
-use metric_handles::{ExpositionFormat, NativeConfig};
+use metric_handles::ExpositionFormat;
 use prost::Message;
 
 use crate::support::vllm::*;

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::support::exposition::encode_openmetrics;
 use crate::support::vllm::*;
+use metric_handles::descriptor::MetricKind;
 use metric_handles::vllm::{RequestMetrics, SchedulerMetrics};
-use metric_handles::MetricKind;
 
 const TTFT: &[f64] = &[
     0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,

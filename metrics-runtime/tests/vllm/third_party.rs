@@ -9,11 +9,12 @@ use std::thread::{scope, sleep};
 use std::time::Duration;
 
 use crate::support::vllm::*;
-use metric_handles::plugin::{FamilySpec, RuntimeFamily};
+use metric_handles::descriptor::LabelAxis;
+use metric_handles::family::{FamilySpec, RuntimeFamily};
 use metric_handles::prometheus_client::metrics::gauge::Gauge;
 use metric_handles::testing::Scrape;
 use metric_handles::vllm::{EngineLabels, VllmMetrics};
-use metric_handles::{Buckets, Counter, Histogram, LabelAxis};
+use metric_handles::{Buckets, Counter, Histogram};
 
 const LOOKUPS: &str = "acme:kv_lookups";
 

@@ -1,4 +1,5 @@
-use metric_handles::{Family, GaugeHistogram, MetricHandles, NoLabels};
+use metric_handles::{Family, MetricHandles, NoLabels};
+use metric_handles::histogram::GaugeHistogram;
 
 #[derive(MetricHandles)]
 pub struct Metrics {

@@ -1,5 +1,6 @@
 use metric_handles::Registry;
-use metric_handles::{Counter, Family, Gauge, GaugeHistogram, Histogram, MetricHandles, NoLabels};
+use metric_handles::{Counter, Family, Gauge, Histogram, MetricHandles, NoLabels};
+use metric_handles::histogram::GaugeHistogram;
 
 #[derive(MetricHandles)]
 pub struct Metrics {

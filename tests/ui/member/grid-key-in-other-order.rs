@@ -1,5 +1,6 @@
 // A grid's key written in another order than its axes is one error, which says to reorder it.
-use metric_handles::{ByLabels, Counter, Family, LabelEnum, MetricHandles, NoLabels, Registry};
+use metric_handles::{Counter, Family, LabelEnum, MetricHandles, NoLabels, Registry};
+use metric_handles::axis::ByLabels;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 pub enum Method {

@@ -1,5 +1,6 @@
 use metric_handles::Registry;
-use metric_handles::{ByLabels, Counter, Family, LabelEnum, MetricHandles, NoLabels, Position};
+use metric_handles::{Counter, Family, LabelEnum, MetricHandles, NoLabels};
+use metric_handles::axis::{ByLabels, Position};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
 pub enum Method { A, B, C, D, E, F, G, H, I, J, K, L }

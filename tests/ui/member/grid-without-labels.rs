@@ -1,4 +1,5 @@
-use metric_handles::{ByLabel, ByLabels, Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles, Position};
+use metric_handles::{ByLabel, Counter, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
+use metric_handles::axis::{ByLabels, Position};
 use metric_handles::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]

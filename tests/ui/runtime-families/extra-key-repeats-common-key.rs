@@ -1,4 +1,5 @@
-use metric_handles::{runtime_families, Counter, LabelAxis, LabelSet};
+use metric_handles::{runtime_families, Counter, LabelSet};
+use metric_handles::descriptor::LabelAxis;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 struct EngineLabels {

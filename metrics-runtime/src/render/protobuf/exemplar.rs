@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use super::fields::{label_pair, timestamp};
 use super::wire;
 use crate::created::Created;
-use crate::record::exemplar::{ExemplarView, LabelPairs};
+use crate::exemplar::{ExemplarView, LabelPairs};
 use crate::sanitize::replace_controls;
 
 /// `Counter.exemplar`.

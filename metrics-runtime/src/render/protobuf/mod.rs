@@ -27,9 +27,9 @@ pub(crate) mod wire;
 
 use std::fmt;
 
-use crate::record::exemplar::ExemplarBuffer;
-use crate::record::gauge_histogram::GaugeHistogram;
-use crate::record::histogram::{BucketRuns, Histogram};
+use crate::exemplar::ExemplarBuffer;
+use crate::histogram::GaugeHistogram;
+use crate::histogram::{BucketRuns, Histogram};
 use crate::render::labels::{Label, LabelStack};
 use crate::render::scratch::Scratch;
 use crate::sanitize::replace_controls;

@@ -195,7 +195,7 @@ fn histogram_exemplars_go_to_their_buckets_and_the_native_list() {
     assert!(exemplar.timestamp.is_some());
     assert!(decoded.exemplars.is_empty());
 
-    let native = Histogram::new_native(crate::NativeConfig::default());
+    let native = Histogram::new_native(crate::histogram::NativeConfig::default());
     native
         .observe_with_exemplar(3.0, &[("trace_id", "n")])
         .unwrap();

@@ -1,9 +1,6 @@
 use super::*;
 
-#[path = "../../../tests/support/watchdog.rs"]
-mod watchdog;
-
-use watchdog::assert_finishes;
+use crate::testing::assert_finishes;
 
 #[test]
 fn engines_join_once_leave_and_rejoin() {

@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::record::counter::saturating;
+use crate::counter::saturating;
 use crate::sync::lock;
 use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
 use crate::vllm::types::CudagraphStats;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::plugin::RuntimeFamilies;
+use crate::family::RuntimeFamilies;
 use crate::vllm::config::{model_label, VllmMetricsConfig};
 use crate::vllm::engines::{EngineTable, EntryRef, OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::exemplar::{EncodedLabels, ExemplarError};
 use crate::vllm::labels::PromptSource;
 use crate::vllm::recorders::core::{Core, EngineEntry};
 use crate::vllm::request::lifecycle::{
@@ -14,8 +15,6 @@ use crate::vllm::request::lifecycle::{
 use crate::vllm::request::metrics::RequestHandles;
 use crate::vllm::request::pending::PendingItl;
 use crate::vllm::types::{FinishReason, RequestOutput};
-use crate::vllm::values::saturating_inc_by;
-use crate::{EncodedLabels, ExemplarError};
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.
@@ -166,7 +165,7 @@ impl RequestMetricsTracker {
     /// observations from now on, as the label `trace_id`. Checked once here against
     /// OpenMetrics' limit (128 characters of label names and values, so 120 for the id): a
     /// longer id is refused with the error (and counted in
-    /// [`rejected_exemplars`](crate::rejected_exemplars)), and the request records without
+    /// [`rejected_exemplars`](crate::exemplar::rejected_exemplars)), and the request records without
     /// exemplars. Allocates once, for the checked labels; every record after that allocates
     /// nothing.
     pub fn set_trace_id(&mut self, trace_id: &str) -> Result<(), ExemplarError> {
@@ -177,7 +176,7 @@ impl RequestMetricsTracker {
             }
             Err(error) => {
                 self.trace = None;
-                crate::record::exemplar::count_rejected();
+                crate::exemplar::count_rejected();
                 Err(error)
             }
         }
@@ -268,27 +267,26 @@ impl RequestMetricsTracker {
                     .generation_tokens
                     .inc_by_with_exemplar(record.generation_tokens, trace);
             }
-            _ => saturating_inc_by(&h.generation_tokens, record.generation_tokens),
+            _ => {
+                h.generation_tokens.inc_by(record.generation_tokens);
+            }
         }
         // Preempted events are rare and not per token: recorded as they happen, so an alert on
         // preemptions does not wait for the request's next merge.
-        saturating_inc_by(&h.num_preemptions, record.preemptions);
+        h.num_preemptions.inc_by(record.preemptions);
         if let Some(prompt) = &record.prompt {
-            saturating_inc_by(&h.prompt_tokens, u64::from(prompt.prompt_tokens));
+            h.prompt_tokens.inc_by(u64::from(prompt.prompt_tokens));
             let by_source = &h.prompt_tokens_by_source;
-            saturating_inc_by(
-                by_source.get(PromptSource::LocalCompute),
-                u64::from(prompt.local_compute),
-            );
-            saturating_inc_by(
-                by_source.get(PromptSource::LocalCacheHit),
-                u64::from(prompt.local_cache_hit),
-            );
-            saturating_inc_by(
-                by_source.get(PromptSource::ExternalKvTransfer),
-                u64::from(prompt.external_kv_transfer),
-            );
-            saturating_inc_by(&h.prompt_tokens_cached, u64::from(prompt.cached));
+            by_source
+                .get(PromptSource::LocalCompute)
+                .inc_by(u64::from(prompt.local_compute));
+            by_source
+                .get(PromptSource::LocalCacheHit)
+                .inc_by(u64::from(prompt.local_cache_hit));
+            by_source
+                .get(PromptSource::ExternalKvTransfer)
+                .inc_by(u64::from(prompt.external_kv_transfer));
+            h.prompt_tokens_cached.inc_by(u64::from(prompt.cached));
         }
         if let Some(ttft) = record.ttft {
             match self.trace.as_deref() {

@@ -8,7 +8,7 @@ use crate::vllm::labels::WaitingReason;
 use crate::vllm::log::interval::LogStatsInterval;
 use crate::vllm::recorders::core::Core;
 use crate::vllm::types::{RequestOutput, SchedulerStats};
-use crate::vllm::values::{clamp_fraction, gauge_value, non_negative, saturating_inc_by};
+use crate::vllm::values::{clamp_fraction, gauge_value, non_negative};
 
 /// Records scheduler stats per engine. Obtained from
 /// [`VllmMetrics::scheduler`](crate::vllm::VllmMetrics::scheduler); cheap to clone.
@@ -51,7 +51,7 @@ impl SchedulerStatsRecorder {
     ///   NaN and +Inf are counted in the `+Inf` bucket and kept out of `_sum` (the histogram's
     ///   rule, which also saturates `_sum` at `f64::MAX`);
     /// * per-position spec-decode values beyond `num_speculative_tokens` get their own series up
-    ///   to [`DEFAULT_MAX_SERIES`](crate::DEFAULT_MAX_SERIES) extra positions, then add to one
+    ///   to [`DEFAULT_MAX_SERIES`](crate::limits::DEFAULT_MAX_SERIES) extra positions, then add to one
     ///   series labelled `otel_metric_overflow="true"`: never dropped;
     /// * an engine never seen joins (its series are resolved and exported).
     ///
@@ -84,33 +84,32 @@ impl SchedulerStatsRecorder {
             .set(gauge_value(stats.num_skipped_waiting_reqs));
         h.kv_cache_usage.set(clamp_fraction(stats.kv_cache_usage));
 
-        saturating_inc_by(&h.prefix_cache_queries, stats.prefix_cache_stats.queries);
-        saturating_inc_by(&h.prefix_cache_hits, stats.prefix_cache_stats.hits);
+        h.prefix_cache_queries
+            .inc_by(stats.prefix_cache_stats.queries);
+        h.prefix_cache_hits.inc_by(stats.prefix_cache_stats.hits);
         let cached_by_source = &h.prompt_tokens_cached_by_source;
         // Every local prefix-cache hit is served from device memory.
-        saturating_inc_by(
-            cached_by_source.get(CacheHitSource::Device),
-            stats.prefix_cache_stats.hits,
-        );
+        cached_by_source
+            .get(CacheHitSource::Device)
+            .inc_by(stats.prefix_cache_stats.hits);
         if let Some(connector) = &stats.connector_prefix_cache_stats {
-            saturating_inc_by(&h.external_prefix_cache_queries, connector.queries);
-            saturating_inc_by(&h.external_prefix_cache_hits, connector.hits);
+            h.external_prefix_cache_queries.inc_by(connector.queries);
+            h.external_prefix_cache_hits.inc_by(connector.hits);
             for (source, counter) in cached_by_source.iter() {
-                saturating_inc_by(counter, connector.hits_by_source.get(source));
+                counter.inc_by(connector.hits_by_source.get(source));
             }
         }
 
         if let Some(spec) = &stats.spec_decoding_stats {
-            saturating_inc_by(&h.spec_decode_num_drafts, spec.num_drafts);
-            saturating_inc_by(&h.spec_decode_num_draft_tokens, spec.num_draft_tokens);
-            saturating_inc_by(&h.spec_decode_num_accepted_tokens, spec.num_accepted_tokens);
+            h.spec_decode_num_drafts.inc_by(spec.num_drafts);
+            h.spec_decode_num_draft_tokens.inc_by(spec.num_draft_tokens);
+            h.spec_decode_num_accepted_tokens
+                .inc_by(spec.num_accepted_tokens);
             for (position, &accepted) in spec.num_accepted_tokens_per_pos.iter().enumerate() {
                 if accepted != 0 {
-                    saturating_inc_by(
-                        &h.spec_decode_num_accepted_tokens_per_pos
-                            .get_or_create(position),
-                        accepted,
-                    );
+                    h.spec_decode_num_accepted_tokens_per_pos
+                        .get_or_create(position)
+                        .inc_by(accepted);
                 }
             }
             entry
@@ -123,12 +122,11 @@ impl SchedulerStatsRecorder {
                 || perf.num_read_bytes_per_gpu != 0
                 || perf.num_write_bytes_per_gpu != 0
             {
-                saturating_inc_by(&h.estimated_flops_per_gpu, perf.num_flops_per_gpu);
-                saturating_inc_by(&h.estimated_read_bytes_per_gpu, perf.num_read_bytes_per_gpu);
-                saturating_inc_by(
-                    &h.estimated_write_bytes_per_gpu,
-                    perf.num_write_bytes_per_gpu,
-                );
+                h.estimated_flops_per_gpu.inc_by(perf.num_flops_per_gpu);
+                h.estimated_read_bytes_per_gpu
+                    .inc_by(perf.num_read_bytes_per_gpu);
+                h.estimated_write_bytes_per_gpu
+                    .inc_by(perf.num_write_bytes_per_gpu);
             }
         }
 

@@ -6,7 +6,9 @@
 
 use std::time::SystemTime;
 
-use crate::{EncodedLabels, HistogramBuffer, DEFAULT_FLUSH_INTERVAL};
+use crate::exemplar::EncodedLabels;
+use crate::histogram::HistogramBuffer;
+use crate::local::DEFAULT_FLUSH_INTERVAL;
 
 use crate::vllm::request::metrics::RequestHandles;
 

@@ -12,7 +12,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::plugin::{RuntimeFamilies, RuntimeFamily};
+use crate::descriptor::{LabelAxis, MetricDescriptor};
+use crate::family::{RuntimeFamilies, RuntimeFamily};
 use crate::vllm::buckets::{
     MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
     NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
@@ -22,8 +23,8 @@ use crate::vllm::labels::EngineLabels;
 use crate::vllm::types::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
-use crate::vllm::values::{non_negative, saturating_inc_by};
-use crate::{Buckets, Counter, Histogram, LabelAxis, LabelEnum, MetricDescriptor};
+use crate::vllm::values::non_negative;
+use crate::{Buckets, Counter, Histogram, LabelEnum};
 
 crate::__runtime_families! {
     register: claimed;
@@ -285,7 +286,7 @@ impl ConnectorHandles {
             (&h.kv_expired_reqs, &stats.num_kv_expired_reqs),
         ] {
             for &increment in increments {
-                saturating_inc_by(counter, increment);
+                counter.inc_by(increment);
             }
         }
     }
@@ -342,9 +343,9 @@ impl ConnectorHandles {
 fn record_mooncake_operation(h: &MooncakeHandles, record: &MooncakeRecord) {
     h.time.observe(non_negative(record.duration_seconds));
     h.operations.inc();
-    saturating_inc_by(&h.keys, record.num_keys);
-    saturating_inc_by(&h.bytes, record.num_bytes);
-    saturating_inc_by(&h.failed_keys, record.num_failed_keys);
+    h.keys.inc_by(record.num_keys);
+    h.bytes.inc_by(record.num_bytes);
+    h.failed_keys.inc_by(record.num_failed_keys);
 }
 
 #[cfg(test)]

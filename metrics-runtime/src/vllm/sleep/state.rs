@@ -11,11 +11,12 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::plugin::RuntimeFamilies;
+use crate::descriptor::{LabelAxis, MetricDescriptor};
+use crate::family::RuntimeFamilies;
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
-use crate::{Gauge, LabelAxis, LabelEnum, MetricDescriptor};
+use crate::{Gauge, LabelEnum};
 
 crate::__runtime_families! {
     register: claimed;
