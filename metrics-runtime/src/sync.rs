@@ -11,7 +11,6 @@ use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockW
 
 /// Locks `mutex`, ignoring poisoning (see the module documentation).
 // Every mutex is in optional code (the vLLM families, the HTTP layer).
-#[cfg_attr(not(any(feature = "vllm", feature = "http-layer")), allow(dead_code))]
 pub(crate) fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

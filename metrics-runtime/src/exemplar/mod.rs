@@ -53,10 +53,9 @@ mod tests;
 
 pub use labels::{EncodedLabels, ExemplarLabels, LabelPairs, EXEMPLAR_LABEL_BYTES};
 pub use read::{ExemplarBuffer, ExemplarLabelSet, ExemplarRead, ExemplarView};
-// The vLLM request tracker counts a trace id it refuses as a rejected exemplar.
-#[cfg(feature = "vllm")]
-pub(crate) use rules::count_rejected;
-pub use rules::{dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS};
+pub use rules::{
+    count_rejected, dropped_exemplars, rejected_exemplars, ExemplarError, MAX_EXEMPLAR_CHARS,
+};
 pub(crate) use slot::{with_checked, CheckedLabels};
 pub use slot::{ExemplarSlot, READ_ATTEMPTS};
 pub(crate) use slots::ExemplarCell;

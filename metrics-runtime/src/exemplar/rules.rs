@@ -29,7 +29,10 @@ pub fn dropped_exemplars() -> u64 {
     DROPPED.load(Ordering::Relaxed)
 }
 
-pub(crate) fn count_rejected() {
+/// Counts one exemplar refused by code that checks its labels ahead of recording (with
+/// [`EncodedLabels::try_from_pairs`](super::EncodedLabels::try_from_pairs), say, once per
+/// request), so that [`rejected_exemplars`] reports every refusal, whoever made it.
+pub fn count_rejected() {
     REJECTED.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -56,6 +56,7 @@ mod recorders;
 mod request;
 mod scheduler;
 mod sleep;
+mod sync;
 mod types;
 mod values;
 

@@ -9,7 +9,7 @@
 //! facade, and a cycle cannot hide behind the crate root. Doc links and other comments, and
 //! string literals, are not read.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -103,6 +103,90 @@ fn the_check_sees_a_cycle_through_a_re_export_and_an_import_of_a_parent() {
     );
 }
 
+/// `vllm` is written as any user's code would be: it names nothing of the crate that another
+/// crate could not name (a private module, a `pub(crate)` item, a `#[doc(hidden)]` one). The
+/// check reads imports and paths, so a `pub(crate)` method called on a public type is not seen:
+/// those seams are listed in the module's docs until they go.
+#[test]
+fn vllm_names_only_the_public_api() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let private = Graph::read(&src).private_imports_of("vllm");
+    let new: Vec<&String> = private
+        .iter()
+        .filter(|p| !VLLM_SEAMS_BEING_REMOVED.contains(&p.as_str()))
+        .collect();
+    let gone: Vec<&&str> = VLLM_SEAMS_BEING_REMOVED
+        .iter()
+        .filter(|known| !private.iter().any(|p| p == *known))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "vllm names what no other crate can (use the public API, or make the seam a designed \
+         public one):\n{}",
+        new.iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        gone.is_empty(),
+        "remove from VLLM_SEAMS_BEING_REMOVED, it is gone: {gone:?}"
+    );
+}
+
+/// The private seams `vllm` still uses, each to become public API or to go; the test fails when
+/// one goes and is still listed, so the list only shrinks. All three serve one job no public
+/// API does yet: claiming the names of derived and run-time families as one set, before any
+/// is registered (`VllmMetrics::register`), and registering run-time families whose names
+/// were claimed that way (the connectors' and the sleep state's, `register: claimed`).
+const VLLM_SEAMS_BEING_REMOVED: [&str; 3] = [
+    "vllm::metric_set names crate::registry::declared_claims",
+    "vllm::scheduler::connectors names crate::__runtime_families",
+    "vllm::sleep::state names crate::__runtime_families",
+];
+
+#[test]
+fn the_public_check_sees_private_modules_restricted_and_hidden_items() {
+    let dir = std::env::temp_dir().join(format!("module_public_{}", std::process::id()));
+    let write = |path: &str, text: &str| {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().expect("has a parent")).expect("creates the folder");
+        fs::write(path, text).expect("writes the file");
+    };
+    write(
+        "lib.rs",
+        "pub mod open;\nmod shut;\npub mod v;\npub use shut::Shown;\n#[doc(hidden)]\npub mod hidden;\n\
+         #[macro_export]\nmacro_rules! public_macro { () => {} }\n#[doc(hidden)]\n#[macro_export]\n\
+         macro_rules! hidden_macro { () => {} }\n",
+    );
+    write(
+        "open/mod.rs",
+        "pub struct A;\npub(crate) struct B;\npub mod inner;\nmod closed;\npub use closed::C;\n",
+    );
+    write("open/inner.rs", "pub fn f() {}\n");
+    write("open/closed.rs", "pub struct C;\npub struct D;\n");
+    write("shut.rs", "pub struct Shown;\npub struct S;\n");
+    write("hidden.rs", "pub struct H;\n");
+    write(
+        "v.rs",
+        "use crate::open::{A, B};\nuse crate::open::inner::f;\nuse crate::open::C;\n\
+         use crate::open::closed::D;\nuse crate::shut::S;\nuse crate::Shown;\n\
+         fn g(_: crate::hidden::H) { crate::public_macro!(); crate::hidden_macro!(); }\n",
+    );
+    let private = Graph::read(&dir).private_imports_of("v");
+    fs::remove_dir_all(&dir).expect("removes the folder");
+    assert_eq!(
+        private,
+        [
+            "v names crate::hidden::H",
+            "v names crate::hidden_macro",
+            "v names crate::open::B",
+            "v names crate::open::closed::D",
+            "v names crate::shut::S",
+        ]
+    );
+}
+
 /// This crate's derives: their expansion names `::metric_handles::__private`.
 const DERIVES: [&str; 3] = ["MetricHandles", "LabelSet", "LabelEnum"];
 
@@ -121,6 +205,11 @@ struct Module {
     globs: Vec<Vec<String>>,
     /// Every path the module names (use items and paths in code), as written.
     named: Vec<Vec<String>>,
+    /// Declared `pub mod` (no restriction, not `#[doc(hidden)]`); the root is.
+    public: bool,
+    /// The names this module makes public: its `pub` items and `pub use` bindings (no
+    /// restriction, not `#[doc(hidden)]`).
+    public_names: HashSet<String>,
 }
 
 impl Module {
@@ -137,6 +226,8 @@ struct Graph {
     modules: Vec<Module>,
     /// `#[macro_export] macro_rules! name`: `crate::name`, defined in the module that writes it.
     exported_macros: HashMap<String, usize>,
+    /// The exported macros that are not `#[doc(hidden)]`.
+    public_macros: HashSet<String>,
 }
 
 impl Graph {
@@ -144,21 +235,29 @@ impl Graph {
         let mut graph = Graph {
             modules: Vec::new(),
             exported_macros: HashMap::new(),
+            public_macros: HashSet::new(),
         };
         let tokens = tokenize(&read(&src.join("lib.rs")));
-        graph.add_module(Vec::new(), None, &tokens, src.to_path_buf(), true, false);
+        graph.add_module(
+            Vec::new(),
+            None,
+            &tokens,
+            src.to_path_buf(),
+            (true, false, true),
+        );
         graph
     }
 
     /// Adds a module from its tokens; `dir` is where its `mod name;` children are looked for.
+    /// The flags: whether the module owns `dir` (a `mod.rs`), is written inline in its
+    /// parent's file, and is public (`pub mod` all the way from the root).
     fn add_module(
         &mut self,
         path: Vec<String>,
         parent: Option<usize>,
         tokens: &[Token],
         dir: PathBuf,
-        owns_dir: bool,
-        inline: bool,
+        (owns_dir, inline, public): (bool, bool, bool),
     ) -> usize {
         let id = self.modules.len();
         let file = match parent {
@@ -173,9 +272,13 @@ impl Graph {
             imports: HashMap::new(),
             globs: Vec::new(),
             named: Vec::new(),
+            public,
+            public_names: HashSet::new(),
         });
         let mut i = 0;
         let mut attributes: Vec<Token> = Vec::new();
+        // The visibility of the item being read: `Some(true)` after an unrestricted `pub`.
+        let mut visibility: Option<bool> = None;
         while i < tokens.len() {
             match &tokens[i] {
                 Token::Punct('#') if tokens.get(i + 1) == Some(&Token::Punct('[')) => {
@@ -195,6 +298,35 @@ impl Graph {
                     i = end + 1;
                     continue;
                 }
+                Token::Ident(word) if word == "pub" => {
+                    if tokens.get(i + 1) == Some(&Token::Punct('(')) {
+                        visibility = Some(false);
+                        i = matching(tokens, i + 1) + 1;
+                    } else {
+                        visibility = Some(!is_hidden(&attributes));
+                        i += 1;
+                    }
+                    continue;
+                }
+                Token::Ident(word)
+                    if visibility == Some(true)
+                        && matches!(
+                            word.as_str(),
+                            "struct" | "enum" | "trait" | "fn" | "const" | "static" | "type"
+                        )
+                        && matches!(tokens.get(i + 1), Some(Token::Ident(_))) =>
+                {
+                    // `pub const fn name`: the name follows `fn`.
+                    if let Some(Token::Ident(name)) = tokens
+                        .get(i + 1)
+                        .filter(|t| **t != Token::Ident("fn".into()))
+                    {
+                        self.modules[id].public_names.insert(name.clone());
+                        visibility = None;
+                    }
+                    i += 1;
+                    continue;
+                }
                 Token::Ident(word) if word == "mod" => {
                     let Some(Token::Ident(name)) = tokens.get(i + 1) else {
                         i += 1;
@@ -210,6 +342,11 @@ impl Graph {
                         }
                         _ => None,
                     });
+                    let child_public = public && visibility == Some(true);
+                    if child_public {
+                        self.modules[id].public_names.insert(name.clone());
+                    }
+                    visibility = None;
                     let mut child_path = path.clone();
                     child_path.push(name.clone());
                     let child_dir = if owns_dir {
@@ -226,8 +363,7 @@ impl Graph {
                                     Some(id),
                                     &tokens[i + 3..end],
                                     child_dir.join(name),
-                                    true,
-                                    true,
+                                    (true, true, child_public),
                                 );
                                 self.modules[id].children.insert(name.clone(), child);
                             }
@@ -251,8 +387,7 @@ impl Graph {
                                     Some(id),
                                     &child_tokens,
                                     folder.to_path_buf(),
-                                    owns,
-                                    false,
+                                    (owns, false, child_public),
                                 );
                                 self.modules[id].children.insert(name.clone(), child);
                             }
@@ -268,6 +403,9 @@ impl Graph {
                 {
                     if let Some(Token::Ident(name)) = tokens.get(i + 2) {
                         self.exported_macros.insert(name.clone(), id);
+                        if !is_hidden(&attributes) {
+                            self.public_macros.insert(name.clone());
+                        }
                     }
                     i += 1;
                 }
@@ -278,9 +416,14 @@ impl Graph {
                     let mut leaves = Vec::new();
                     use_tree(&tokens[i + 1..end], Vec::new(), &mut leaves);
                     let module = &mut self.modules[id];
+                    let public_use = visibility == Some(true);
+                    visibility = None;
                     for (binding, target) in leaves {
                         match binding {
                             Binding::Name(name) => {
+                                if public_use {
+                                    module.public_names.insert(name.clone());
+                                }
                                 module.imports.insert(name, target.clone());
                             }
                             Binding::Glob => module.globs.push(target.clone()),
@@ -315,6 +458,7 @@ impl Graph {
                 // An item's attributes end with it (at its body or its `;`).
                 Token::Punct(';' | '{' | '}') => {
                     attributes.clear();
+                    visibility = None;
                     i += 1;
                 }
                 _ => i += 1,
@@ -441,6 +585,115 @@ impl Graph {
         side_by_side
     }
 
+    /// Whether `named` (a path from the crate root) reaches an item through public modules
+    /// and public items only, as another crate could name it.
+    fn is_public(&self, named: &[String]) -> bool {
+        let mut current = 0;
+        let mut rest = &named[1..];
+        while let Some((segment, tail)) = rest.split_first() {
+            let module = &self.modules[current];
+            if let Some(&child) = module.children.get(segment) {
+                if !self.modules[child].public {
+                    return false;
+                }
+                current = child;
+                rest = tail;
+            } else if current == 0 && tail.is_empty() && self.exported_macros.contains_key(segment)
+            {
+                return self.public_macros.contains(segment);
+            } else if !module.public_names.contains(segment) {
+                return false;
+            } else if let Some(target) = module.imports.get(segment).filter(|_| !tail.is_empty()) {
+                // A public re-export with more path after it: follow it.
+                let Some(target) = self.defining_module(current, target, 0) else {
+                    return true;
+                };
+                if !self.modules[target]
+                    .path
+                    .starts_with(&self.modules[current].path)
+                {
+                    let mut through = vec!["crate".to_owned()];
+                    through.extend(self.modules[target].path.iter().cloned());
+                    through.extend_from_slice(tail);
+                    return self.is_public(&through);
+                }
+                return true;
+            } else {
+                return true; // a public item (anything after it is its associated items)
+            }
+        }
+        self.modules[current].public
+    }
+
+    /// The paths modules inside `room` name outside it that another crate could not name:
+    /// `room` is written as a user's code would be, on the public API alone. (The derives'
+    /// generated code is left out: it is the same for every user.)
+    fn private_imports_of(&self, room: &str) -> Vec<String> {
+        let mut found = BTreeSet::new();
+        for (id, module) in self.modules.iter().enumerate() {
+            if module.path.first().map(String::as_str) != Some(room) {
+                continue;
+            }
+            for named in &module.named {
+                if named.as_slice() == ["crate", "__private"] {
+                    continue;
+                }
+                let Some(target) = self.defining_module(id, named, 0) else {
+                    continue;
+                };
+                if self.modules[target].path.first().map(String::as_str) == Some(room) {
+                    continue;
+                }
+                let absolute = self.absolute(id, named);
+                if !self.is_public(&absolute) {
+                    found.insert(format!("{} names {}", module.name(), absolute.join("::")));
+                }
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// `named`, as written in `from`, from the crate root: `super::` and imported first
+    /// segments resolved to the path they stand for.
+    fn absolute(&self, from: usize, named: &[String]) -> Vec<String> {
+        match named.first().map(String::as_str) {
+            Some("crate" | "metric_handles") => {
+                let mut path = vec!["crate".to_owned()];
+                path.extend_from_slice(&named[1..]);
+                path
+            }
+            Some("self" | "super") => {
+                let mut current = from;
+                let mut rest = &named[1..];
+                if named[0] == "super" {
+                    current = self.modules[current].parent.unwrap_or(0);
+                }
+                while rest.first().map(String::as_str) == Some("super") {
+                    current = self.modules[current].parent.unwrap_or(0);
+                    rest = &rest[1..];
+                }
+                let mut path = vec!["crate".to_owned()];
+                path.extend(self.modules[current].path.iter().cloned());
+                path.extend_from_slice(rest);
+                path
+            }
+            Some(first) => match self.modules[from].imports.get(first) {
+                Some(target) => {
+                    let mut through = target.clone();
+                    through.extend_from_slice(&named[1..]);
+                    self.absolute(from, &through)
+                }
+                None => {
+                    let mut path = vec!["crate".to_owned()];
+                    path.extend(self.modules[from].path.iter().cloned());
+                    path.extend_from_slice(named);
+                    path
+                }
+            },
+            None => vec!["crate".to_owned()],
+        }
+    }
+
     fn is_ancestor(&self, ancestor: usize, mut of: usize) -> bool {
         while let Some(parent) = self.modules[of].parent {
             if parent == ancestor {
@@ -555,6 +808,15 @@ fn cycles(
         }
     }
     found
+}
+
+/// `#[doc(hidden)]` among an item's attributes.
+fn is_hidden(attributes: &[Token]) -> bool {
+    attributes.windows(3).any(|w| {
+        w[0] == Token::Ident("doc".into())
+            && w[1] == Token::Punct('(')
+            && w[2] == Token::Ident("hidden".into())
+    })
 }
 
 enum Binding {

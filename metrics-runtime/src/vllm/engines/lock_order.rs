@@ -10,7 +10,7 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::sync::lock;
+use crate::vllm::sync::lock;
 
 /// A lock's place in the order: a thread takes a lock only while it holds no lock of the same
 /// or a later level.

@@ -10,9 +10,8 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::counter::saturating;
-use crate::sync::lock;
 use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
+use crate::vllm::sync::lock;
 use crate::vllm::types::CudagraphStats;
 
 /// The most per-position spec-decode values the log stats keep: positions at or past it are
@@ -136,14 +135,14 @@ impl LogStatsAccumulator {
 
     /// Adds one step's spec-decode stats: atomics only while every position is pre-resolved.
     pub(crate) fn add_spec_decode(&self, num_drafts: u64, accepted_per_pos: &[u64]) {
-        saturating::add(&self.num_drafts, num_drafts);
+        add_saturating(&self.num_drafts, num_drafts);
         self.per_pos_len.fetch_max(
             accepted_per_pos.len().min(MAX_LOGGED_POSITIONS),
             Ordering::Relaxed,
         );
         let cached = self.per_pos.len().min(accepted_per_pos.len());
         for (slot, v) in self.per_pos.iter().zip(&accepted_per_pos[..cached]) {
-            saturating::add(slot, *v);
+            add_saturating(slot, *v);
         }
         if accepted_per_pos.len() > cached {
             let mut beyond = lock(&self.beyond);
@@ -188,16 +187,35 @@ impl LogStatsAccumulator {
     }
 }
 
-/// Takes a cell's total and resets it to 0. The cells add as counters do
-/// (`saturating::add`: saturating, one `fetch_add` for a small increment, and safe beside
-/// this `swap`).
+/// Adds `delta` to a cell, saturating at `u64::MAX` rather than wrapping to a small total.
+/// Once per scheduler step and position, off the per-token path: a compare-and-swap loop is
+/// cheap enough, and a `swap` by [`drain_cell`] between its load and its store only makes it
+/// retry.
+fn add_saturating(cell: &AtomicU64, delta: u64) {
+    let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
+        Some(total.saturating_add(delta))
+    });
+}
+
+/// Takes a cell's total and resets it to 0.
 fn drain_cell(cell: &AtomicU64) -> u64 {
-    saturating::read(cell.swap(0, Ordering::Relaxed))
+    cell.swap(0, Ordering::Relaxed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn totals_saturate_instead_of_wrapping() {
+        let acc = LogStatsAccumulator::new(1);
+        acc.add_spec_decode(u64::MAX - 1, &[u64::MAX - 1]);
+        acc.add_spec_decode(5, &[5]);
+        let drained = acc.drain();
+        assert_eq!(drained.num_drafts, u64::MAX);
+        assert_eq!(drained.accepted_per_pos, [u64::MAX]);
+        assert_eq!(acc.drain().num_drafts, 0, "drained to zero");
+    }
 
     #[test]
     fn the_spec_example_drains_the_same_with_any_number_of_preresolved_positions() {

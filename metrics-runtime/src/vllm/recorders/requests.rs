@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::exemplar::{EncodedLabels, ExemplarError};
+use crate::exemplar::{self, EncodedLabels, ExemplarError};
 use crate::vllm::labels::PromptSource;
 use crate::vllm::recorders::core::{Core, EngineEntry};
 use crate::vllm::request::lifecycle::{
@@ -176,7 +176,7 @@ impl RequestMetricsTracker {
             }
             Err(error) => {
                 self.trace = None;
-                crate::exemplar::count_rejected();
+                exemplar::count_rejected();
                 Err(error)
             }
         }

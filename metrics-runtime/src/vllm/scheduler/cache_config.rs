@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crate::sync::lock;
+use crate::vllm::sync::lock;
 use crate::{Family, Info, LabelSet, MetricHandles};
 
 /// An engine's KV-cache configuration: the fields of vLLM's `CacheConfig`

@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::sync::lock;
+use crate::vllm::sync::lock;
 use crate::{Family, Gauge, LabelSet, MetricHandles};
 
 /// The labels of `vllm:lora_requests_info`: adapter names, sorted and comma-joined.
