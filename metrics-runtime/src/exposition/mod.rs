@@ -3,7 +3,9 @@
 
 pub(crate) mod accept;
 pub(crate) mod format;
+mod negotiate;
 #[cfg(feature = "protobuf")]
 pub(crate) mod protobuf;
 
-pub use format::{EncodeOptions, ExpositionFormat, NameEscaping, Negotiated};
+pub use format::{EncodeOptions, ExpositionFormat};
+pub use negotiate::{NameEscaping, Negotiated};

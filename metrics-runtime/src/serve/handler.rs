@@ -13,7 +13,8 @@ use super::coalesce::{Coalescer, EncodeFailure, Outcome, Waiter};
 use super::coding::ContentCoding;
 use super::own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
 use super::pool::EncoderPool;
-use crate::exposition::format::{EncodeOptions, ExpositionFormat, Negotiated};
+use crate::exposition::format::{EncodeOptions, ExpositionFormat};
+use crate::exposition::Negotiated;
 use crate::registry::Registry;
 use crate::NoLabels;
 
