@@ -92,3 +92,54 @@ pub(crate) fn shown_names<'a>(
             .map(|alias| alias.name),
     )
 }
+
+impl Registry {
+    /// Checks that the families of several declarations could all be registered at this
+    /// level, and claims nothing: each `(owner, descriptors, options)` is a struct's name (for
+    /// the error), its `DESCRIPTORS` and the options it is to be registered with. Register them
+    /// afterwards (`try_register_with`), each claiming its own names: none can clash then, so
+    /// a set of structs registers all or nothing. The error names the first clash, with a name
+    /// already in the tree or between two of the declarations.
+    ///
+    /// ```
+    /// use metric_handles::{Counter, Family, MetricHandles, NoLabels, RegisterOptions, Registry};
+    ///
+    /// #[derive(MetricHandles)]
+    /// struct Frontend {
+    ///     /// Requests received
+    ///     #[metric(name = "app:requests")]
+    ///     requests: Family<NoLabels, Counter>,
+    /// }
+    ///
+    /// #[derive(MetricHandles)]
+    /// struct Engine {
+    ///     /// Requests scheduled
+    ///     #[metric(name = "app:requests")]
+    ///     requests: Family<NoLabels, Counter>,
+    /// }
+    ///
+    /// let mut registry = Registry::default();
+    /// let options = RegisterOptions::new();
+    /// let error = registry
+    ///     .check_available(&[
+    ///         ("Frontend", Frontend::DESCRIPTORS, &options),
+    ///         ("Engine", Engine::DESCRIPTORS, &options),
+    ///     ])
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("app:requests"));
+    /// // Nothing was claimed: one of them still registers.
+    /// assert!(Frontend::try_register_with(&mut registry, &options).is_ok());
+    /// ```
+    pub fn check_available(
+        &self,
+        declarations: &[(&str, &[MetricDescriptor], &RegisterOptions)],
+    ) -> Result<(), RegistrationError> {
+        let claims: Vec<FamilyClaim> = declarations
+            .iter()
+            .flat_map(|&(owner, descriptors, options)| {
+                declared_claims(self.scope(), owner, descriptors, Some(options))
+            })
+            .collect();
+        self.check(&claims)
+    }
+}

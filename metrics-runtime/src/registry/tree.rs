@@ -564,8 +564,6 @@ impl Registry {
     }
 
     /// Checks `claims` against the tree's ledger without recording them.
-    // Used by the vLLM registration only, which checks its several tables at once.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
     pub(crate) fn check(&self, claims: &[FamilyClaim]) -> Result<(), RegistrationError> {
         lock(&self.ledger).check(claims)
     }

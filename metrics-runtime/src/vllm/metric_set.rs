@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::descriptor::MetricDescriptor;
 use crate::family::RuntimeFamilies;
 use crate::http::HttpMetrics;
-use crate::registry::{declared_claims, Registry};
+use crate::registry::Registry;
 use crate::vllm::config::VllmMetricsConfig;
 use crate::vllm::engines::test_points::{reached, TestPoint};
 use crate::vllm::engines::OverflowedEngines;
@@ -67,28 +67,20 @@ impl VllmMetrics {
         let options = config.register_options();
         // Every name is checked before anything is registered, so a clash leaves the
         // registry as it was; each registration below then claims its own names.
-        let mut claims = Vec::new();
-        for (owner, descriptors) in registered_tables() {
-            claims.extend(declared_claims(
-                registry.scope(),
-                owner,
-                descriptors,
-                Some(&options),
-            ));
-        }
+        let plug_in_options = RegisterOptions::new();
+        let mut declarations: Vec<(&str, &[MetricDescriptor], &RegisterOptions)> =
+            registered_tables()
+                .into_iter()
+                .map(|(owner, descriptors)| (owner, descriptors, &options))
+                .collect();
         for descriptors in [
             NIXL_DESCRIPTORS,
             MOONCAKE_DESCRIPTORS,
             SLEEP_STATE_DESCRIPTORS,
         ] {
-            claims.extend(declared_claims(
-                registry.scope(),
-                PLUG_IN_OWNER,
-                descriptors,
-                Some(&RegisterOptions::new()),
-            ));
+            declarations.push((PLUG_IN_OWNER, descriptors, &plug_in_options));
         }
-        registry.check(&claims)?;
+        registry.check_available(&declarations)?;
         // One set of options for four structs: each gets the overrides of its own metrics.
         let only = |descriptors| options.for_descriptors(descriptors);
         let scheduler =
