@@ -722,7 +722,7 @@ metric_handles::runtime_families! {
     }
 }
 
-// A family breaking a rule of `register` fails compilation (`tests/ui/runtime-families/`); two
+// A family breaking a rule of `register` fails compilation (`metrics-derive/tests/ui/runtime-families/`); two
 // families of one name pass each one's checks and clash as they claim their names.
 #[test]
 fn a_declared_set_naming_a_family_twice_registers_none_of_its_families() {
