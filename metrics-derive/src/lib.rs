@@ -43,10 +43,10 @@ mod symbol;
 mod ty;
 mod valid;
 
-// The fuzzer and the expansion snapshots call the derives' functions, so they are unit tests;
-// they live under `tests/unit/`, beside the snapshots, to keep `src/` to the derives.
+// The fuzzer and the expansion snapshots call the derives' functions, so they are unit tests
+// (a proc-macro crate exports only its macros); their inputs and snapshots are in
+// `tests/expand/`.
 #[cfg(test)]
-#[path = "../tests/unit/mod.rs"]
 mod unit_tests;
 
 /// Generates cached-handle registration and resolution for a struct of metric families.

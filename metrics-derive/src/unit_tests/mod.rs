@@ -1,8 +1,6 @@
 //! Tests of the derives' own functions, which a proc-macro crate cannot export to an
-//! integration test (it exports only its macros): `lib.rs` compiles this folder into the
-//! crate's unit tests, and it lives here, beside the expansion snapshots it reads
-//! (`tests/expand/`), so that `src/` holds only the derives. Cargo does not build it as a test
-//! crate of its own (no `main.rs`).
+//! integration test (it exports only its macros), so they are unit tests. The expansion
+//! snapshots they compare with are in `tests/expand/`.
 //!
 //! * [`expand_snapshots`]: what the derives generate for representative inputs, compared with
 //!   the committed `tests/expand/*.expanded.rs`;
