@@ -51,7 +51,8 @@
 //!
 //! A view owns a clone of the handle it merges into (a reference count, not a borrow), so
 //! it can sit in one struct with the handles, move into a task, or outlive the scope that
-//! created it; the histogram's views live with the histogram (`record/histogram/local.rs`).
+//! created it. The histogram's view is `histogram.rs` of this folder; the buffer it merges,
+//! [`HistogramBuffer`](crate::histogram::HistogramBuffer), sits with `Histogram::merge`.
 //!
 //! [`Counter`]: crate::Counter
 
