@@ -43,6 +43,9 @@ pub mod labels;
 pub mod limits;
 pub mod local;
 pub mod member;
+#[cfg(feature = "metrics-facade")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics-facade")))]
+pub mod metrics_facade;
 #[cfg(feature = "process")]
 #[cfg_attr(docsrs, doc(cfg(feature = "process")))]
 pub mod process;

@@ -176,9 +176,35 @@ pub struct Counter<N = u64, A = AtomicU64> {
 /// What the handles of one counter share: the value, and the exemplar slot, allocated on the
 /// first exemplar (until then a pointer and a one-time flag beside the value, which a record
 /// without an exemplar never reads). 16 bytes beside a `u64` value, 40 with the `Arc`'s counts.
-struct CounterCell<A> {
+pub(crate) struct CounterCell<A> {
     value: A,
     exemplar: ExemplarCell,
+}
+
+/// A `u64` counter's cell as the `metrics` facade's handle holds it: the facade's `Counter`
+/// is an `Arc` of its own, so it shares this one rather than wrap the handle (one pointer to
+/// follow per record, as through a [`Counter`]).
+#[cfg(feature = "metrics-facade")]
+impl CounterCell<AtomicU64> {
+    /// Adds `v`, saturating, as [`Counter::inc_by`] does.
+    #[inline]
+    pub(crate) fn add(&self, v: u64) {
+        saturating::add(&self.value, v);
+    }
+
+    /// Raises the counter to `v` if it is below: a count kept elsewhere, copied in.
+    #[inline]
+    pub(crate) fn raise_to(&self, v: u64) {
+        saturating::raise_to(&self.value, v);
+    }
+}
+
+#[cfg(feature = "metrics-facade")]
+impl Counter<u64, AtomicU64> {
+    /// The cell this handle records into, shared.
+    pub(crate) fn shared_cell(&self) -> Arc<CounterCell<AtomicU64>> {
+        Arc::clone(&self.inner)
+    }
 }
 
 impl<N: CounterValue<A>, A: Atomic<N>> Counter<N, A> {

@@ -69,6 +69,15 @@ pub(crate) fn read(raw: u64) -> u64 {
     }
 }
 
+/// Raises the `u64` counter in `cell` to `value` if it reads less (a count kept elsewhere,
+/// copied in): one `fetch_max`, so a raise racing adds and other raises never lowers it. A
+/// `value` in the saturated range stores [`SATURATED`], which reads `u64::MAX`.
+#[cfg(feature = "metrics-facade")]
+#[inline]
+pub(crate) fn raise_to(cell: &AtomicU64, value: u64) {
+    cell.fetch_max(value.min(SATURATED), Ordering::Relaxed);
+}
+
 /// Adds `delta` to the `u64` counter in `cell`, saturating at `u64::MAX` (see the module
 /// documentation); returns what the counter read before. An increment of 0 writes nothing.
 #[inline]

@@ -54,6 +54,47 @@ where
         }
     }
 
+    /// An unregistered family whose members are built from `spec`, holding at most
+    /// `spec.max_series()` label sets, whose label sets not recorded into for
+    /// `spec.idle_timeout()` leave the exposition (see `series::idle`): the families a
+    /// recorder creates as it meets their names.
+    #[cfg(feature = "metrics-facade")]
+    pub(crate) fn expiring(spec: SeriesSpec) -> Self {
+        let buckets = if M::KIND.has_buckets() {
+            once::bucket_labels(spec.buckets()).unwrap_or_default()
+        } else {
+            BucketLabels::default()
+        };
+        Family {
+            inner: SeriesMap::rendering(
+                spec.clone(),
+                spec.max_series(),
+                spec.idle_timeout(),
+                buckets,
+            ),
+        }
+    }
+
+    /// The member for `labels` (found, created on first sight, or the overflow series), and
+    /// whether it is the overflow series.
+    #[cfg(feature = "metrics-facade")]
+    pub(crate) fn get_or_create_or_overflow(&self, labels: &L) -> (M, bool) {
+        self.inner.resolve_or_overflow(labels)
+    }
+
+    /// Whether label sets left idle leave the exposition.
+    #[cfg(feature = "metrics-facade")]
+    pub(crate) fn expires_idle(&self) -> bool {
+        self.inner.spec.idle_timeout().is_some()
+    }
+
+    /// How many dormant label sets gave their series up to a new label set so far: a handle
+    /// looked up before one did may record into a series nobody exports.
+    #[cfg(feature = "metrics-facade")]
+    pub(crate) fn evictions(&self) -> u64 {
+        self.inner.series.expiry_counts().1
+    }
+
     /// The member for `labels`: found, created on first sight, or the overflow series.
     pub fn get_or_create(&self, labels: &L) -> M {
         self.inner.resolve(labels)
@@ -133,6 +174,9 @@ where
             MetricKind::GaugeHistogram => writer.gauge_histogram_passes(),
             _ => &[GaugeHistogramPass::All],
         };
+        // The scrape is the sweep's clock (a family without an idle timeout has nothing to
+        // sweep).
+        self.inner.series.sweep();
         for pass in passes {
             writer.start_pass(*pass);
             self.inner

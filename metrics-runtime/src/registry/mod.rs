@@ -13,17 +13,25 @@
 mod build_info;
 pub(crate) mod declared;
 mod error;
+#[cfg(feature = "metrics-facade")]
+mod late;
 mod ledger;
 mod options;
+mod part;
+mod scope;
 mod tree;
 
 pub use build_info::{register_build_info, try_register_build_info};
 pub(crate) use declared::check_registration;
 pub(crate) use declared::declared_claims;
 pub use error::{RegisteredFamily, RegistrationError};
+#[cfg(feature = "metrics-facade")]
+pub(crate) use late::{LateFamilies, LateFamily, LateSlot};
 pub(crate) use ledger::{FamilyClaim, Ledger};
 pub use options::RegisterOptions;
+pub(crate) use part::unit_from_str;
 #[cfg(feature = "protobuf")]
-pub(crate) use tree::ProtobufPart;
+pub(crate) use part::ProtobufPart;
+pub(crate) use scope::{Scope, ScopedLedger};
+pub(crate) use tree::ExposedPart;
 pub use tree::Registry;
-pub(crate) use tree::{unit_from_str, ExposedPart, Scope, ScopedLedger};

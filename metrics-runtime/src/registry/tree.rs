@@ -1,26 +1,22 @@
 //! The [`Registry`] type: one prometheus-client registry per level of the tree, with the
 //! level's prefix and const labels, and the tree's one ledger.
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{text, DescriptorEncoder};
-use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Metric, Unit};
 
 use super::error::{RegisteredFamily, RegistrationError};
+#[cfg(feature = "metrics-facade")]
+use super::late::LateFamilies;
 use super::ledger::{declared_families, FamilyClaim, Ledger};
+use super::part::{unit_from_str, Level, TextPart};
+use super::scope::{ConstLabel, Inner, Scope, ScopedLedger};
 use crate::descriptor::{type_name, MetricKind};
-use crate::render::once::{self, Headers};
-use crate::render::{SampleHeads, TextFamily, TextFormat};
+use crate::render::once;
+use crate::render::TextFamily;
 use crate::sync::lock;
-
-/// prometheus-client's registry, which stores and encodes each level of the tree.
-type Inner = prometheus_client::registry::Registry;
-
-/// A const label, as prometheus-client takes it.
-type ConstLabel = (Cow<'static, str>, Cow<'static, str>);
 
 /// The registry every family of this crate registers into: a derived struct's `register`,
 /// [`HttpMetrics::register`](crate::http::HttpMetrics::register), the
@@ -81,89 +77,6 @@ pub struct Registry {
     subs: Vec<Registry>,
     scope: Scope,
     ledger: Arc<Mutex<Ledger>>,
-}
-
-/// The prefix and const labels of one level of the tree, as the encoder applies them.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Scope {
-    prefix: Option<String>,
-    labels: Vec<ConstLabel>,
-}
-
-impl Scope {
-    /// The family `name` (with `unit`) of `metric_type` at this level, registered by
-    /// `registered_by`.
-    pub(crate) fn family(
-        &self,
-        name: &str,
-        unit: Option<&str>,
-        metric_type: &'static str,
-        registered_by: String,
-    ) -> RegisteredFamily {
-        RegisteredFamily {
-            name: self.full_name(name, unit),
-            metric_type,
-            registered_by,
-            const_labels: self
-                .labels
-                .iter()
-                .map(|(k, v)| (k.clone().into_owned(), v.clone().into_owned()))
-                .collect(),
-        }
-    }
-
-    /// `name` as written at this level: prefix, name and unit joined by `_`.
-    pub(crate) fn full_name(&self, name: &str, unit: Option<&str>) -> String {
-        let mut full = String::new();
-        if let Some(prefix) = &self.prefix {
-            full.push_str(prefix);
-            full.push('_');
-        }
-        full.push_str(name);
-        if let Some(unit) = unit {
-            full.push('_');
-            full.push_str(unit);
-        }
-        full
-    }
-
-    fn inner(&self) -> Inner {
-        match &self.prefix {
-            Some(prefix) => {
-                Inner::with_prefix_and_labels(prefix.clone(), self.labels.clone().into_iter())
-            }
-            None => Inner::with_labels(self.labels.clone().into_iter()),
-        }
-    }
-
-    fn sub(&self, prefix: Option<&str>, labels: impl Iterator<Item = ConstLabel>) -> Scope {
-        let prefix = match (&self.prefix, prefix) {
-            (Some(outer), Some(inner)) => Some(format!("{outer}_{inner}")),
-            (None, Some(inner)) => Some(inner.to_owned()),
-            (outer, None) => outer.clone(),
-        };
-        let mut all = self.labels.clone();
-        all.extend(labels);
-        Scope {
-            prefix,
-            labels: all,
-        }
-    }
-}
-
-/// The ledger of a registry tree with the scope of one of its levels: what a set of families
-/// registered at run time (the plug-in families) keeps to claim names after registration.
-#[derive(Clone, Debug)]
-pub(crate) struct ScopedLedger {
-    pub(crate) scope: Scope,
-    ledger: Arc<Mutex<Ledger>>,
-}
-
-impl ScopedLedger {
-    /// Claims `claims` in the tree's ledger (all or nothing).
-    pub(crate) fn claim(&self, claims: Vec<FamilyClaim>) -> Result<(), RegistrationError> {
-        lock(&self.ledger).claim(claims)
-    }
 }
 
 impl Default for Registry {
@@ -365,95 +278,34 @@ impl Registry {
     ) where
         F: TextFamily + Metric + Clone,
     {
-        let headers = once::headers(
-            self.scope.inner(),
-            name,
-            help,
-            unit.map(unit_from_str),
-            kind,
-        );
-        match headers {
-            Ok(headers) => {
-                #[cfg(feature = "protobuf")]
-                let protobuf = self.protobuf_part(name, help, unit, kind.metric_type(), &family);
-                let unprefixed = name_with_unit(name, unit);
-                let name = self.scope.full_name(name, unit);
-                let heads = |format| {
-                    let le = family.bucket_labels(format);
-                    SampleHeads::new(format, &name, &self.const_labels, le)
-                };
-                let mut classic = heads(TextFormat::Prometheus);
-                if kind == MetricKind::GaugeHistogram {
-                    let [gcount, gsum] = ["_gcount", "_gsum"]
-                        .map(|suffix| self.gauge_part_headers(&unprefixed, suffix, help));
-                    classic = classic.with_gauge_histogram_parts(gcount, gsum);
-                }
-                let heads = [heads(TextFormat::OpenMetrics), classic];
-                self.parts.push(Part::Text(Box::new(TextPart {
-                    headers,
-                    heads,
-                    family: Box::new(family),
-                    #[cfg(feature = "protobuf")]
-                    protobuf,
-                })))
-            }
+        let rendered = self
+            .rendering_level()
+            .text_part(name, help, unit, kind, family);
+        match rendered {
+            Ok(part) => self.parts.push(Part::Text(Box::new(part))),
             // Rendering a descriptor cannot fail; should it, prometheus-client encodes it.
-            Err(_) => self.register_claimed(name, help, unit.map(unit_from_str), family),
+            Err(family) => self.register_claimed(name, help, unit.map(unit_from_str), family),
         }
     }
 
-    /// How the protobuf exposition writes `family`: from its series, with its fields rendered
-    /// now; or, for a family holding a member kind the protobuf writer does not know (or
-    /// should rendering fail), through prometheus-client's protobuf encoder, from a registry
-    /// of its own at this level's prefix and const labels (a clone of the family shares its
-    /// series).
-    #[cfg(feature = "protobuf")]
-    fn protobuf_part<F>(
-        &self,
-        name: &str,
-        help: &str,
-        unit: Option<&str>,
-        metric_type: MetricType,
-        family: &F,
-    ) -> ProtobufPart
-    where
-        F: TextFamily + Metric + Clone,
-    {
-        if family.writes_protobuf() {
-            let heads = crate::render::protobuf::heads::family_heads(
-                self.scope.inner(),
-                name,
-                help,
-                unit.map(unit_from_str),
-                metric_type,
-                &self.scope.labels,
-            );
-            if let Ok(heads) = heads {
-                return ProtobufPart::Written(heads);
-            }
+    /// This level's prefix and const labels, as a family registered here is rendered with.
+    fn rendering_level(&self) -> Level<'_> {
+        Level {
+            scope: &self.scope,
+            const_labels: &self.const_labels,
         }
-        // Registered under its own name: the full name is the prefix's and unit's to add.
-        let mut metrics = self.scope.inner();
-        match unit.map(unit_from_str) {
-            Some(unit) => metrics.register_with_unit(name, help, unit, family.clone()),
-            None => metrics.register(name, help, family.clone()),
-        }
-        ProtobufPart::Encoded(metrics)
     }
 
-    /// The classic-text header lines of the gauge family `name` + `suffix` (a gauge
-    /// histogram's `_gcount` or `_gsum`) at this level; empty if they cannot be rendered,
-    /// which prometheus-client's encoder never fails to do.
-    fn gauge_part_headers(&self, name: &str, suffix: &str, help: &str) -> Box<str> {
-        once::typed_headers(
-            self.scope.inner(),
-            &format!("{name}{suffix}"),
-            help,
-            None,
-            MetricType::Gauge,
-        )
-        .map(|headers| headers.prometheus)
-        .unwrap_or_default()
+    /// A place in this level's list of families where families created later, while the
+    /// registry is shared with a scraper, are written (see [`LateFamilies`]).
+    #[cfg(feature = "metrics-facade")]
+    pub(crate) fn late_families(&mut self) -> Arc<LateFamilies> {
+        let late = Arc::new(LateFamilies::new(
+            self.const_labels.clone(),
+            self.scoped_ledger(),
+        ));
+        self.parts.push(Part::Late(Arc::clone(&late)));
+        late
     }
 
     /// Registers a collector, whose families are encoded at each scrape.
@@ -595,10 +447,12 @@ impl Registry {
         f: &mut impl FnMut(ExposedPart<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         for part in &self.parts {
-            f(match part {
-                Part::Text(family) => ExposedPart::Text(family),
-                Part::Foreign(metrics) => ExposedPart::Foreign(metrics),
-            })?;
+            match part {
+                Part::Text(family) => f(ExposedPart::Text(family))?,
+                Part::Foreign(metrics) => f(ExposedPart::Foreign(metrics))?,
+                #[cfg(feature = "metrics-facade")]
+                Part::Late(late) => late.for_each(|family| f(ExposedPart::Text(family)))?,
+            }
         }
         if self.has_collectors {
             f(ExposedPart::Foreign(&self.collectors))?;
@@ -643,41 +497,10 @@ enum Part {
     /// Metrics registered one after another from outside this crate's families, encoded by
     /// prometheus-client's encoders.
     Foreign(Inner),
-}
-
-/// A family of this crate as the text encoder writes it.
-#[derive(Debug)]
-pub(crate) struct TextPart {
-    /// Its `# HELP`/`# TYPE`/`# UNIT` lines, rendered at registration.
-    pub(crate) headers: Headers,
-    /// The start of its sample lines (name, const labels), rendered at registration: for
-    /// OpenMetrics, then for the classic text.
-    heads: [SampleHeads; 2],
-    pub(crate) family: Box<dyn TextFamily>,
-    /// How the protobuf exposition writes the family.
-    #[cfg(feature = "protobuf")]
-    pub(crate) protobuf: ProtobufPart,
-}
-
-/// How the protobuf exposition writes a family of this crate.
-#[cfg(feature = "protobuf")]
-#[derive(Debug)]
-pub(crate) enum ProtobufPart {
-    /// From its series, with the fields rendered at registration.
-    Written(crate::render::protobuf::FamilyHeads),
-    /// Through prometheus-client's protobuf encoder: a family holding a member kind the
-    /// protobuf writer does not know, in a registry of its own.
-    Encoded(Inner),
-}
-
-impl TextPart {
-    /// The header lines and sample heads of `format`.
-    pub(crate) fn rendered(&self, format: TextFormat) -> (&str, &SampleHeads) {
-        match format {
-            TextFormat::OpenMetrics => (&self.headers.openmetrics, &self.heads[0]),
-            TextFormat::Prometheus => (&self.headers.prometheus, &self.heads[1]),
-        }
-    }
+    /// Families of this crate created while the registry is shared with a scraper, written
+    /// as [`Text`](Self::Text) ones are, in the order they were created.
+    #[cfg(feature = "metrics-facade")]
+    Late(Arc<LateFamilies>),
 }
 
 /// What [`Registry::for_each_part`] hands the encoder.
@@ -700,27 +523,3 @@ impl Collector for Shared {
 
 #[cfg(test)]
 mod tests;
-
-/// prometheus-client's `Unit` for a unit suffix.
-pub(crate) fn unit_from_str(unit: &str) -> Unit {
-    match unit {
-        "amperes" => Unit::Amperes,
-        "bytes" => Unit::Bytes,
-        "celsius" => Unit::Celsius,
-        "grams" => Unit::Grams,
-        "joules" => Unit::Joules,
-        "meters" => Unit::Meters,
-        "ratios" => Unit::Ratios,
-        "seconds" => Unit::Seconds,
-        "volts" => Unit::Volts,
-        other => Unit::Other(other.to_owned()),
-    }
-}
-
-/// `name` and `unit` joined by `_`, as a family's name is written before the level's prefix.
-fn name_with_unit(name: &str, unit: Option<&str>) -> String {
-    match unit {
-        Some(unit) => format!("{name}_{unit}"),
-        None => name.to_owned(),
-    }
-}

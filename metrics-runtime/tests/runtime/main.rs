@@ -16,6 +16,8 @@ pub mod histogram_consistency;
 pub mod histogram_parity;
 pub mod idle_expiry;
 pub mod label_size;
+#[cfg(feature = "metrics-facade")]
+pub mod metrics_facade;
 pub mod module_graph;
 pub mod native_declared;
 pub mod native_parity;

@@ -317,7 +317,7 @@ fn theirs() -> PcRegistry {
     registry
 }
 
-fn decode_all(mut body: &[u8]) -> Vec<MetricFamily> {
+pub(crate) fn decode_all(mut body: &[u8]) -> Vec<MetricFamily> {
     let mut families = Vec::new();
     while !body.is_empty() {
         families.push(

@@ -1,0 +1,225 @@
+//! [`HandleCache`]: the facade's key to the handle of its series, what makes a
+//! `counter!("name", "k" => "v")` call (a lookup every time) cheap.
+//!
+//! A macro call hands the recorder a `metrics::Key` whose hash the facade computed already (at
+//! compile time for literal names and labels). The cache finds the handle by that hash in one
+//! of a fixed number of shards, each behind its own read-write lock, so calls on different
+//! keys rarely share a lock's cache line. A miss takes the slow path (the family, a new series)
+//! and caches what it found.
+//!
+//! What is never cached, so the cache stays bounded by the series that exist: the overflow
+//! series (every label set past a name's limit would be an entry), refused names, and a
+//! series that a family with idle expiry has since given up to a new label set (its handle
+//! would record into a series nobody exports). The cache holds at most as many entries as the
+//! families it serves may have series; when full, it drops the entries such evictions left
+//! stale, and if it is still full the key is simply looked up the slow way each time.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use hashbrown::HashTable;
+
+use crate::sync;
+
+/// The number of shards: a power of two, fixed (not the core count: the cache's size must not
+/// grow with the machine).
+const SHARDS: usize = 16;
+
+/// What a cached handle needs to know whether its series is still the one exported: the
+/// family's eviction count when it was cached.
+pub(crate) trait Evictions: Clone {
+    /// How many series the family has given up to new label sets so far (0 forever for a
+    /// family without idle expiry).
+    fn evictions(&self) -> u64;
+}
+
+/// The family a cached handle records into, when it expires idle series: a handle cached
+/// before the family evicted anything is still its series' handle.
+#[derive(Clone)]
+pub(crate) struct Guard<F> {
+    family: F,
+    evictions: u64,
+}
+
+impl<F: Evictions> Guard<F> {
+    /// A guard of a handle just looked up in `family`.
+    pub(crate) fn new(family: F) -> Self {
+        let evictions = family.evictions();
+        Guard { family, evictions }
+    }
+
+    fn is_stale(&self) -> bool {
+        self.family.evictions() != self.evictions
+    }
+}
+
+struct Entry<H, F> {
+    key: metrics::Key,
+    handle: H,
+    guard: Option<Guard<F>>,
+}
+
+/// A shard on a cache line of its own.
+#[repr(align(128))]
+struct Shard<H, F>(RwLock<HashTable<Entry<H, F>>>);
+
+/// Keys to handles of one metric kind.
+pub(crate) struct HandleCache<H, F> {
+    shards: Box<[Shard<H, F>]>,
+    len: AtomicUsize,
+    /// The most entries it holds: the series limits of the families it serves, summed.
+    capacity: AtomicUsize,
+}
+
+impl<H: Clone, F: Evictions> HandleCache<H, F> {
+    pub(crate) fn new() -> Self {
+        HandleCache {
+            shards: (0..SHARDS)
+                .map(|_| Shard(RwLock::new(HashTable::new())))
+                .collect(),
+            len: AtomicUsize::new(0),
+            capacity: AtomicUsize::new(0),
+        }
+    }
+
+    /// Makes room for `series` more entries (a family was created).
+    pub(crate) fn grow(&self, series: usize) {
+        self.capacity.fetch_add(series, Ordering::Relaxed);
+    }
+
+    /// The handle cached for `key`, if it is still its series'.
+    #[inline]
+    pub(crate) fn get(&self, key: &metrics::Key) -> Option<H> {
+        let hash = key.get_hash();
+        let table = self.read(hash);
+        let entry = table.find(hash, |entry| entry.key == *key)?;
+        match &entry.guard {
+            Some(guard) if guard.is_stale() => None,
+            _ => Some(entry.handle.clone()),
+        }
+    }
+
+    /// Caches `handle` for `key` (replacing a stale entry), if there is room.
+    pub(crate) fn insert(&self, key: &metrics::Key, handle: H, guard: Option<Guard<F>>) {
+        if self.len.load(Ordering::Relaxed) >= self.capacity.load(Ordering::Relaxed) {
+            self.drop_stale();
+        }
+        let hash = key.get_hash();
+        let mut table = self.write(hash);
+        let entry = Entry {
+            key: key.clone(),
+            handle,
+            guard,
+        };
+        match table.find_mut(hash, |entry| entry.key == *key) {
+            Some(existing) => *existing = entry,
+            None => {
+                if self.len.load(Ordering::Relaxed) >= self.capacity.load(Ordering::Relaxed) {
+                    return;
+                }
+                table.insert_unique(hash, entry, |entry| entry.key.get_hash());
+                self.len.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// How many handles are cached.
+    pub(crate) fn len(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
+    /// Drops every entry whose series its family has given up.
+    fn drop_stale(&self) {
+        for shard in self.shards.iter() {
+            let mut table = sync::write(&shard.0);
+            let before = table.len();
+            table.retain(|entry| !entry.guard.as_ref().is_some_and(Guard::is_stale));
+            self.len.fetch_sub(before - table.len(), Ordering::Relaxed);
+        }
+    }
+
+    fn shard(&self, hash: u64) -> &Shard<H, F> {
+        // The top bits choose the shard; the table uses the whole hash.
+        &self.shards[(hash >> (u64::BITS - SHARDS.trailing_zeros())) as usize]
+    }
+
+    fn read(&self, hash: u64) -> RwLockReadGuard<'_, HashTable<Entry<H, F>>> {
+        sync::read(&self.shard(hash).0)
+    }
+
+    fn write(&self, hash: u64) -> RwLockWriteGuard<'_, HashTable<Entry<H, F>>> {
+        sync::write(&self.shard(hash).0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Family(Arc<AtomicU64>);
+
+    impl Evictions for Family {
+        fn evictions(&self) -> u64 {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+
+    fn key(value: &str) -> metrics::Key {
+        metrics::Key::from_parts("m", vec![metrics::Label::new("k", value.to_owned())])
+    }
+
+    #[test]
+    fn a_handle_is_found_by_its_key_whatever_the_label_order() {
+        let cache: HandleCache<u32, Family> = HandleCache::new();
+        cache.grow(10);
+        let ab = metrics::Key::from_parts(
+            "m",
+            vec![metrics::Label::new("a", "1"), metrics::Label::new("b", "2")],
+        );
+        let ba = metrics::Key::from_parts(
+            "m",
+            vec![metrics::Label::new("b", "2"), metrics::Label::new("a", "1")],
+        );
+        cache.insert(&ab, 7, None);
+        assert_eq!(cache.get(&ba), Some(7));
+        assert_eq!(cache.get(&key("other")), None);
+    }
+
+    #[test]
+    fn an_eviction_in_the_family_makes_its_cached_handles_stale() {
+        let cache: HandleCache<u32, Family> = HandleCache::new();
+        cache.grow(10);
+        let family = Family::default();
+        cache.insert(&key("a"), 1, Some(Guard::new(family.clone())));
+        assert_eq!(cache.get(&key("a")), Some(1));
+        family.0.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(
+            cache.get(&key("a")),
+            None,
+            "the series may be gone: look it up again"
+        );
+        cache.insert(&key("a"), 2, Some(Guard::new(family.clone())));
+        assert_eq!(cache.get(&key("a")), Some(2));
+        assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn a_full_cache_drops_stale_entries_and_otherwise_caches_nothing_more() {
+        let cache: HandleCache<u32, Family> = HandleCache::new();
+        cache.grow(2);
+        let family = Family::default();
+        cache.insert(&key("a"), 1, Some(Guard::new(family.clone())));
+        cache.insert(&key("b"), 2, None);
+        cache.insert(&key("c"), 3, None);
+        assert_eq!((cache.len(), cache.get(&key("c"))), (2, None));
+        family.0.fetch_add(1, Ordering::Relaxed);
+        cache.insert(&key("c"), 3, None);
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.get(&key("c")), Some(3));
+        assert_eq!(cache.get(&key("b")), Some(2));
+    }
+}
