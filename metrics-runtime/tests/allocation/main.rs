@@ -15,6 +15,8 @@ pub mod guards;
 #[cfg(feature = "http-layer")]
 pub mod http_bodies;
 pub mod idle_expiry;
+#[cfg(feature = "metrics-facade")]
+pub mod metrics_facade;
 pub mod native_histogram;
 pub mod scrape;
 pub mod series_memory;
