@@ -44,6 +44,12 @@ fn ten_million_observations_between_two_scrapes_allocate_nothing() {
         assert_eq!(allocations, 0);
     });
     let text = String::from_utf8(body).unwrap();
-    assert!(text.contains("request_seconds_count{route=\"/chat\"} 10000001"), "{text}");
-    assert!(text.contains("request_seconds_count{route=\"/embed\"} 100001"), "{text}");
+    assert!(
+        text.contains("request_seconds_count{route=\"/chat\"} 10000001"),
+        "{text}"
+    );
+    assert!(
+        text.contains("request_seconds_count{route=\"/embed\"} 100001"),
+        "{text}"
+    );
 }
