@@ -19,6 +19,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use hashbrown::HashTable;
 
+use super::labels::FacadeLabels;
 use crate::sync;
 
 /// The number of shards: a power of two, fixed (not the core count: the cache's size must not
@@ -53,15 +54,45 @@ impl<F: Evictions> Guard<F> {
     }
 }
 
+/// How a cached handle recognises the facade's key.
+pub(crate) enum CachedKey {
+    /// A key whose labels are its series' own (no key renamed or repeated): the key's name,
+    /// and the series' labels, shared with the series map rather than copied.
+    Own {
+        name: metrics::KeyName,
+        labels: FacadeLabels,
+    },
+    /// Any other key: a copy of it.
+    Copy(Box<metrics::Key>),
+}
+
+impl CachedKey {
+    #[inline]
+    fn matches(&self, key: &metrics::Key) -> bool {
+        match self {
+            CachedKey::Own { name, labels } => {
+                name.as_str() == key.name() && labels.is_of(key.labels().as_slice())
+            }
+            CachedKey::Copy(copy) => **copy == *key,
+        }
+    }
+}
+
+/// One cached handle. Boxed in the table: a table's slots are sized for growth (at times twice
+/// the entries it holds), and a pointer is the smallest slot; the extra load is on a line the
+/// lookup reads anyway.
 struct Entry<H, F> {
-    key: metrics::Key,
+    /// The facade's hash of the key.
+    hash: u64,
+    key: CachedKey,
     handle: H,
-    guard: Option<Guard<F>>,
+    /// Only for a family with idle expiry (boxed: most families have none).
+    guard: Option<Box<Guard<F>>>,
 }
 
 /// A shard on a cache line of its own.
 #[repr(align(128))]
-struct Shard<H, F>(RwLock<HashTable<Entry<H, F>>>);
+struct Shard<H, F>(RwLock<HashTable<Box<Entry<H, F>>>>);
 
 /// Keys to handles of one metric kind.
 pub(crate) struct HandleCache<H, F> {
@@ -92,32 +123,40 @@ impl<H: Clone, F: Evictions> HandleCache<H, F> {
     pub(crate) fn get(&self, key: &metrics::Key) -> Option<H> {
         let hash = key.get_hash();
         let table = self.read(hash);
-        let entry = table.find(hash, |entry| entry.key == *key)?;
+        let entry = table.find(hash, |entry| entry.hash == hash && entry.key.matches(key))?;
         match &entry.guard {
             Some(guard) if guard.is_stale() => None,
             _ => Some(entry.handle.clone()),
         }
     }
 
-    /// Caches `handle` for `key` (replacing a stale entry), if there is room.
-    pub(crate) fn insert(&self, key: &metrics::Key, handle: H, guard: Option<Guard<F>>) {
+    /// Caches `handle` for `key`, recognised by `cached` (replacing a stale entry), if there
+    /// is room.
+    pub(crate) fn insert(
+        &self,
+        key: &metrics::Key,
+        cached: CachedKey,
+        handle: H,
+        guard: Option<Guard<F>>,
+    ) {
         if self.len.load(Ordering::Relaxed) >= self.capacity.load(Ordering::Relaxed) {
             self.drop_stale();
         }
         let hash = key.get_hash();
         let mut table = self.write(hash);
-        let entry = Entry {
-            key: key.clone(),
+        let entry = Box::new(Entry {
+            hash,
+            key: cached,
             handle,
-            guard,
-        };
-        match table.find_mut(hash, |entry| entry.key == *key) {
+            guard: guard.map(Box::new),
+        });
+        match table.find_mut(hash, |entry| entry.hash == hash && entry.key.matches(key)) {
             Some(existing) => *existing = entry,
             None => {
                 if self.len.load(Ordering::Relaxed) >= self.capacity.load(Ordering::Relaxed) {
                     return;
                 }
-                table.insert_unique(hash, entry, |entry| entry.key.get_hash());
+                table.insert_unique(hash, entry, |entry| entry.hash);
                 self.len.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -133,7 +172,7 @@ impl<H: Clone, F: Evictions> HandleCache<H, F> {
         for shard in self.shards.iter() {
             let mut table = sync::write(&shard.0);
             let before = table.len();
-            table.retain(|entry| !entry.guard.as_ref().is_some_and(Guard::is_stale));
+            table.retain(|entry| !entry.guard.as_ref().is_some_and(|guard| guard.is_stale()));
             self.len.fetch_sub(before - table.len(), Ordering::Relaxed);
         }
     }
@@ -143,11 +182,11 @@ impl<H: Clone, F: Evictions> HandleCache<H, F> {
         &self.shards[(hash >> (u64::BITS - SHARDS.trailing_zeros())) as usize]
     }
 
-    fn read(&self, hash: u64) -> RwLockReadGuard<'_, HashTable<Entry<H, F>>> {
+    fn read(&self, hash: u64) -> RwLockReadGuard<'_, HashTable<Box<Entry<H, F>>>> {
         sync::read(&self.shard(hash).0)
     }
 
-    fn write(&self, hash: u64) -> RwLockWriteGuard<'_, HashTable<Entry<H, F>>> {
+    fn write(&self, hash: u64) -> RwLockWriteGuard<'_, HashTable<Box<Entry<H, F>>>> {
         sync::write(&self.shard(hash).0)
     }
 }
@@ -172,6 +211,19 @@ mod tests {
         metrics::Key::from_parts("m", vec![metrics::Label::new("k", value.to_owned())])
     }
 
+    fn copy(key: &metrics::Key) -> CachedKey {
+        CachedKey::Copy(Box::new(key.clone()))
+    }
+
+    fn own(key: &metrics::Key) -> CachedKey {
+        let (labels, own) = FacadeLabels::of(key, &[]);
+        assert!(own);
+        CachedKey::Own {
+            name: key.name_shared(),
+            labels,
+        }
+    }
+
     #[test]
     fn a_handle_is_found_by_its_key_whatever_the_label_order() {
         let cache: HandleCache<u32, Family> = HandleCache::new();
@@ -184,9 +236,17 @@ mod tests {
             "m",
             vec![metrics::Label::new("b", "2"), metrics::Label::new("a", "1")],
         );
-        cache.insert(&ab, 7, None);
+        cache.insert(&ab, own(&ab), 7, None);
         assert_eq!(cache.get(&ba), Some(7));
         assert_eq!(cache.get(&key("other")), None);
+        let renamed = metrics::Key::from_parts("m", vec![metrics::Label::new("a.b", "1")]);
+        cache.insert(&renamed, copy(&renamed), 8, None);
+        assert_eq!(cache.get(&renamed), Some(8));
+        let other_name = metrics::Key::from_parts(
+            "n",
+            vec![metrics::Label::new("b", "2"), metrics::Label::new("a", "1")],
+        );
+        assert_eq!(cache.get(&other_name), None);
     }
 
     #[test]
@@ -194,7 +254,12 @@ mod tests {
         let cache: HandleCache<u32, Family> = HandleCache::new();
         cache.grow(10);
         let family = Family::default();
-        cache.insert(&key("a"), 1, Some(Guard::new(family.clone())));
+        cache.insert(
+            &key("a"),
+            own(&key("a")),
+            1,
+            Some(Guard::new(family.clone())),
+        );
         assert_eq!(cache.get(&key("a")), Some(1));
         family.0.fetch_add(1, Ordering::Relaxed);
         assert_eq!(
@@ -202,7 +267,12 @@ mod tests {
             None,
             "the series may be gone: look it up again"
         );
-        cache.insert(&key("a"), 2, Some(Guard::new(family.clone())));
+        cache.insert(
+            &key("a"),
+            own(&key("a")),
+            2,
+            Some(Guard::new(family.clone())),
+        );
         assert_eq!(cache.get(&key("a")), Some(2));
         assert_eq!(cache.len(), 1);
     }
@@ -212,12 +282,17 @@ mod tests {
         let cache: HandleCache<u32, Family> = HandleCache::new();
         cache.grow(2);
         let family = Family::default();
-        cache.insert(&key("a"), 1, Some(Guard::new(family.clone())));
-        cache.insert(&key("b"), 2, None);
-        cache.insert(&key("c"), 3, None);
+        cache.insert(
+            &key("a"),
+            own(&key("a")),
+            1,
+            Some(Guard::new(family.clone())),
+        );
+        cache.insert(&key("b"), own(&key("b")), 2, None);
+        cache.insert(&key("c"), own(&key("c")), 3, None);
         assert_eq!((cache.len(), cache.get(&key("c"))), (2, None));
         family.0.fetch_add(1, Ordering::Relaxed);
-        cache.insert(&key("c"), 3, None);
+        cache.insert(&key("c"), own(&key("c")), 3, None);
         assert_eq!(cache.len(), 2);
         assert_eq!(cache.get(&key("c")), Some(3));
         assert_eq!(cache.get(&key("b")), Some(2));

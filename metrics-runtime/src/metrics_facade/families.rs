@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::cache::{Evictions, Guard};
+use super::cache::{CachedKey, Evictions, Guard};
 use super::handles::FloatGauge;
 use super::labels::{metric_name, FacadeLabels};
 use super::options::FacadeBuilder;
@@ -55,6 +55,8 @@ impl<M: FamilyMember> Evictions for FacadeFamily<M> {
 /// The series a lookup found, and whether its handle may be cached.
 pub(crate) struct Found<M> {
     pub(crate) member: M,
+    /// How the handle cache recognises the key.
+    pub(crate) key: CachedKey,
     /// `None` for the overflow series, which is never cached.
     pub(crate) cache: Option<Option<Guard<FacadeFamily<M>>>>,
     /// The series limit of the family, if this lookup created it.
@@ -212,12 +214,22 @@ impl Families {
         (family, created): (FacadeFamily<M>, bool),
         key: &metrics::Key,
     ) -> Found<M> {
-        let labels = FacadeLabels::of(key, &self.const_keys);
+        let (labels, own) = FacadeLabels::of(key, &self.const_keys);
         let (member, overflow) = family.get_or_create_or_overflow(&labels);
+        // A new series keeps `labels` as its key: the cache shares it.
+        let key_of = if own {
+            CachedKey::Own {
+                name: key.name_shared(),
+                labels,
+            }
+        } else {
+            CachedKey::Copy(Box::new(key.clone()))
+        };
         let cache = (!overflow).then(|| family.expires_idle().then(|| Guard::new(family.clone())));
         let created_with_limit = created.then(|| self.options.max_series_of(key.name()));
         Found {
             member,
+            key: key_of,
             cache,
             created_with_limit,
         }

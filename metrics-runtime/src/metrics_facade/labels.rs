@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelSetEncoder};
 
@@ -56,22 +57,42 @@ fn sanitised(text: &str, extra: impl Fn(char) -> bool) -> String {
 /// The label set of one series recorded through the facade: its keys made valid, each once,
 /// sorted by key (so the facade's `a="1", b="2"` and `b="2", a="1"`, one series to the
 /// facade, are one here too).
+///
+/// Shared (an `Arc`): the series map keeps it as the series' key and the recorder's handle
+/// cache keeps the same one to recognise the facade's key, rather than a copy of it.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct FacadeLabels(Box<[(Box<str>, Box<str>)]>);
+pub(crate) struct FacadeLabels(Arc<[(Box<str>, Box<str>)]>);
 
 impl FacadeLabels {
-    /// The labels of `key`, made valid beside the registry's const label keys `taken`.
-    pub(crate) fn of(key: &metrics::Key, taken: &[String]) -> Self {
+    /// The labels of `key`, made valid beside the registry's const label keys `taken`, and
+    /// whether they are `key`'s own (no key renamed, none given twice): then
+    /// [`is_of`](Self::is_of) recognises `key` from them.
+    pub(crate) fn of(key: &metrics::Key, taken: &[String]) -> (Self, bool) {
         let mut labels: Vec<(Box<str>, Box<str>)> = Vec::with_capacity(key.labels().len());
+        let mut own = true;
         for label in key.labels() {
             let name = label_key(label.key(), taken);
+            own &= name == label.key();
             // A key given twice (or two keys made the same) keeps its first value.
             if labels.iter().all(|(existing, _)| **existing != *name) {
                 labels.push((name.into(), label.value().into()));
+            } else {
+                own = false;
             }
         }
         labels.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        FacadeLabels(labels.into_boxed_slice())
+        (FacadeLabels(labels.into()), own)
+    }
+
+    /// Whether `labels`, in any order, are these (for labels that are some key's own).
+    #[inline]
+    pub(crate) fn is_of(&self, labels: &[metrics::Label]) -> bool {
+        labels.len() == self.0.len()
+            && labels.iter().all(|label| {
+                self.0
+                    .binary_search_by(|(key, _)| (**key).cmp(label.key()))
+                    .is_ok_and(|at| *self.0[at].1 == *label.value())
+            })
     }
 
     /// The `(key, value)` pairs, sorted by key.
@@ -150,18 +171,27 @@ mod tests {
                 metrics::Label::new("b", "also ignored"),
             ],
         );
-        let labels = FacadeLabels::of(&key, &[]);
+        let (labels, own) = FacadeLabels::of(&key, &[]);
         assert_eq!(
             labels.pairs().collect::<Vec<_>>(),
             [("a_x", "1"), ("b", "2")]
         );
-        let reordered = metrics::Key::from_parts(
-            "m",
-            vec![
-                metrics::Label::new("a_x", "1"),
-                metrics::Label::new("b", "2"),
-            ],
+        assert!(!own, "renamed and repeated keys");
+        let reordered = [
+            metrics::Label::new("b", "2"),
+            metrics::Label::new("a_x", "1"),
+        ];
+        let reordered_key = metrics::Key::from_parts("m", reordered.to_vec());
+        assert_eq!(
+            FacadeLabels::of(&reordered_key, &[]),
+            (labels.clone(), true)
         );
-        assert_eq!(FacadeLabels::of(&reordered, &[]), labels);
+        assert!(labels.is_of(&reordered));
+        let other = [
+            metrics::Label::new("b", "2"),
+            metrics::Label::new("a_x", "2"),
+        ];
+        assert!(!labels.is_of(&other));
+        assert!(!labels.is_of(&other[..1]));
     }
 }

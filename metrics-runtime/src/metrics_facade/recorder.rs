@@ -209,7 +209,7 @@ where
     }
     let made = handle(found.member);
     if let Some(guard) = found.cache {
-        cache.insert(key, made.clone(), guard);
+        cache.insert(key, found.key, made.clone(), guard);
     }
     Some(made)
 }
