@@ -24,7 +24,7 @@ echo "== running (short measurement; log in benches/target/bench-quick.log)" >&2
 start=$(date +%s)
 {
   cargo bench --manifest-path "$manifest" --bench counter --bench histogram --bench axes \
-    --bench plugin --bench idle --bench local --bench timer -- "${flags[@]}"
+    --bench plugin --bench idle --bench local --bench timer --bench facade -- "${flags[@]}"
   # The vLLM recorders, without the (slower) encoding benchmarks.
   cargo bench --manifest-path "$manifest" --bench vllm -- "${flags[@]}" \
     'request_lifecycle|scheduler_stats'

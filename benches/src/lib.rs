@@ -7,6 +7,7 @@
 pub mod baseline;
 pub mod batched;
 pub mod contended;
+pub mod facade;
 pub mod fixtures;
 pub mod idle;
 pub mod itl;

@@ -199,6 +199,22 @@ pub fn groups(threads: usize) -> Vec<Group> {
             "ours",
             format!("Histogram observe, {threads} threads, one series each"),
         ),
+        group(
+            "facade_counter_1t".into(),
+            "facade_handle",
+            "`metrics` facade counter increment (kept handle, then a lookup a call), 1 thread"
+                .into(),
+        ),
+        group(
+            "facade_histogram_1t".into(),
+            "facade_handle",
+            "`metrics` facade histogram record through a kept handle, 1 thread".into(),
+        ),
+        group(
+            format!("facade_histogram_{threads}t"),
+            "facade_handle",
+            format!("`metrics` facade histogram record through a kept handle, {threads} threads, same series"),
+        ),
     ]
     .into_iter()
     .chain(SAME_SHAPE.iter().map(|&(name, label_sets, format)| {
@@ -269,6 +285,44 @@ pub fn same_shape_lines(dir: &Path) -> String {
                 "  {group}: {busy:.2}x per byte (every histogram recorded into before each scrape)"
             );
         }
+    }
+    out
+}
+
+/// The scrape groups of the shape recorded through the `metrics` facade, and what each
+/// scrapes.
+pub const FACADE_SCRAPE: [(&str, &str); 2] = [
+    ("facade_scrape_64_text", "series idle between scrapes"),
+    (
+        "facade_scrape_64_text_busy",
+        "every histogram recorded into before each scrape",
+    ),
+];
+
+/// One line per facade scrape group that ran: how many times faster per byte our scrape of
+/// the facade's families is than metrics-exporter-prometheus's render, and its time per byte
+/// against the same families declared with the derive; then whether the targets hold.
+pub fn facade_scrape_lines(dir: &Path) -> String {
+    let mut out = String::new();
+    for (group, scraped) in FACADE_SCRAPE {
+        let per_byte = |id| Some(median_ns(dir, group, id)? / throughput_bytes(dir, group, id)?);
+        let (Some(ours), Some(exporter), Some(derived)) = (
+            per_byte("ours"),
+            per_byte("metrics_exporter_prometheus"),
+            per_byte("derived"),
+        ) else {
+            continue;
+        };
+        let (speedup, to_derived) = (exporter / ours, ours / derived);
+        let verdict = |holds: bool| if holds { "met" } else { "MISSED" };
+        let _ = writeln!(
+            out,
+            "{group} ({scraped}): {speedup:.2}x faster per byte than metrics-exporter-prometheus \
+             (target >= 10x: {}), {to_derived:.2}x the derived families' time per byte \
+             (target <= 1.5x: {})",
+            verdict(speedup >= 10.0),
+            verdict(to_derived <= 1.5)
+        );
     }
     out
 }
@@ -480,6 +534,34 @@ pub fn targets(threads: usize) -> Vec<Target> {
             "slot_engines",
             Bound::AtMost(1.25),
             "record of an engine past the slots <= 1.25x a slot engine's",
+        ),
+        target(
+            "facade_counter_1t".into(),
+            "facade_handle",
+            "cached_handle",
+            Bound::AtMost(1.2),
+            "facade counter through a kept handle <= 1.2x our cached counter",
+        ),
+        target(
+            "facade_counter_1t".into(),
+            "facade_lookup",
+            "metrics_util_lookup",
+            Bound::AtMost(1.0),
+            "facade macro path (a lookup a call) no slower than metrics-util's registry",
+        ),
+        target(
+            "facade_histogram_1t".into(),
+            "exporter_handle",
+            "facade_handle",
+            Bound::AtLeast(3.0),
+            "facade histogram record >= 3x faster than metrics-exporter-prometheus, 1 thread",
+        ),
+        target(
+            format!("facade_histogram_{threads}t"),
+            "exporter_handle",
+            "facade_handle",
+            Bound::AtLeast(3.0),
+            "facade histogram record >= 3x faster than metrics-exporter-prometheus, contended",
         ),
     ]
 }

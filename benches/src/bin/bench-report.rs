@@ -51,6 +51,7 @@ fn main() {
         print!("{}", report::same_shape_lines(&dir));
         print!("{}", report::same_shape_protobuf_lines(&dir));
         print!("{}", report::native_protobuf_lines(&dir));
+        print!("{}", report::facade_scrape_lines(&dir));
     }
     println!("\ntargets:");
     print!("{}", report::target_lines(&dir, threads));

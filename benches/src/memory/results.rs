@@ -166,7 +166,7 @@ struct MemoryTarget {
     bound: f64,
 }
 
-const MEMORY_TARGETS: [MemoryTarget; 6] = [
+const MEMORY_TARGETS: [MemoryTarget; 9] = [
     MemoryTarget {
         label: "classic histogram <= 1.0x prometheus-client",
         subject: ("classic histogram", 1, "ours"),
@@ -202,6 +202,24 @@ const MEMORY_TARGETS: [MemoryTarget; 6] = [
         subject: ("native only", 2, "ours"),
         reference: ("native only", 1, "ours"),
         bound: 4.0,
+    },
+    MemoryTarget {
+        label: "counter via metrics <= 1.0x metrics-exporter-prometheus",
+        subject: ("counter", 1, "ours via metrics"),
+        reference: ("counter", 1, "metrics-exporter-prometheus"),
+        bound: 1.0,
+    },
+    MemoryTarget {
+        label: "gauge via metrics <= 1.0x metrics-exporter-prometheus",
+        subject: ("gauge", 1, "ours via metrics"),
+        reference: ("gauge", 1, "metrics-exporter-prometheus"),
+        bound: 1.0,
+    },
+    MemoryTarget {
+        label: "classic histogram via metrics <= 1.0x metrics-exporter-prometheus",
+        subject: ("classic histogram", 1, "ours via metrics"),
+        reference: ("classic histogram", 1, "metrics-exporter-prometheus"),
+        bound: 1.0,
     },
 ];
 

@@ -9,6 +9,8 @@ use metric_handles::{
     Registry,
 };
 
+use metric_handles::metrics_facade::FacadeBuilder;
+
 use super::alloc::{CountingAlloc, PerSeries};
 use crate::fixtures::ITL_BUCKETS;
 
@@ -121,15 +123,18 @@ pub enum Crate {
     Prometheus,
     /// metrics-exporter-prometheus 0.18, through the `metrics` macros.
     Exporter,
+    /// Ours, through the `metrics` macros (`metric_handles::metrics_facade`).
+    Facade,
 }
 
 impl Crate {
     /// Every crate, in column order.
-    pub const ALL: [Crate; 4] = [
+    pub const ALL: [Crate; 5] = [
         Crate::Ours,
         Crate::PrometheusClient,
         Crate::Prometheus,
         Crate::Exporter,
+        Crate::Facade,
     ];
 
     /// The column heading and the JSON name.
@@ -139,6 +144,7 @@ impl Crate {
             Crate::PrometheusClient => "prometheus-client",
             Crate::Prometheus => "prometheus",
             Crate::Exporter => "metrics-exporter-prometheus",
+            Crate::Facade => "ours via metrics",
         }
     }
 }
@@ -189,6 +195,7 @@ pub fn measure(
         Crate::PrometheusClient => Some(prometheus_client(alloc, kind, labels, threads)),
         Crate::Prometheus => prometheus(alloc, kind, labels, threads),
         Crate::Exporter => exporter(alloc, kind, labels, threads),
+        Crate::Facade => facade(alloc, kind, labels, threads),
     }
 }
 
@@ -367,6 +374,65 @@ fn prometheus(
     })
 }
 
+/// Ours through the `metrics` macros: the facade's recorder on a registry, the histograms with
+/// the ITL bounds (and native buckets beside them for the classic + native kind; the facade's
+/// histograms always have classic buckets, so there is no native-only one).
+fn facade(
+    alloc: &CountingAlloc,
+    kind: Kind,
+    labels: &[Tenant],
+    threads: usize,
+) -> Option<PerSeries> {
+    let mut registry = Registry::default();
+    let native = metric_handles::histogram::NativeConfig::default();
+    let builder = FacadeBuilder::new()
+        .max_series(labels.len().max(1))
+        .and_then(|builder| builder.buckets(&ITL_BUCKETS))
+        .expect("valid settings");
+    let builder = match kind {
+        Kind::ClassicNative => builder.native(Some(native)),
+        _ => builder,
+    };
+    let recorder = builder.build(&mut registry);
+    let name = match kind {
+        Kind::Counter => "mem_counter",
+        Kind::Gauge => "mem_gauge",
+        Kind::Classic => "mem_classic",
+        Kind::ClassicNative => "mem_classic_native",
+        Kind::Native => return None,
+    };
+    let with = |f: &dyn Fn() -> PerSeries| Some(metrics::with_local_recorder(&recorder, f));
+    match kind {
+        Kind::Counter => with(&|| {
+            per_series(
+                alloc,
+                labels,
+                threads,
+                |l| metrics::counter!(name, "tenant" => l.tenant.clone()),
+                |c, _| c.increment(1),
+            )
+        }),
+        Kind::Gauge => with(&|| {
+            per_series(
+                alloc,
+                labels,
+                threads,
+                |l| metrics::gauge!(name, "tenant" => l.tenant.clone()),
+                |g, v| g.set(v),
+            )
+        }),
+        _ => with(&|| {
+            per_series(
+                alloc,
+                labels,
+                threads,
+                |l| metrics::histogram!(name, "tenant" => l.tenant.clone()),
+                |h, v| h.record(v),
+            )
+        }),
+    }
+}
+
 fn exporter(
     alloc: &CountingAlloc,
     kind: Kind,
@@ -442,7 +508,7 @@ pub fn lone_counter(alloc: &CountingAlloc, krate: Crate, n: usize) -> Option<Per
                 prometheus::IntCounter::with_opts(opts.clone()).ok()
             }))
         }
-        Crate::Exporter => None,
+        Crate::Exporter | Crate::Facade => None,
     }
 }
 
