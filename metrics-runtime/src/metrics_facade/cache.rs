@@ -19,7 +19,7 @@ use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use hashbrown::HashTable;
 
-use super::labels::FacadeLabels;
+use super::labels::{FacadeLabels, LabelOrder};
 use crate::sync;
 
 /// The number of shards: a power of two, fixed (not the core count: the cache's size must not
@@ -57,10 +57,12 @@ impl<F: Evictions> Guard<F> {
 /// How a cached handle recognises the facade's key.
 pub(crate) enum CachedKey {
     /// A key whose labels are its series' own (no key renamed or repeated): the key's name,
-    /// and the series' labels, shared with the series map rather than copied.
+    /// the series' labels, shared with the series map rather than copied, and the order the
+    /// key gave them in.
     Own {
         name: metrics::KeyName,
         labels: FacadeLabels,
+        order: LabelOrder,
     },
     /// Any other key: a copy of it.
     Copy(Box<metrics::Key>),
@@ -70,8 +72,14 @@ impl CachedKey {
     #[inline]
     fn matches(&self, key: &metrics::Key) -> bool {
         match self {
-            CachedKey::Own { name, labels } => {
-                name.as_str() == key.name() && labels.is_of(key.labels().as_slice())
+            CachedKey::Own {
+                name,
+                labels,
+                order,
+            } => {
+                let given = key.labels().as_slice();
+                name.as_str() == key.name()
+                    && (labels.is_in_order(given, *order) || labels.is_of(given))
             }
             CachedKey::Copy(copy) => **copy == *key,
         }
@@ -220,6 +228,7 @@ mod tests {
         assert!(own);
         CachedKey::Own {
             name: key.name_shared(),
+            order: labels.order_of(key.labels().as_slice()),
             labels,
         }
     }

@@ -220,6 +220,7 @@ impl Families {
         let key_of = if own {
             CachedKey::Own {
                 name: key.name_shared(),
+                order: labels.order_of(key.labels().as_slice()),
                 labels,
             }
         } else {

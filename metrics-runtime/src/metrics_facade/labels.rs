@@ -84,6 +84,34 @@ impl FacadeLabels {
         (FacadeLabels(labels.into()), own)
     }
 
+    /// The order `labels` (this set's own, in any order) come in: the position in this set of
+    /// each, 4 bits apiece; [`LabelOrder::UNKNOWN`] past 15 labels.
+    pub(crate) fn order_of(&self, labels: &[metrics::Label]) -> LabelOrder {
+        if labels.len() > LabelOrder::MAX_LABELS {
+            return LabelOrder::UNKNOWN;
+        }
+        let mut packed = 0;
+        for (i, label) in labels.iter().enumerate() {
+            match self.0.binary_search_by(|(key, _)| (**key).cmp(label.key())) {
+                Ok(at) => packed |= (at as u64) << (4 * i),
+                Err(_) => return LabelOrder::UNKNOWN,
+            }
+        }
+        LabelOrder(packed)
+    }
+
+    /// Whether `labels` are these, given in `order`: compared pair by pair, the fast path of
+    /// a macro call, whose labels come in the same order every time.
+    #[inline]
+    pub(crate) fn is_in_order(&self, labels: &[metrics::Label], order: LabelOrder) -> bool {
+        order != LabelOrder::UNKNOWN
+            && labels.len() == self.0.len()
+            && labels.iter().enumerate().all(|(i, label)| {
+                let (key, value) = &self.0[((order.0 >> (4 * i)) & 15) as usize];
+                **key == *label.key() && **value == *label.value()
+            })
+    }
+
     /// Whether `labels`, in any order, are these (for labels that are some key's own).
     #[inline]
     pub(crate) fn is_of(&self, labels: &[metrics::Label]) -> bool {
@@ -99,6 +127,17 @@ impl FacadeLabels {
     pub(crate) fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
         self.0.iter().map(|(k, v)| (&**k, &**v))
     }
+}
+
+/// The order a key gave its labels in, against their sorted set (see
+/// [`FacadeLabels::order_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LabelOrder(u64);
+
+impl LabelOrder {
+    /// The order of a key with more labels than fit: such keys are compared in any order.
+    pub(crate) const UNKNOWN: LabelOrder = LabelOrder(u64::MAX);
+    const MAX_LABELS: usize = 15;
 }
 
 impl Hash for FacadeLabels {
@@ -187,6 +226,18 @@ mod tests {
             (labels.clone(), true)
         );
         assert!(labels.is_of(&reordered));
+        let order = labels.order_of(&reordered);
+        assert!(labels.is_in_order(&reordered, order));
+        let sorted = [
+            metrics::Label::new("a_x", "1"),
+            metrics::Label::new("b", "2"),
+        ];
+        assert!(
+            !labels.is_in_order(&sorted, order),
+            "another order: compared in any order"
+        );
+        assert!(labels.is_in_order(&sorted, labels.order_of(&sorted)));
+        assert!(!labels.is_in_order(&reordered, LabelOrder::UNKNOWN));
         let other = [
             metrics::Label::new("b", "2"),
             metrics::Label::new("a_x", "2"),
