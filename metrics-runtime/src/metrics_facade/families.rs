@@ -55,12 +55,19 @@ impl<M: FamilyMember> Evictions for FacadeFamily<M> {
 /// The series a lookup found, and whether its handle may be cached.
 pub(crate) struct Found<M> {
     pub(crate) member: M,
-    /// How the handle cache recognises the key.
-    pub(crate) key: CachedKey,
-    /// `None` for the overflow series, which is never cached.
-    pub(crate) cache: Option<Option<Guard<FacadeFamily<M>>>>,
+    /// What the handle cache keeps of the key; `None` for the overflow series, which is never
+    /// cached.
+    pub(crate) cache: Option<ToCache<M>>,
     /// The series limit of the family, if this lookup created it.
     pub(crate) created_with_limit: Option<usize>,
+}
+
+/// What the handle cache keeps beside a handle.
+pub(crate) struct ToCache<M> {
+    /// How it recognises the key.
+    pub(crate) key: CachedKey,
+    /// For a family with idle expiry: how it sees the series evicted.
+    pub(crate) guard: Option<Guard<FacadeFamily<M>>>,
 }
 
 /// One name the facade met.
@@ -216,23 +223,23 @@ impl Families {
     ) -> Found<M> {
         let (labels, own) = FacadeLabels::of(key, &self.const_keys);
         let (member, overflow) = family.get_or_create_or_overflow(&labels);
-        // A new series keeps `labels` as its key: the cache shares it.
-        let key_of = if own {
-            CachedKey::Own {
-                name: key.name_shared(),
-                order: labels.order_of(key.labels().as_slice()),
-                labels,
-            }
-        } else {
-            CachedKey::Copy(Box::new(key.clone()))
-        };
-        let cache = (!overflow).then(|| family.expires_idle().then(|| Guard::new(family.clone())));
-        let created_with_limit = created.then(|| self.options.max_series_of(key.name()));
+        let cache = (!overflow).then(|| ToCache {
+            // A new series keeps `labels` as its key: the cache shares it.
+            key: if own {
+                CachedKey::Own {
+                    name: key.name_shared(),
+                    order: labels.order_of(key.labels().as_slice()),
+                    labels,
+                }
+            } else {
+                CachedKey::Copy(Box::new(key.clone()))
+            },
+            guard: family.expires_idle().then(|| Guard::new(family.clone())),
+        });
         Found {
             member,
-            key: key_of,
             cache,
-            created_with_limit,
+            created_with_limit: created.then(|| self.options.max_series_of(key.name())),
         }
     }
 

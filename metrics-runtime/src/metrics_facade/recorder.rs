@@ -208,8 +208,8 @@ where
         cache.grow(limit);
     }
     let made = handle(found.member);
-    if let Some(guard) = found.cache {
-        cache.insert(key, found.key, made.clone(), guard);
+    if let Some(kept) = found.cache {
+        cache.insert(key, kept.key, made.clone(), kept.guard);
     }
     Some(made)
 }
