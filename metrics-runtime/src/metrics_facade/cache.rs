@@ -43,9 +43,10 @@ pub(crate) struct Guard<F> {
 }
 
 impl<F: Evictions> Guard<F> {
-    /// A guard of a handle just looked up in `family`.
-    pub(crate) fn new(family: F) -> Self {
-        let evictions = family.evictions();
+    /// A guard of a handle looked up in `family` once it had evicted `evictions` series (read
+    /// before the lookup: an eviction racing the lookup then makes the handle stale, never a
+    /// stale handle fresh).
+    pub(crate) fn new(family: F, evictions: u64) -> Self {
         Guard { family, evictions }
     }
 
@@ -267,7 +268,7 @@ mod tests {
             &key("a"),
             own(&key("a")),
             1,
-            Some(Guard::new(family.clone())),
+            Some(Guard::new(family.clone(), family.evictions())),
         );
         assert_eq!(cache.get(&key("a")), Some(1));
         family.0.fetch_add(1, Ordering::Relaxed);
@@ -280,7 +281,7 @@ mod tests {
             &key("a"),
             own(&key("a")),
             2,
-            Some(Guard::new(family.clone())),
+            Some(Guard::new(family.clone(), family.evictions())),
         );
         assert_eq!(cache.get(&key("a")), Some(2));
         assert_eq!(cache.len(), 1);
@@ -295,7 +296,7 @@ mod tests {
             &key("a"),
             own(&key("a")),
             1,
-            Some(Guard::new(family.clone())),
+            Some(Guard::new(family.clone(), family.evictions())),
         );
         cache.insert(&key("b"), own(&key("b")), 2, None);
         cache.insert(&key("c"), own(&key("c")), 3, None);

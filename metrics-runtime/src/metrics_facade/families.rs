@@ -222,6 +222,7 @@ impl Families {
         key: &metrics::Key,
     ) -> Found<M> {
         let (labels, own) = FacadeLabels::of(key, &self.const_keys);
+        let evictions = family.evictions();
         let (member, overflow) = family.get_or_create_or_overflow(&labels);
         let cache = (!overflow).then(|| ToCache {
             // A new series keeps `labels` as its key: the cache shares it.
@@ -234,7 +235,9 @@ impl Families {
             } else {
                 CachedKey::Copy(Box::new(key.clone()))
             },
-            guard: family.expires_idle().then(|| Guard::new(family.clone())),
+            guard: family
+                .expires_idle()
+                .then(|| Guard::new(family.clone(), evictions)),
         });
         Found {
             member,

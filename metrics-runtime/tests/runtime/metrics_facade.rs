@@ -319,6 +319,41 @@ fn idle_series_leave_the_exposition_and_a_kept_handle_brings_them_back() {
 }
 
 #[test]
+fn a_macro_call_after_its_series_was_given_up_to_a_new_label_set_is_exported() {
+    let mut registry = Registry::default();
+    let recorder = FacadeBuilder::new()
+        .max_series(2)
+        .unwrap()
+        .idle_timeout(&[MetricKind::Counter], Duration::from_millis(30))
+        .build(&mut registry);
+    let jobs = |k: &'static str, n| {
+        metrics::with_local_recorder(&recorder, || {
+            metrics::counter!("jobs", "k" => k).increment(n);
+        });
+    };
+    jobs("a", 1);
+    jobs("b", 1);
+    openmetrics(&registry); // the sweep sees both active
+    thread::sleep(Duration::from_millis(80));
+    openmetrics(&registry); // quiet past the timeout: both dormant
+                            // A new label set takes a dormant one's place; the handles cached for `a` and `b` may
+                            // now point at a series nobody exports: the macro calls must look them up again.
+    jobs("c", 1);
+    jobs("a", 5);
+    jobs("b", 5);
+    let om = openmetrics(&registry);
+    let total: f64 = parse(&om)
+        .into_iter()
+        .filter(|s| s.name == "jobs_total")
+        .map(|s| s.value)
+        .sum();
+    assert!(
+        total >= 11.0,
+        "every record made after the series went dormant is exported:\n{om}"
+    );
+}
+
+#[test]
 fn a_description_after_the_first_record_still_gives_the_help_text() {
     let mut registry = Registry::default();
     let recorder = FacadeBuilder::new().build(&mut registry);
