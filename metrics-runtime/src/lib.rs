@@ -46,6 +46,9 @@ pub mod member;
 #[cfg(feature = "metrics-facade")]
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics-facade")))]
 pub mod metrics_facade;
+#[cfg(feature = "otlp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
+pub mod otlp;
 #[cfg(feature = "process")]
 #[cfg_attr(docsrs, doc(cfg(feature = "process")))]
 pub mod process;

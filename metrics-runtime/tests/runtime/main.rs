@@ -26,6 +26,8 @@ pub mod native_parity;
 #[cfg(feature = "protobuf")]
 pub mod native_validity;
 pub mod openmetrics_types;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod plugin;
 pub mod process;
 #[cfg(feature = "protobuf")]

@@ -92,31 +92,40 @@ for family in parse(sys.stdin.read()):
 /// Every sample Python's prometheus_client reads in `exposition`, as `(name, value)`, with the
 /// parser of `format` (`text` or `openmetrics`); panics, with its error, when it rejects it.
 pub fn prometheus_client_samples(format: &str, exposition: &str) -> Vec<(String, f64)> {
-    let mut child = Command::new("python3")
-        .args(["-c", PARSE, format])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start python3");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(exposition.as_bytes())
-        .expect("feed python3");
-    let out = child.wait_with_output().expect("python3 output");
-    assert!(
-        out.status.success(),
-        "prometheus_client rejected the {format} exposition:\n{}\n{exposition}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
+    let stdout = python(&[PARSE, format], exposition.as_bytes()).unwrap_or_else(|stderr| {
+        panic!("prometheus_client rejected the {format} exposition:\n{stderr}\n{exposition}")
+    });
+    stdout
         .lines()
         .map(|line| {
             let (name, value) = line.split_once(' ').expect("name value");
             (name.to_owned(), value.parse().expect("a float"))
         })
         .collect()
+}
+
+/// Runs `python3 -c args[0] args[1..]` with `input` on stdin: its stdout when it succeeds,
+/// its stderr when it fails.
+pub fn python(args: &[&str], input: &[u8]) -> Result<String, String> {
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start python3");
+    // Dropping stdin after the write closes it: the script reads to the end.
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("feed python3");
+    let out = child.wait_with_output().expect("python3 output");
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).expect("utf-8"))
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
 }
