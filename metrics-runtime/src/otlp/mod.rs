@@ -37,6 +37,10 @@ mod exporter;
 mod metrics;
 mod transport;
 
+#[cfg(feature = "otlp-trace")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otlp-trace")))]
+pub mod trace;
+
 pub use config::{Compression, OtlpConfig, DEFAULT_ENDPOINT, DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
 pub use convert::{ConvertStats, MAX_DENSE_BUCKETS};
 pub use encode::{OtlpEncoder, SCOPE_NAME};
