@@ -33,9 +33,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use metric_handles::ExpositionFormat;
+use metric_handles_benches::cpu::thread_cpu_ns;
 use metric_handles_benches::fixtures::observations;
 use metric_handles_benches::same_shape;
-use metric_handles_benches::vllm_fixtures::{recorders, request, scheduler_stats};
+use metric_handles_benches::vllm_fixtures::{record_engines, recorders, request};
 
 fn encode_same_shape(c: &mut Criterion) {
     for label_sets in [64u32, 1024] {
@@ -232,35 +233,12 @@ fn encode_native_protobuf(c: &mut Criterion) {
     }
 }
 
-/// Nanoseconds the calling thread has spent on a CPU (its CPU clock, at nanosecond
-/// resolution: `/proc/thread-self/schedstat` advances only at scheduler ticks, too coarse for
-/// criterion's shortest samples).
-fn thread_cpu_ns() -> u64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable `timespec`; the clock id is a constant Linux defines.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    if status != 0 {
-        return 0;
-    }
-    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
-}
-
 fn scrape_while_recording(c: &mut Criterion) {
     const ENGINES: u32 = 64;
     const RECORDERS: usize = 2;
     let (registry, ours, _, _) = recorders();
-    let stats = scheduler_stats();
+    record_engines(&ours, ENGINES);
     let request = request();
-    for engine in 0..ENGINES {
-        ours.scheduler().record(engine, &stats);
-        let mut tracker = ours.requests().track(engine, request.params);
-        for (batch, received, output) in &request.outputs {
-            tracker.observe_output(*batch, *received, output);
-        }
-    }
     // `iters` lifecycles on each recording thread; the slowest thread's CPU time.
     let record = |iters: u64| {
         let barrier = Barrier::new(RECORDERS);

@@ -7,12 +7,14 @@
 pub mod baseline;
 pub mod batched;
 pub mod contended;
+pub mod cpu;
 pub mod facade;
 pub mod fixtures;
 pub mod idle;
 pub mod itl;
 pub mod labels;
 pub mod memory;
+pub mod otlp_sdk;
 pub mod recorder;
 pub mod report;
 pub mod runner;

@@ -29,7 +29,7 @@ pub const GAUGES: usize = 10;
 /// Histogram families of the shape.
 pub const HISTOGRAMS: usize = 10;
 /// Observations recorded into every histogram series.
-const OBSERVED: usize = 8;
+pub const OBSERVED: usize = 8;
 /// The native buckets' bucket factor, in the `_native` shapes.
 pub const NATIVE_FACTOR: f64 = 1.1;
 /// The native buckets' limit, in the `_native` shapes.
@@ -188,15 +188,19 @@ fn build_prometheus_client(
     }
 }
 
-fn counter_value(engine: u32, family: usize) -> u64 {
+/// The value of counter family `family` of label set `engine`.
+pub fn counter_value(engine: u32, family: usize) -> u64 {
     u64::from(engine) * 1_000 + family as u64 * 37
 }
 
-fn gauge_value(engine: u32, family: usize) -> i64 {
+/// The value of gauge family `family` of label set `engine`.
+pub fn gauge_value(engine: u32, family: usize) -> i64 {
     i64::from(engine % 7) * 3 + family as i64
 }
 
-fn observation(engine: u32, family: usize, k: usize) -> usize {
+/// The index in [`observations`] of observation `k` of histogram family `family` of label set
+/// `engine`.
+pub fn observation(engine: u32, family: usize, k: usize) -> usize {
     (engine as usize * 131 + family * 17 + k * 7) % values_len()
 }
 

@@ -117,3 +117,17 @@ pub fn scheduler_stats() -> SchedulerStats {
         ..Default::default()
     }
 }
+
+/// Records one scheduler step and one request's outputs into each of engines `0..engines`:
+/// the 64-engine registry the scrape and export benchmarks read.
+pub fn record_engines(ours: &VllmMetrics, engines: u32) {
+    let stats = scheduler_stats();
+    let request = request();
+    for engine in 0..engines {
+        ours.scheduler().record(engine, &stats);
+        let mut tracker = ours.requests().track(engine, request.params);
+        for (batch, received, output) in &request.outputs {
+            tracker.observe_output(*batch, *received, output);
+        }
+    }
+}
