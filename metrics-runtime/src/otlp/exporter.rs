@@ -1,7 +1,6 @@
 //! [`OtlpExporter`]: the thread that pushes the registry on an interval, retries, and
 //! flushes on shutdown.
 
-use std::error::Error;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc as std_mpsc, Arc};
@@ -13,6 +12,7 @@ use tokio::time::{sleep_until, Instant};
 
 use super::config::OtlpConfig;
 use super::encode::OtlpEncoder;
+use super::error::OtlpError;
 use super::metrics::{FailureReason, OtlpHandles};
 use super::transport::{Outcome, Transport};
 use crate::Registry;
@@ -22,57 +22,6 @@ use crate::Registry;
 pub const INITIAL_BACKOFF: Duration = Duration::from_millis(500);
 /// The longest wait between two tries of one export (a `Retry-After` may ask for longer).
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// Why the exporter did not start, or an export did not succeed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum OtlpError {
-    /// The endpoint is not an `http://host[:port]/path` URL.
-    Endpoint(String),
-    /// The endpoint is `https`: this exporter has no TLS (a collector on the host or a sidecar,
-    /// reached over plain HTTP, is the usual set-up).
-    Https(String),
-    /// A header name or value cannot be sent in HTTP.
-    Header(String),
-    /// The exporter's thread or its runtime could not be started.
-    Start(std::io::Error),
-    /// The export failed, for `reason` (the last try's, when it was retried).
-    Export {
-        /// Why.
-        reason: FailureReason,
-        /// What happened, in a sentence.
-        detail: String,
-    },
-    /// The exporter has shut down.
-    Stopped,
-}
-
-impl fmt::Display for OtlpError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            OtlpError::Endpoint(url) => write!(f, "the OTLP endpoint {url:?} is not an http:// URL"),
-            OtlpError::Https(url) => write!(
-                f,
-                "the OTLP endpoint {url:?} is https, and this exporter has no TLS: use an http:// endpoint"
-            ),
-            OtlpError::Header(name) => write!(f, "the OTLP header {name:?} cannot be sent in HTTP"),
-            OtlpError::Start(error) => write!(f, "the OTLP exporter could not start: {error}"),
-            OtlpError::Export { reason, detail } => {
-                write!(f, "the OTLP export failed ({reason:?}): {detail}")
-            }
-            OtlpError::Stopped => f.write_str("the OTLP exporter has shut down"),
-        }
-    }
-}
-
-impl Error for OtlpError {
-    fn source(&self) -> Option<&(dyn Error + 'static)> {
-        match self {
-            OtlpError::Start(error) => Some(error),
-            _ => None,
-        }
-    }
-}
 
 enum Command {
     Flush(std_mpsc::Sender<Result<(), OtlpError>>),

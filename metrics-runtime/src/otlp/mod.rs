@@ -33,6 +33,7 @@
 mod config;
 mod convert;
 mod encode;
+mod error;
 mod exporter;
 mod metrics;
 mod transport;
@@ -44,5 +45,6 @@ pub mod trace;
 pub use config::{Compression, OtlpConfig, DEFAULT_ENDPOINT, DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
 pub use convert::{ConvertStats, MAX_DENSE_BUCKETS};
 pub use encode::{OtlpEncoder, SCOPE_NAME};
-pub use exporter::{OtlpError, OtlpExporter, INITIAL_BACKOFF, MAX_BACKOFF};
+pub use error::OtlpError;
+pub use exporter::{OtlpExporter, INITIAL_BACKOFF, MAX_BACKOFF};
 pub use metrics::{FailureReason, OtlpHandles, OtlpMetrics};

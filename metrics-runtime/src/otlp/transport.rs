@@ -13,8 +13,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
 use super::config::{Compression, OtlpConfig};
+use super::error::OtlpError;
 use super::metrics::FailureReason;
-use super::OtlpError;
 
 /// What became of one request.
 #[derive(Debug)]
