@@ -177,8 +177,9 @@ struct Worker {
     interval: Duration,
     timeout: Duration,
     pending: Option<Pending>,
-    /// No request before this (the collector's `Retry-After`), whichever snapshot is pending.
-    hold_until: Option<Instant>,
+    /// No request before this (the collector's `Retry-After`), whichever snapshot is pending,
+    /// and the failure that asked for it.
+    hold_until: Option<(Instant, FailureReason)>,
     /// Whether the last try failed: the first failure of a run is logged as a warning, the
     /// recovery as information, the tries between at debug level.
     failing: bool,
@@ -243,7 +244,7 @@ impl Worker {
                     body,
                     data_points: stats.data_points,
                     attempts: 0,
-                    retry_at: self.hold_until.map_or(now, |h| h.max(now)),
+                    retry_at: self.hold_until.map_or(now, |(h, _)| h.max(now)),
                 });
             }
             Err(_) => {
@@ -291,7 +292,7 @@ impl Worker {
                         let wait = backoff(pending.attempts);
                         pending.retry_at = now + retry_after.map_or(wait, |after| after.max(wait));
                     }
-                    self.hold_until = retry_after.map(|after| now + after);
+                    self.hold_until = retry_after.map(|after| (now + after, reason));
                 } else {
                     // The collector will not take this payload; the next export sends anew.
                     self.pending = None;
@@ -313,6 +314,19 @@ impl Worker {
             });
         }
         loop {
+            // A collector's `Retry-After` holds for a flush too, within its deadline.
+            if let Some(retry_at) = self.pending.as_ref().map(|p| p.retry_at) {
+                if retry_at >= deadline {
+                    return Err(OtlpError::Export {
+                        reason: self
+                            .hold_until
+                            .map_or(FailureReason::Unavailable, |(_, r)| r),
+                        detail: "the collector's Retry-After ends past the flush's timeout"
+                            .to_owned(),
+                    });
+                }
+                sleep_until(retry_at).await;
+            }
             match self.attempt().await {
                 Ok(()) => return Ok(()),
                 Err(error) => {
@@ -322,7 +336,6 @@ impl Worker {
                     if retry_at >= deadline {
                         return Err(error);
                     }
-                    sleep_until(retry_at).await;
                 }
             }
         }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue};
 use http::{Request, StatusCode, Uri};
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -15,6 +15,9 @@ use tokio::net::TcpStream;
 use super::config::{Compression, OtlpConfig};
 use super::error::OtlpError;
 use super::metrics::FailureReason;
+
+/// The most of a collector's answer that is read (64 KiB).
+const MAX_ANSWER: usize = 64 * 1024;
 
 /// What became of one request.
 #[derive(Debug)]
@@ -154,8 +157,12 @@ impl Transport {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        // Read the answer whole so the connection can carry the next request.
-        let answer = response.into_body().collect().await.map(|b| b.to_bytes());
+        // Read the answer whole so the connection can carry the next request; a collector's
+        // answer is an `ExportMetricsServiceResponse` or a short status message, so one that
+        // goes on past `MAX_ANSWER` is cut off with its connection rather than held in memory.
+        let answer = Limited::new(response.into_body(), MAX_ANSWER)
+            .collect()
+            .await;
         if answer.is_ok() {
             self.connection = Some(sender);
         }
