@@ -52,34 +52,24 @@ fn request_span(n: u64) -> SpanContext {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let seconds = match args.iter().position(|a| a == "--seconds") {
-        Some(i) => Some(
-            args.get(i + 1)
-                .ok_or("--seconds takes a number")?
-                .parse::<u64>()?,
-        ),
+    let seconds: Option<u64> = match args.iter().position(|a| a == "--seconds") {
+        Some(i) => Some(args.get(i + 1).ok_or("--seconds takes a number")?.parse()?),
         None => None,
     };
-
     let mut registry = Registry::default();
     let api = ApiMetrics::register(&mut registry);
     let exporter_metrics = OtlpMetrics::register(&mut registry);
     let config = OtlpConfig::from_env().with_metrics(&exporter_metrics);
-    println!(
-        "pushing to {} every {:?}",
-        config.endpoint_url(),
-        config.interval_duration()
-    );
+    let (url, every) = (config.endpoint_url(), config.interval_duration());
+    println!("pushing to {url} every {every:?}");
     let mut exporter = config.start(Arc::new(registry))?;
 
-    let routes: Vec<RouteHandles> = ["/chat", "/embed"]
-        .iter()
-        .map(|r| {
-            api.resolve(&Route {
-                route: (*r).to_owned(),
-            })
+    let route = |route: &str| {
+        api.resolve(&Route {
+            route: route.into(),
         })
-        .collect();
+    };
+    let routes = [route("/chat"), route("/embed")];
     let deadline = seconds.map(|s| Instant::now() + Duration::from_secs(s));
     let mut ticker = tokio::time::interval(Duration::from_millis(20));
     for n in 0u64.. {

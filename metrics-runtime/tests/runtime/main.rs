@@ -18,8 +18,6 @@ pub mod idle_expiry;
 pub mod label_size;
 #[cfg(feature = "metrics-facade")]
 pub mod metrics_facade;
-#[cfg(feature = "metrics-facade")]
-pub mod metrics_facade_peers;
 pub mod module_graph;
 pub mod native_declared;
 pub mod native_parity;

@@ -10,14 +10,14 @@
 //! * our recorder adds its own family, `metric_handles_facade_refused_registrations`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use metric_handles::metrics_facade::{FacadeBuilder, DEFAULT_BUCKETS};
 use metric_handles::{ExpositionFormat, Registry};
 use metrics_exporter_prometheus::PrometheusBuilder;
 
-use crate::support::external_tool::{available_or_skip, promtool_check_metrics, runs};
+mod support;
+
+use support::external_tool::{available_or_skip, promtool_check_metrics, python, runs};
 
 /// The program: a real emitter and a library's own metrics, through whichever recorder is
 /// current.
@@ -59,27 +59,10 @@ for family in text_string_to_metric_families(sys.stdin.read()):
 
 /// Every family of the text exposition `text`, by name, as Python's parser reads it.
 fn read(text: &str) -> BTreeMap<String, Family> {
-    let mut child = Command::new("python3")
-        .args(["-c", READ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start python3");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(text.as_bytes())
-        .expect("feed python3");
-    let out = child.wait_with_output().expect("python3's output");
-    assert!(
-        out.status.success(),
-        "prometheus_client rejected:\n{}\n{text}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = python(&[READ], text.as_bytes())
+        .unwrap_or_else(|stderr| panic!("prometheus_client rejected:\n{stderr}\n{text}"));
     let mut families: BTreeMap<String, Family> = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).expect("utf-8").lines() {
+    for line in stdout.lines() {
         let fields: Vec<&str> = line.split('\t').collect();
         match fields.as_slice() {
             ["F", name, kind] => {
