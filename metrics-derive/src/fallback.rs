@@ -102,10 +102,11 @@ fn methods(
     ty_generics: &TokenStream,
     labels: Option<&TokenStream>,
 ) -> TokenStream {
-    let (generic, labels) = match labels {
-        Some(labels) => (quote!(), labels.clone()),
+    let (generic, sized_generic, labels) = match labels {
+        Some(labels) => (quote!(), quote!(), labels.clone()),
         None => (
             quote!(<__MetricHandlesLabels: ?Sized>),
+            quote!(<__MetricHandlesLabels>),
             quote!(__MetricHandlesLabels),
         ),
     };
@@ -142,6 +143,15 @@ fn methods(
             options: &#krate::RegisterOptions,
         ) -> ::core::result::Result<Self, #krate::RegistrationError> {
             let _ = (registry, options);
+            ::core::unimplemented!("metric-handles: fix the errors above")
+        }
+
+        /// Registers every metric in a set of run-time families, or fails (stub: the derive
+        /// reported errors).
+        pub fn try_register_in #sized_generic (
+            families: &#krate::family::RuntimeFamilies<#labels>,
+        ) -> ::core::result::Result<Self, #krate::RegistrationError> {
+            let _ = families;
             ::core::unimplemented!("metric-handles: fix the errors above")
         }
 

@@ -1,8 +1,7 @@
 //! The rules for the names the exposition writes unquoted, at run time: metric names, label
 //! keys and units. The derive checks the same rules at compile time (`metrics-derive`'s
 //! `names.rs`); plug-in families ([`crate::family`]) and every registration in a
-//! [`Registry`](crate::Registry) check them here. `const`, so `runtime_families!` checks its
-//! families at compile time with them too.
+//! [`Registry`](crate::Registry) check them here.
 
 /// `[a-zA-Z_:][a-zA-Z0-9_:]*`
 pub(crate) const fn is_metric_name(name: &str) -> bool {

@@ -59,8 +59,9 @@ pub struct FieldItems {
     pub check_consts: TokenStream,
     /// The elements of `DESCRIPTORS`.
     pub descriptors: TokenStream,
-    /// The bodies of `try_register_with`, `resolve` and `remove`.
+    /// The bodies of `try_register_with`, `try_register_in`, `resolve` and `remove`.
     pub registers: TokenStream,
+    pub registers_in: TokenStream,
     pub resolves: TokenStream,
     /// In `resolve`, a read of each info handle: see [`info_read`].
     pub info_reads: TokenStream,
@@ -83,6 +84,7 @@ impl FromIterator<FieldItems> for FieldItems {
             all.check_consts.extend(field.check_consts);
             all.descriptors.extend(field.descriptors);
             all.registers.extend(field.registers);
+            all.registers_in.extend(field.registers_in);
             all.resolves.extend(field.resolves);
             all.info_reads.extend(field.info_reads);
             all.removes.extend(field.removes);
@@ -178,24 +180,8 @@ impl FieldItems {
             },
             check_consts: quote!(#(#check_consts)*),
             descriptors: quote!(#cfgs Self::#const_ident,),
-            registers: match plan.idle_timeout {
-                None => quote! {
-                    #cfgs
-                    #field: (Self::#ops.register)(registry, &Self::#const_ident, options),
-                },
-                Some(millis) => quote! {
-                    #cfgs
-                    #field: (Self::#ops.register)(
-                        registry,
-                        &Self::#const_ident,
-                        &#krate::__private::with_declared_idle_timeout(
-                            options,
-                            Self::#const_ident.name,
-                            #millis,
-                        ),
-                    ),
-                },
-            },
+            registers: register(plan, krate, &cfgs, const_ident, "register", "registry"),
+            registers_in: register(plan, krate, &cfgs, const_ident, "register_in", "declared"),
             resolves: quote! {
                 #cfgs
                 #field: (Self::#ops.resolve)(&self.#field, labels),
@@ -208,6 +194,37 @@ impl FieldItems {
             run_checks,
             eager_checks,
         }
+    }
+}
+
+/// The field's initialiser in a registration: `op` of its operations (`register`, or
+/// `register_in` for a set of run-time families) with `target`, its descriptor and the
+/// `options`, which for a field with `idle_timeout` carry the declared timeout unless they
+/// override it.
+fn register(
+    plan: &MetricPlan,
+    krate: &TokenStream,
+    cfgs: &TokenStream,
+    const_ident: &Ident,
+    op: &str,
+    target: &str,
+) -> TokenStream {
+    let field = plan.field.ident;
+    let ops = ops_ident(const_ident);
+    let (op, target) = (format_ident!("{}", op), format_ident!("{}", target));
+    let options = match plan.idle_timeout {
+        None => quote!(options),
+        Some(millis) => quote! {
+            &#krate::__private::with_declared_idle_timeout(
+                options,
+                Self::#const_ident.name,
+                #millis,
+            )
+        },
+    };
+    quote! {
+        #cfgs
+        #field: (Self::#ops.#op)(#target, &Self::#const_ident, #options),
     }
 }
 

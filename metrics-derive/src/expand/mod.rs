@@ -71,6 +71,7 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
         check_consts,
         descriptors,
         registers,
+        registers_in,
         resolves,
         info_reads,
         removes,
@@ -206,6 +207,31 @@ fn generate(input: &Input, plans: &[MetricPlan]) -> TokenStream {
                 #run_checks
                 #krate::__private::std::result::Result::Ok(Self {
                     #registers
+                    #skipped_inits
+                })
+            }
+
+            /// Registers every metric in `families`, a set of families registered at run
+            /// time (the families a plug-in adds to a registry already serving `/metrics`),
+            /// unless a name this struct exposes is already exposed by the set's registry or
+            /// reserved in the set: then nothing is registered and the error says which names
+            /// collide.
+            ///
+            /// The families are the set's: each gets the series of every common label set
+            /// declared present (`RuntimeFamilies::add_common`), now and later, as
+            /// [`Self::resolve`] creates them, and loses them with
+            /// `RuntimeFamilies::remove_common`. Resolve handles with [`Self::resolve`], as
+            /// for a struct registered in a registry.
+            pub fn try_register_in(
+                families: &#krate::family::RuntimeFamilies<#labels>,
+            ) -> #krate::__private::std::result::Result<Self, #krate::RegistrationError> {
+                let declared =
+                    #krate::__private::DeclaredFamilies::claim(families, #struct_name, Self::DESCRIPTORS)?;
+                let declared = &declared;
+                let options = &#krate::RegisterOptions::new();
+                #run_checks
+                #krate::__private::std::result::Result::Ok(Self {
+                    #registers_in
                     #skipped_inits
                 })
             }

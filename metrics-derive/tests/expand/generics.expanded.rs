@@ -159,6 +159,34 @@ Each field's family is registered under its `name` (and unit), with its help tex
                 .register)(registry, &Self::__METRIC_HANDLES_THINGS, options),
         })
     }
+    /// Registers every metric in `families`, a set of families registered at run
+    /// time (the families a plug-in adds to a registry already serving `/metrics`),
+    /// unless a name this struct exposes is already exposed by the set's registry or
+    /// reserved in the set: then nothing is registered and the error says which names
+    /// collide.
+    ///
+    /// The families are the set's: each gets the series of every common label set
+    /// declared present (`RuntimeFamilies::add_common`), now and later, as
+    /// [`Self::resolve`] creates them, and loses them with
+    /// `RuntimeFamilies::remove_common`. Resolve handles with [`Self::resolve`], as
+    /// for a struct registered in a registry.
+    pub fn try_register_in(
+        families: &::rt::family::RuntimeFamilies<L>,
+    ) -> ::rt::__private::std::result::Result<Self, ::rt::RegistrationError> {
+        let declared = ::rt::__private::DeclaredFamilies::claim(
+            families,
+            "Generic",
+            Self::DESCRIPTORS,
+        )?;
+        let declared = &declared;
+        let options = &::rt::RegisterOptions::new();
+        let () = Self::__METRIC_HANDLES_THINGS_CHECK_0;
+        let () = Self::__METRIC_HANDLES_THINGS_CHECK_1;
+        ::rt::__private::std::result::Result::Ok(Self {
+            things: (Self::__METRIC_HANDLES_THINGS_OPS
+                .register_in)(declared, &Self::__METRIC_HANDLES_THINGS, options),
+        })
+    }
     /**Resolves every metric's series for `labels` once, into [`GenericHandles`].
 
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/

@@ -344,6 +344,46 @@ Each field's family is registered under its `name` (and unit), with its help tex
             started: ::metric_handles::__private::skipped_field::<u64>(),
         })
     }
+    /// Registers every metric in `families`, a set of families registered at run
+    /// time (the families a plug-in adds to a registry already serving `/metrics`),
+    /// unless a name this struct exposes is already exposed by the set's registry or
+    /// reserved in the set: then nothing is registered and the error says which names
+    /// collide.
+    ///
+    /// The families are the set's: each gets the series of every common label set
+    /// declared present (`RuntimeFamilies::add_common`), now and later, as
+    /// [`Self::resolve`] creates them, and loses them with
+    /// `RuntimeFamilies::remove_common`. Resolve handles with [`Self::resolve`], as
+    /// for a struct registered in a registry.
+    pub fn try_register_in(
+        families: &::metric_handles::family::RuntimeFamilies<EngineLabels>,
+    ) -> ::metric_handles::__private::std::result::Result<
+        Self,
+        ::metric_handles::RegistrationError,
+    > {
+        let declared = ::metric_handles::__private::DeclaredFamilies::claim(
+            families,
+            "EngineMetrics",
+            Self::DESCRIPTORS,
+        )?;
+        let declared = &declared;
+        let options = &::metric_handles::RegisterOptions::new();
+        ::metric_handles::__private::std::result::Result::Ok(Self {
+            running: (Self::__METRIC_HANDLES_RUNNING_OPS
+                .register_in)(declared, &Self::__METRIC_HANDLES_RUNNING, options),
+            generation_tokens: (Self::__METRIC_HANDLES_GENERATION_TOKENS_OPS
+                .register_in)(
+                declared,
+                &Self::__METRIC_HANDLES_GENERATION_TOKENS,
+                options,
+            ),
+            ttft: (Self::__METRIC_HANDLES_TTFT_OPS
+                .register_in)(declared, &Self::__METRIC_HANDLES_TTFT, options),
+            build: (Self::__METRIC_HANDLES_BUILD_OPS
+                .register_in)(declared, &Self::__METRIC_HANDLES_BUILD, options),
+            started: ::metric_handles::__private::skipped_field::<u64>(),
+        })
+    }
     /**Resolves every metric's series for `labels` once, into [`EngineHandles`].
 
 This is the slow path (hash, lock, maybe allocate); recording through the returned handles is atomic operations only. Call it once per label set and keep the result.*/

@@ -14,6 +14,7 @@
 use std::fmt;
 
 use crate::descriptor::{MetricDescriptor, MetricKind};
+use crate::family::declared::DeclaredFamilies;
 use crate::family::register::register_family;
 use crate::family::Family;
 use crate::labels::LabelSet;
@@ -33,6 +34,8 @@ pub struct FieldOps<S, F, M> {
     pub axis: AxisShape,
     /// Creates and registers the field's family.
     pub register: fn(&mut Registry, &MetricDescriptor, &RegisterOptions) -> F,
+    /// Creates the field's family and adds it to a set of run-time families.
+    pub register_in: fn(&DeclaredFamilies<'_, S>, &MetricDescriptor, &RegisterOptions) -> F,
     /// The member of one label set, created on first sight.
     pub resolve: fn(&F, &S) -> M,
     /// Removes one label set's series; whether they existed.
@@ -57,6 +60,7 @@ where
         kind: M::KIND,
         axis: M::AXIS,
         register: register::<S, F, L, M>,
+        register_in: register_in::<S, F, L, M>,
         resolve: resolve::<S, F, L, M>,
         remove: remove::<S, F, L, M>,
         clone_member: M::clone,
@@ -78,6 +82,22 @@ where
     F::from_family(L::from_struct_family(register_family::<S, M>(
         registry, descriptor, options,
     )))
+}
+
+fn register_in<S, F, L, M>(
+    declared: &DeclaredFamilies<'_, S>,
+    descriptor: &MetricDescriptor,
+    options: &RegisterOptions,
+) -> F
+where
+    S: LabelSet,
+    F: FieldFamily<L, M>,
+    L: FieldLabels<S>,
+    M: FamilyMember,
+{
+    F::from_family(L::from_struct_family(
+        declared.add::<M>(descriptor, options),
+    ))
 }
 
 fn resolve<S, F, L, M>(family: &F, labels: &S) -> M

@@ -4,7 +4,6 @@
 mod field_ops;
 
 pub use crate::axis::single::DynamicLabels;
-pub use crate::family::const_check::assert_valid_plugin_family;
 pub use crate::family::declared::DeclaredFamilies;
 pub use crate::family::register::register_family;
 pub use crate::histogram::bucket_lookup::BucketLookup;

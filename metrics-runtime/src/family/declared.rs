@@ -1,204 +1,27 @@
-//! [`runtime_families!`](crate::runtime_families): plug-in families known when the program is
-//! written, declared once each as a field of a struct, from which their descriptors and their
-//! registration follow.
+//! A `#[derive(MetricHandles)]` struct registered in a [`RuntimeFamilies`] set (its generated
+//! `try_register_in`): the struct's names claimed together, then each field's [`Family`]
+//! added to the set, where it gets its common label sets' series and leaves with them like
+//! the set's other families.
 
-use super::error::FamilyError;
-use super::runtime::{RuntimeFamily, RuntimeMember};
+use std::fmt;
+use std::sync::Arc;
+
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::registry::Unit;
+
+use super::register::series_spec;
+use super::runtime::ErasedFamily;
 use super::runtime_set::RuntimeFamilies;
+use super::Family;
 use crate::descriptor::MetricDescriptor;
 use crate::labels::LabelSet;
+use crate::member::FamilyMember;
+use crate::registry::declared::shown_names;
+use crate::registry::{unit_from_str, RegisterOptions, RegistrationError};
+use crate::sanitize::help_line;
 
-/// Declares a struct of plug-in families, one field per family: the field's member type
-/// (`Counter`, `Gauge`, `Histogram`) and its descriptor, from which the struct's
-/// `DESCRIPTORS` table and its `register` function follow. A family cannot be described
-/// in one place and forgotten in another: each is named once.
-///
-/// `struct Name<L>` names the struct and, between the angle brackets, the label set `L` every
-/// family's series carry first (the struct itself is not generic). Each field reads
-/// `name: Member = (metric name, help)` or `(metric name, descriptor field, help)`, then any of
-/// [`MetricDescriptor`]'s builders (`unit`, `axis`, `buckets`, `max_series`, `with_computed`,
-/// ...). The kind and value type come from `Member`, the common label keys from `L`, and the
-/// descriptor's `field` is the field's name unless given. Extra label keys are an axis
-/// `LabelAxis::Dynamic { keys }`.
-///
-/// A family that breaks a rule of [`RuntimeFamilies::register`] (its name, `_total` on a
-/// counter, its help text, unit, buckets or extra label keys) fails compilation, with a
-/// message naming the family and the rule; a member type a plug-in family cannot hold is a
-/// compile error on that type.
-///
-/// The struct gets `DESCRIPTORS` (every family, in field order, for a catalogue) and
-/// `register(&RuntimeFamilies<L>)`, which claims all the families' names and registers them:
-/// all of them, or none and a [`FamilyError`] (a name already taken, by another registration
-/// or by two of its families). As with `register`, a family without extra label keys gets a
-/// series at zero for each common label set declared present.
-///
-/// ```
-/// use metric_handles::family::RuntimeFamilies;
-/// use metric_handles::{runtime_families, Buckets, Counter, Histogram, LabelSet, Registry};
-/// use metric_handles::descriptor::LabelAxis;
-///
-/// #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
-/// struct EngineLabels {
-///     model_name: String,
-///     engine: u32,
-/// }
-///
-/// runtime_families! {
-///     /// The ACME cache connector's families.
-///     struct AcmeFamilies<EngineLabels> {
-///         /// Blocks fetched, by tier.
-///         fetches: Counter = ("acme:cache_fetches", "Blocks fetched from the ACME cache")
-///             .axis(LabelAxis::Dynamic { keys: &["tier"] }),
-///         fetch_time: Histogram = ("acme:cache_fetch", "Time to fetch one block")
-///             .unit("seconds")
-///             .buckets(Buckets::Explicit(&[0.001, 0.01, 0.1])),
-///     }
-/// }
-///
-/// assert_eq!(AcmeFamilies::DESCRIPTORS[1].field, "fetch_time");
-/// assert_eq!(AcmeFamilies::DESCRIPTORS[1].common_labels, ["model_name", "engine"]);
-///
-/// let mut registry = Registry::default();
-/// let plugins = RuntimeFamilies::<EngineLabels>::register_in(&mut registry);
-/// let acme = AcmeFamilies::register(&plugins).expect("valid families with free names");
-/// let engine0 = EngineLabels { model_name: "m".into(), engine: 0 };
-/// acme.fetches.get_or_create(&engine0, &["host"]).expect("one value per extra key").inc();
-/// acme.fetch_time.get_or_create(&engine0, &[]).expect("no extra key").observe(0.004);
-///
-/// let text = metric_handles::ExpositionFormat::PrometheusText.encode(&registry).unwrap();
-/// assert!(text.contains(r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 1"#));
-/// assert!(text.contains(r#"acme:cache_fetch_seconds_count{model_name="m",engine="0"} 1"#));
-/// // A second registration of the same families takes none of their names.
-/// assert!(AcmeFamilies::register(&plugins).is_err());
-/// ```
-#[macro_export]
-macro_rules! runtime_families {
-    ($($declaration:tt)*) => {
-        $crate::__runtime_families! { register: public; $($declaration)* }
-    };
-}
-
-/// The body of [`runtime_families!`](crate::runtime_families): the struct, its descriptors,
-/// and a registration function, `register` (public) or, for this crate's own families whose
-/// names their owner claims with the rest of its registration, `register_claimed` (which
-/// compiles only inside this crate).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __runtime_families {
-    (
-        register: $register:ident;
-        $(#[$struct_attr:meta])*
-        $vis:vis struct $name:ident<$labels:ty> {
-            $(
-                $(#[$field_attr:meta])*
-                $field_vis:vis $field:ident: $member:ty = ($($head:expr),+ $(,)?)
-                    $(.$builder:ident($($argument:expr),* $(,)?))*
-            ),+ $(,)?
-        }
-    ) => {
-        $(#[$struct_attr])*
-        $vis struct $name {
-            $(
-                $(#[$field_attr])*
-                $field_vis $field: $crate::family::RuntimeFamily<$labels, $member>,
-            )+
-        }
-
-        // One descriptor per field, named after it (a constant per family keeps the table and
-        // the registration reading the same value without counting fields), in a type of
-        // their own so that no field name can clash with the struct's items.
-        const _: () = {
-            #[allow(non_camel_case_types, non_upper_case_globals)]
-            struct __Declared;
-
-            #[allow(non_upper_case_globals)]
-            impl __Declared {
-                $(
-                    const $field: $crate::descriptor::MetricDescriptor = $crate::__runtime_family_descriptor!(
-                        $field, $member, $labels, ($($head),+)
-                    )
-                    $(.$builder($($argument),*))*;
-                )+
-            }
-
-            // Each family breaking a rule of `RuntimeFamilies::register` fails compilation.
-            $(
-                const _: () = $crate::__private::assert_valid_plugin_family(&__Declared::$field);
-            )+
-
-            impl $name {
-                /// Every family of the struct, in field order: names, kinds, help, labels and
-                /// buckets, for a catalogue and for tests.
-                $vis const DESCRIPTORS: &'static [$crate::descriptor::MetricDescriptor] =
-                    &[$(__Declared::$field),+];
-            }
-
-            $crate::__runtime_families! {
-                @register $register; $vis $name<$labels> { $($field: $member),+ }
-            }
-        };
-    };
-    (@register public; $vis:vis $name:ident<$labels:ty> { $($field:ident: $member:ty),+ }) => {
-        impl $name {
-            /// Validates every family, claims all their names in `plugins`' registry and
-            /// registers them: all of them, or none and the error of the first family that
-            /// takes a name already taken.
-            $vis fn register(
-                plugins: &$crate::family::RuntimeFamilies<$labels>,
-            ) -> ::core::result::Result<Self, $crate::family::FamilyError> {
-                let declared = $crate::__private::DeclaredFamilies::claim(
-                    plugins,
-                    ::core::stringify!($name),
-                    Self::DESCRIPTORS,
-                )?;
-                ::core::result::Result::Ok($name {
-                    $($field: declared.register::<$member>(&__Declared::$field),)+
-                })
-            }
-        }
-    };
-    (@register claimed; $vis:vis $name:ident<$labels:ty> { $($field:ident: $member:ty),+ }) => {
-        impl $name {
-            /// Registers every family in `plugins`, whose names the caller has claimed
-            /// (`RuntimeFamilies::claim_declared` with [`Self::DESCRIPTORS`]), without the
-            /// zero series `register` gives families without extra label keys.
-            $vis fn register_claimed(plugins: &$crate::family::RuntimeFamilies<$labels>) -> Self {
-                $name {
-                    $($field: plugins.register_declared::<$member>(&__Declared::$field),)+
-                }
-            }
-        }
-    };
-}
-
-/// One family's descriptor in [`runtime_families!`](crate::runtime_families): `(name, help)`
-/// or `(name, field, help)`, with the kind and value type of `member` and the keys of
-/// `labels`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __runtime_family_descriptor {
-    ($field:ident, $member:ty, $labels:ty, ($name:expr, $help:expr)) => {
-        $crate::__runtime_family_descriptor!(
-            $field,
-            $member,
-            $labels,
-            ($name, ::core::stringify!($field), $help)
-        )
-    };
-    ($field:ident, $member:ty, $labels:ty, ($name:expr, $descriptor_field:expr, $help:expr)) => {
-        $crate::descriptor::MetricDescriptor::new(
-            $name,
-            $descriptor_field,
-            <$member as $crate::member::FamilyMember>::KIND,
-            ::core::stringify!($member),
-            $help,
-        )
-        .common_labels(<$labels as $crate::LabelSet>::KEYS)
-    };
-}
-
-/// The families of one [`runtime_families!`](crate::runtime_families) struct, their names
-/// claimed: what its generated `register` builds the struct from.
+/// The families of one derived struct whose names are claimed in a [`RuntimeFamilies`] set:
+/// what its generated `try_register_in` builds the struct's fields from.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct DeclaredFamilies<'a, L> {
@@ -206,19 +29,73 @@ pub struct DeclaredFamilies<'a, L> {
 }
 
 impl<'a, L: LabelSet> DeclaredFamilies<'a, L> {
-    /// Validates every family `descriptors` declare and claims all their names in
-    /// `families`, as the struct `owner`'s; nothing is claimed on error.
+    /// Claims, as the struct `owner`'s, every name the families `descriptors` declare write
+    /// (with their aliases shown by default) in `families`' registry, unless one is taken
+    /// there or reserved in the set: then nothing is claimed.
     pub fn claim(
         families: &'a RuntimeFamilies<L>,
         owner: &str,
         descriptors: &[MetricDescriptor],
-    ) -> Result<Self, FamilyError> {
-        families.claim_set(owner, descriptors)?;
+    ) -> Result<Self, RegistrationError> {
+        families.claim_declared(owner, descriptors)?;
         Ok(DeclaredFamilies { families })
     }
 
-    /// Registers the family `descriptor` declares (one of those claimed) as a family of `M`.
-    pub fn register<M: RuntimeMember>(&self, descriptor: &MetricDescriptor) -> RuntimeFamily<L, M> {
-        self.families.add_claimed(descriptor)
+    /// Creates the family `descriptor` declares (one of those claimed), with `options`'
+    /// overrides, and adds it to the set under each name it shows.
+    pub fn add<M: FamilyMember>(
+        &self,
+        descriptor: &MetricDescriptor,
+        options: &RegisterOptions,
+    ) -> Family<L, M> {
+        let exposed_name = self.families.exposed_name(descriptor.name, descriptor.unit);
+        let family = Family::new(series_spec(descriptor, options, &exposed_name));
+        for name in shown_names(descriptor, Some(options)) {
+            self.families.add_declared(Arc::new(DeclaredFamily {
+                name: name.to_owned(),
+                // The final `.` the exposition shows, as a registry's family gets it.
+                help: format!("{}.", help_line(descriptor.help)),
+                unit: descriptor.unit.map(unit_from_str),
+                family: family.clone(),
+            }));
+        }
+        family
+    }
+}
+
+/// One name of a derived struct's family, as the set exports it.
+struct DeclaredFamily<L, M> {
+    name: String,
+    help: String,
+    unit: Option<Unit>,
+    family: Family<L, M>,
+}
+
+impl<L: LabelSet, M: FamilyMember> ErasedFamily<L> for DeclaredFamily<L, M> {
+    fn encode(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
+        let metric_encoder = encoder.encode_descriptor(
+            &self.name,
+            &self.help,
+            self.unit.as_ref(),
+            self.family.metric_type(),
+        )?;
+        self.family.encode(metric_encoder)
+    }
+
+    fn remove_common(&self, common: &L) -> usize {
+        usize::from(self.family.remove(common))
+    }
+
+    fn create_zero_series(&self, common: &L) {
+        // What the struct's `resolve` creates for `common`, within the family's limit.
+        self.family.pin(common);
+    }
+}
+
+impl<L, M> fmt::Debug for DeclaredFamily<L, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DeclaredFamily")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }

@@ -53,11 +53,11 @@
 //! assert!(text.contains(r#"acme:cache_fetches_total{model_name="m",engine="0",tier="host"} 3"#));
 //! ```
 //!
-//! Families known as the program is written are declared once each, as the fields of a struct,
-//! with [`runtime_families!`](crate::runtime_families): their descriptors and their
-//! registration follow, and a family breaking a rule fails compilation.
+//! Families known as the program is written are declared with `#[derive(MetricHandles)]`, as any
+//! other struct of metrics, and registered in the set with the struct's generated
+//! `try_register_in`: their names are claimed together, each gets the series of every common
+//! label set present, and a family breaking a rule fails compilation (the derive's checks).
 
-pub(crate) mod const_check;
 pub(crate) mod declared;
 mod error;
 pub(crate) mod register;

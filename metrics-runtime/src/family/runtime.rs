@@ -134,30 +134,6 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         Ok(inner.resolve(&key))
     }
 
-    /// The handle of a family this crate declares, with `extra` known to match its keys.
-    // Used by the vLLM families only.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn resolve_declared(&self, common: &L, extra: &[&str]) -> M {
-        self.resolve_declared_or_overflow(common, extra).0
-    }
-
-    /// [`resolve_declared`](Self::resolve_declared), and whether the handle is the overflow
-    /// series.
-    pub(crate) fn resolve_declared_or_overflow(&self, common: &L, extra: &[&str]) -> (M, bool) {
-        let key = (
-            common.clone(),
-            extra.iter().map(|&v| v.to_owned()).collect(),
-        );
-        self.inner.resolve_or_overflow(&key)
-    }
-
-    /// The handle of a family this crate declares without extra label keys.
-    // Used by the vLLM families only.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn resolve_common(&self, common: &L) -> M {
-        self.resolve_declared(common, &[])
-    }
-
     /// Removes the series `common` + `extra` from the exposition; returns whether it existed.
     /// Handles resolved earlier keep working but are no longer exported.
     pub fn remove(&self, common: &L, extra: &[&str]) -> bool {
@@ -166,15 +142,6 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
             extra.iter().map(|&v| v.to_owned()).collect(),
         );
         self.inner.series.remove(&key)
-    }
-
-    /// Removes the overflow series from the exposition (its owner knows every label set routed
-    /// there is gone); returns whether it existed. The next lookup past the limit creates a
-    /// fresh one.
-    // Used by the vLLM families only.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn remove_overflow(&self) -> bool {
-        self.inner.series.remove_overflow()
     }
 
     /// Removes every series whose common labels are `common`; returns how many.

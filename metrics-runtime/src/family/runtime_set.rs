@@ -100,10 +100,12 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         self.write().reserved.record_existing(reservations);
     }
 
-    /// Reserves every name the families `descriptors` declare would write, with their units
-    /// and types and every alias, as the struct `owner` would register them.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn reserve_declared(&self, owner: &str, descriptors: &[MetricDescriptor]) {
+    /// Reserves every name a `#[derive(MetricHandles)]` struct registered elsewhere (in the
+    /// registry, or later) writes, given its `DESCRIPTORS`: each family's name with its unit
+    /// and every alias, and the sample names its type adds, as the struct `owner` registers
+    /// them. A family of this set taking one then fails with [`FamilyError::NameTaken`]
+    /// naming `owner`.
+    pub fn reserve_declared(&self, owner: &str, descriptors: &[MetricDescriptor]) {
         let reservations = declared_claims(&self.shared.ledger.scope, owner, descriptors, None);
         self.write()
             .reserved
@@ -141,23 +143,33 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         }
         let family = build::<L, M>(spec);
         let mut state = self.write();
-        self.claim_unreserved(&state, vec![self.claim_for(spec)])?;
-        state.add_with_zero_series(&family);
+        self.claim_unreserved(&state, vec![self.claim_for(spec)])
+            .map_err(|error| FamilyError::NameTaken(Box::new(error)))?;
+        state.add_with_zero_series(Arc::new(family.clone()));
         Ok(family)
     }
 
-    /// Validates every family `descriptors` declare with the rules of
-    /// [`register`](Self::register), then claims all their names, as the struct `owner`'s;
-    /// nothing is claimed on error. Each is then registered with
-    /// [`add_claimed`](Self::add_claimed).
-    pub(crate) fn claim_set(
+    /// Claims `claims` in the registry's ledger unless one of them is reserved in this set or
+    /// taken there: all of them, or none.
+    fn claim_unreserved(
+        &self,
+        state: &State<L>,
+        claims: Vec<FamilyClaim>,
+    ) -> Result<(), RegistrationError> {
+        state
+            .reserved
+            .check(&claims)
+            .and_then(|()| self.shared.ledger.claim(claims))
+    }
+
+    /// Claims, as the struct `owner`'s, the names of the derived families `descriptors`
+    /// declare (each shown name with its unit, type and sample names), unless one is reserved
+    /// in this set or taken in the registry: all of them, or none.
+    pub(crate) fn claim_declared(
         &self,
         owner: &str,
         descriptors: &[MetricDescriptor],
-    ) -> Result<(), FamilyError> {
-        for descriptor in descriptors {
-            validate(&FamilySpec::from_descriptor(descriptor), L::KEYS)?;
-        }
+    ) -> Result<(), RegistrationError> {
         let claims = declared_claims(
             &self.shared.ledger.scope,
             owner,
@@ -167,29 +179,16 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         self.claim_unreserved(&self.read(), claims)
     }
 
-    /// Registers the family `descriptor` declares, whose names
-    /// [`claim_set`](Self::claim_set) claimed, as [`register`](Self::register) does.
-    pub(crate) fn add_claimed<M: RuntimeMember>(
-        &self,
-        descriptor: &MetricDescriptor,
-    ) -> RuntimeFamily<L, M> {
-        let family = build::<L, M>(&FamilySpec::from_descriptor(descriptor));
-        self.write().add_with_zero_series(&family);
-        family
+    /// Exports `family`, a derived struct's family whose names
+    /// [`claim_declared`](Self::claim_declared) claimed, with the zero series of every common
+    /// label set present, now and later.
+    pub(crate) fn add_declared(&self, family: Arc<dyn ErasedFamily<L>>) {
+        self.write().add_with_zero_series(family);
     }
 
-    /// Claims `claims` in the registry's ledger unless one of them is reserved in this set or
-    /// taken there: all of them, or none.
-    fn claim_unreserved(
-        &self,
-        state: &State<L>,
-        claims: Vec<FamilyClaim>,
-    ) -> Result<(), FamilyError> {
-        state
-            .reserved
-            .check(&claims)
-            .and_then(|()| self.shared.ledger.claim(claims))
-            .map_err(|error| FamilyError::NameTaken(Box::new(error)))
+    /// `name` (with `unit`) as this set's registry level writes it.
+    pub(crate) fn exposed_name(&self, name: &str, unit: Option<&str>) -> String {
+        self.shared.ledger.scope.full_name(name, unit)
     }
 
     /// Declares the common label set `common` present (an engine that joined): every family
@@ -227,39 +226,6 @@ impl<L: LabelSet> RuntimeFamilies<L> {
                 .chain(spec.extra_label_keys.iter().cloned())
                 .collect(),
         }
-    }
-
-    /// Registers a family this crate declares with `runtime_families!` (which checks it
-    /// against the rules as the crate compiles), whose names its owner claimed with the rest
-    /// of its registration: its spec is a constant, so only the claim could fail, and it
-    /// already succeeded.
-    // Used by the vLLM families only.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn register_declared<M: RuntimeMember>(
-        &self,
-        descriptor: &MetricDescriptor,
-    ) -> RuntimeFamily<L, M> {
-        let family = build::<L, M>(&FamilySpec::from_descriptor(descriptor));
-        self.write().families.push(Arc::new(family.clone()));
-        family
-    }
-
-    /// Claims, in the registry's ledger, the names of the families `descriptors` declare
-    /// (registered later with [`register_declared`](Self::register_declared)) as the
-    /// struct `owner`'s.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn claim_declared(
-        &self,
-        owner: &str,
-        descriptors: &[MetricDescriptor],
-    ) -> Result<(), RegistrationError> {
-        let claims = declared_claims(
-            &self.shared.ledger.scope,
-            owner,
-            descriptors,
-            Some(&RegisterOptions::new()),
-        );
-        self.shared.ledger.claim(claims)
     }
 
     /// Removes every series of the common label set `common` from every family (an engine
@@ -300,8 +266,7 @@ impl<L: LabelSet> RuntimeFamilies<L> {
 impl<L: LabelSet> State<L> {
     /// Exports `family`, and gives it a series at zero for every common label set present,
     /// now and later.
-    fn add_with_zero_series<M: RuntimeMember>(&mut self, family: &RuntimeFamily<L, M>) {
-        let erased: Arc<dyn ErasedFamily<L>> = Arc::new(family.clone());
+    fn add_with_zero_series(&mut self, erased: Arc<dyn ErasedFamily<L>>) {
         for common in &self.zero_series.present {
             erased.create_zero_series(common);
         }

@@ -111,12 +111,21 @@ where
         self.inner.series.remove(labels)
     }
 
-    /// Removes the overflow series from the exposition (its owner knows every label set
-    /// routed there is gone); returns whether it existed. The next lookup past the limit
-    /// creates a fresh one.
-    #[cfg_attr(not(feature = "vllm"), allow(dead_code))]
-    pub(crate) fn remove_overflow(&self) -> bool {
+    /// Removes the overflow series from the exposition; returns whether it existed. The next
+    /// lookup past the limit creates a fresh one.
+    ///
+    /// For the owner of the label sets who knows that every one routed there is gone: an
+    /// overflow gauge would otherwise keep claiming a value nothing sets any more (counters and
+    /// histograms are better kept, with their totals, as a scraper expects them to only grow).
+    pub fn remove_overflow(&self) -> bool {
         self.inner.series.remove_overflow()
+    }
+
+    /// Creates `labels`' series at zero if the family has room (never the overflow series),
+    /// exempt from idle expiry: what a set of run-time families does for a common label set
+    /// declared present.
+    pub(crate) fn pin(&self, labels: &L) {
+        let _ = self.inner.pin(labels);
     }
 
     /// How many label sets have their own series (the overflow series not counted).

@@ -652,6 +652,7 @@ impl<K: Clone + Hash + Eq, M: FamilyMember, X> Shared<K, M, X> {
     }
 
     /// [`resolve`](Self::resolve), and whether the series returned is the overflow series.
+    #[cfg(feature = "metrics-facade")]
     pub(crate) fn resolve_or_overflow(&self, key: &K) -> (M, bool) {
         self.series
             .resolve_or_overflow(key, || M::build(&self.spec))

@@ -74,15 +74,15 @@ fn catalogue_sections() -> Vec<(&'static str, &'static [MetricDescriptor])> {
             RequestMetrics::DESCRIPTORS,
         ),
         (
-            "NIXL connector (plug-in families, one set per engine)",
+            "NIXL connector (one set per engine)",
             NIXL_DESCRIPTORS,
         ),
         (
-            "Mooncake store connector (plug-in families, by operation and status)",
+            "Mooncake store connector (by operation and status)",
             MOONCAKE_DESCRIPTORS,
         ),
         (
-            "Engine sleep state (plug-in families, one set per engine)",
+            "Engine sleep state (one set per engine)",
             SLEEP_STATE_DESCRIPTORS,
         ),
         (

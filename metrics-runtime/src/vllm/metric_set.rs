@@ -67,22 +67,13 @@ impl VllmMetrics {
         let options = config.register_options();
         // Every name is checked before anything is registered, so a clash leaves the
         // registry as it was; each registration below then claims its own names.
-        let plug_in_options = RegisterOptions::new();
-        let mut declarations: Vec<(&str, &[MetricDescriptor], &RegisterOptions)> =
-            registered_tables()
-                .into_iter()
-                .map(|(owner, descriptors)| (owner, descriptors, &options))
-                .collect();
-        for descriptors in [
-            NIXL_DESCRIPTORS,
-            MOONCAKE_DESCRIPTORS,
-            SLEEP_STATE_DESCRIPTORS,
-        ] {
-            declarations.push((PLUG_IN_OWNER, descriptors, &plug_in_options));
-        }
+        let declarations: Vec<(&str, &[MetricDescriptor], &RegisterOptions)> = registered_tables()
+            .into_iter()
+            .map(|(owner, descriptors)| (owner, descriptors, &options))
+            .collect();
         registry.check_available(&declarations)?;
-        // One set of options for four structs: each gets the overrides of its own metrics.
-        let only = |descriptors| options.for_descriptors(descriptors);
+        // One set of options for every struct: each gets the overrides of its own metrics.
+        let only = |descriptors: &[MetricDescriptor]| options.for_descriptors(descriptors);
         let scheduler =
             SchedulerMetrics::try_register_with(registry, &only(SchedulerMetrics::DESCRIPTORS))?;
         let requests =
@@ -99,26 +90,25 @@ impl VllmMetrics {
             registry,
             &only(CacheConfigMetrics::DESCRIPTORS),
         )?);
+        let connectors = ConnectorFamilies::register(registry, &only)?;
+        let overflowed_engines = Arc::new(OverflowedEngines::default());
+        let sleep_state = SleepStateFamilies::register(
+            registry,
+            &only(SLEEP_STATE_DESCRIPTORS),
+            Arc::clone(&overflowed_engines),
+        )?;
         let plugins = RuntimeFamilies::register_in(registry);
-        for descriptors in [
-            NIXL_DESCRIPTORS,
-            MOONCAKE_DESCRIPTORS,
-            SLEEP_STATE_DESCRIPTORS,
-        ] {
-            plugins.claim_declared(PLUG_IN_OWNER, descriptors)?;
-        }
         // A plug-in family may not take a name vLLM exposes, even one hidden now (a
         // deprecated alias) or registered later (the HTTP families).
         for (owner, descriptors) in registered_tables() {
             plugins.reserve_declared(owner, descriptors);
         }
         plugins.reserve_declared("HttpMetrics", HttpMetrics::DESCRIPTORS);
-        let overflowed_engines = Arc::new(OverflowedEngines::default());
         let families = Arc::new(Families {
             scheduler,
             requests,
-            connectors: ConnectorFamilies::register(&plugins, Arc::clone(&overflowed_engines)),
-            sleep_state: SleepStateFamilies::register(&plugins, Arc::clone(&overflowed_engines)),
+            connectors,
+            sleep_state,
             plugins,
             sleep_mode,
             lora,
@@ -199,9 +189,9 @@ impl VllmMetrics {
     }
 
     /// The run-time families of this registry, with `model_name` and `engine` first: where a
-    /// third-party KV connector registers its own families. vLLM's NIXL, Mooncake-store and
-    /// sleep-state families are registered here; every name this module registers (and the
-    /// HTTP families' names) is reserved. A family registered here without extra label keys
+    /// third-party KV connector registers its own families (a derived struct with
+    /// `try_register_in`, or `FamilySpec`s); every name this module registers (and the HTTP
+    /// families' names) is reserved. A family registered here without extra label keys
     /// gets a series at zero for every present engine, and for each engine that joins later,
     /// as vLLM's connector adapter pre-creates them
     /// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a connector's
@@ -292,18 +282,16 @@ impl VllmMetrics {
     }
 }
 
-/// Every name registered by the derived vLLM structs and the HTTP families, with aliases: a
-/// plug-in family may not take one.
-/// What registers vLLM's connector and sleep-state families, as a `RegistrationError` names it.
-const PLUG_IN_OWNER: &str = "VllmMetrics";
-
 /// The derived structs `VllmMetrics` registers, with their descriptor tables.
-fn registered_tables() -> [(&'static str, &'static [MetricDescriptor]); 5] {
+fn registered_tables() -> [(&'static str, &'static [MetricDescriptor]); 8] {
     [
         ("SchedulerMetrics", SchedulerMetrics::DESCRIPTORS),
         ("RequestMetrics", RequestMetrics::DESCRIPTORS),
         ("SleepModeMetrics", SleepModeMetrics::DESCRIPTORS),
         ("LoraInfoMetrics", LoraInfoMetrics::DESCRIPTORS),
         ("CacheConfigMetrics", CacheConfigMetrics::DESCRIPTORS),
+        ("NixlMetrics", NIXL_DESCRIPTORS),
+        ("MooncakeMetrics", MOONCAKE_DESCRIPTORS),
+        ("SleepStateMetrics", SLEEP_STATE_DESCRIPTORS),
     ]
 }

@@ -7,8 +7,8 @@
 //! * [`VllmMetrics::register`] registers every scheduler and request metric, declared with
 //!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`], the sleep-mode
 //!   and LoRA families ([`SleepModeMetrics`], [`LoraInfoMetrics`]), and vLLM's NIXL,
-//!   Mooncake-store and engine sleep-state families as plug-in families
-//!   ([`VllmMetrics::plugin_families`], where a third-party connector adds its own).
+//!   Mooncake-store and engine sleep-state families; a third-party connector adds its own to
+//!   [`VllmMetrics::plugin_families`].
 //! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`] (with its connector
 //!   telemetry and sleep snapshot); an engine is resolved on first sight (the only slow path)
 //!   and cached in a lock-free table.

@@ -230,10 +230,12 @@ fn a_name_another_family_has_is_refused_loudly_and_every_record_counted() {
     assert_eq!(recorder.refused_records(), 4);
     let refused = "metric_handles_facade_refused_registrations_total";
     assert_eq!(sample(&om, refused, &[("reason", "name_taken")]), 4.0);
-    assert_eq!(
-        promtool_check_metrics(&text(&registry)),
-        Vec::<String>::new()
-    );
+    if promtool("a_name_another_family_has_is_refused_loudly_and_every_record_counted") {
+        assert_eq!(
+            promtool_check_metrics(&text(&registry)),
+            Vec::<String>::new()
+        );
+    }
 }
 
 #[test]
@@ -382,10 +384,12 @@ fn a_facade_label_with_a_const_label_key_of_the_registry_is_renamed() {
         ),
         1.0
     );
-    assert_eq!(
-        promtool_check_metrics(&text(&registry)),
-        Vec::<String>::new()
-    );
+    if promtool("a_facade_label_with_a_const_label_key_of_the_registry_is_renamed") {
+        assert_eq!(
+            promtool_check_metrics(&text(&registry)),
+            Vec::<String>::new()
+        );
+    }
 }
 
 #[test]

@@ -105,44 +105,18 @@ fn the_check_sees_a_cycle_through_a_re_export_and_an_import_of_a_parent() {
 
 /// `vllm` is written as any user's code would be: it names nothing of the crate that another
 /// crate could not name (a private module, a `pub(crate)` item, a `#[doc(hidden)]` one). The
-/// check reads imports and paths, so a `pub(crate)` method called on a public type is not seen:
-/// those seams are listed in the module's docs until they go.
+/// check reads imports and paths, so a `pub(crate)` method called on a public type is not seen.
 #[test]
 fn vllm_names_only_the_public_api() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let private = Graph::read(&src).private_imports_of("vllm");
-    let new: Vec<&String> = private
-        .iter()
-        .filter(|p| !VLLM_SEAMS_BEING_REMOVED.contains(&p.as_str()))
-        .collect();
-    let gone: Vec<&&str> = VLLM_SEAMS_BEING_REMOVED
-        .iter()
-        .filter(|known| !private.iter().any(|p| p == *known))
-        .collect();
     assert!(
-        new.is_empty(),
+        private.is_empty(),
         "vllm names what no other crate can (use the public API, or make the seam a designed \
          public one):\n{}",
-        new.iter()
-            .map(|p| p.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert!(
-        gone.is_empty(),
-        "remove from VLLM_SEAMS_BEING_REMOVED, it is gone: {gone:?}"
+        private.join("\n")
     );
 }
-
-/// The private seams `vllm` still uses, each to become public API or to go; the test fails when
-/// one goes and is still listed, so the list only shrinks. Both serve one job no public API
-/// does yet: registering run-time families whose names were claimed with the derived ones, as
-/// one set, and that get no series at zero when an engine joins (the connectors' and the sleep
-/// state's, the `register: claimed` mode of the run-time families macro).
-const VLLM_SEAMS_BEING_REMOVED: [&str; 2] = [
-    "vllm::scheduler::connectors names crate::__runtime_families",
-    "vllm::sleep::state names crate::__runtime_families",
-];
 
 #[test]
 fn the_public_check_sees_private_modules_restricted_and_hidden_items() {

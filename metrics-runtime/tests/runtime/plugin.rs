@@ -9,8 +9,8 @@ use metric_handles::family::{FamilyError, FamilySpec, RuntimeFamilies};
 use metric_handles::testing::Scrape;
 use metric_handles::Registry;
 
-use metric_handles::descriptor::{LabelAxis, MetricKind};
-use metric_handles::{Buckets, Counter, Gauge, Histogram, LabelSet};
+use metric_handles::descriptor::MetricKind;
+use metric_handles::{Counter, Dynamic, Family, Gauge, Histogram, LabelSet, MetricHandles};
 
 use crate::support::exposition::{assert_has_lines, encode_text as exposition};
 
@@ -606,76 +606,48 @@ fn precreated_label_values_breaking_a_rule_are_refused_and_register_nothing() {
         .expect("the name is still free");
 }
 
-metric_handles::runtime_families! {
-    /// A connector's families, declared once each.
-    struct CacheFamilies<Engine> {
-        fetches: Counter = ("acme:cache_fetches", "Blocks fetched from the cache")
-            .axis(LabelAxis::Dynamic { keys: &["tier"] }),
-        fetch_time: Histogram = ("acme:cache_fetch", "fetch_seconds", "Time to fetch one block")
-            .unit("seconds")
-            .buckets(Buckets::Explicit(&[0.01, 0.1]))
-            .with_computed("Observes each fetch's duration."),
-        resident: Gauge<f64, AtomicU64> = ("acme:cache_resident_ratio", "Share of blocks resident"),
-    }
+/// The extra label of [`CacheFamilies::fetches`].
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Tier {
+    tier: &'static str,
 }
 
-#[test]
-fn a_declared_family_takes_its_kind_value_type_labels_and_field_from_its_declaration() {
-    let [fetches, fetch_time, resident] = CacheFamilies::DESCRIPTORS else {
-        panic!("one descriptor per field, in field order");
-    };
-    assert_eq!(
-        (
-            fetches.name,
-            fetches.field,
-            fetches.kind,
-            fetches.value_type
-        ),
-        (
-            "acme:cache_fetches",
-            "fetches",
-            MetricKind::Counter,
-            "Counter"
-        )
-    );
-    assert_eq!(fetches.common_labels, ["model_name", "engine"]);
-    assert_eq!(fetches.label_keys(), ["model_name", "engine", "tier"]);
-    assert_eq!(
-        (fetch_time.field, fetch_time.kind, fetch_time.unit),
-        ("fetch_seconds", MetricKind::Histogram, Some("seconds"))
-    );
-    assert_eq!(fetch_time.buckets, Some(Buckets::Explicit(&[0.01, 0.1])));
-    assert_eq!(fetch_time.computed, Some("Observes each fetch's duration."));
-    assert_eq!(
-        (resident.kind, resident.value_type, resident.help),
-        (
-            MetricKind::Gauge,
-            "Gauge<f64, AtomicU64>",
-            "Share of blocks resident"
-        )
-    );
+/// A connector's families, declared once each with the derive and registered in the set.
+#[derive(MetricHandles)]
+#[metric_handles(labels = Engine, handles = CacheHandles)]
+struct CacheFamilies {
+    /// Blocks fetched from the cache
+    #[metric(name = "acme:cache_fetches")]
+    fetches: Family<Engine, Dynamic<Tier, Counter>>,
+    /// Time to fetch one block
+    ///
+    /// # Computed
+    ///
+    /// Observes each fetch's duration.
+    #[metric(name = "acme:cache_fetch", unit = "seconds", buckets = [0.01, 0.1])]
+    fetch_seconds: Family<Engine, Histogram>,
+    /// Share of blocks resident
+    #[metric(name = "acme:cache_resident_ratio")]
+    resident: Family<Engine, Gauge<f64, AtomicU64>>,
 }
 
-#[test]
-fn declared_families_register_together_and_record_through_their_fields() {
-    let (registry, families) = families();
-    let cache = CacheFamilies::register(&families).expect("valid families with free names");
-    assert_eq!(families.len(), 3);
-    cache
+/// Two fetches from the host tier, one fetch time and the resident ratio, for engine 0.
+fn record_engine_0(cache: &CacheFamilies) {
+    let handles = cache.resolve(&engine(0));
+    handles
         .fetches
-        .get_or_create(&engine(0), &["host"])
-        .expect("one value per extra key")
+        .get_or_create(&Tier { tier: "host" })
         .inc_by(2);
-    cache
-        .fetch_time
-        .get_or_create(&engine(0), &[])
-        .expect("no extra key")
-        .observe(0.05);
-    cache
-        .resident
-        .get_or_create(&engine(0), &[])
-        .expect("no extra key")
-        .set(0.5);
+    handles.fetch_seconds.observe(0.05);
+    handles.resident.set(0.5);
+}
+
+#[test]
+fn a_derived_struct_registers_in_a_set_and_records_through_its_handles() {
+    let (registry, families) = families();
+    let cache = CacheFamilies::try_register_in(&families).expect("free names");
+    assert_eq!(families.len(), 3);
+    record_engine_0(&cache);
     assert_has_lines(
         &exposition(&registry),
         &[
@@ -689,50 +661,67 @@ fn declared_families_register_together_and_record_through_their_fields() {
             r#"acme:cache_resident_ratio{model_name="m",engine="0"} 0.5"#,
         ],
     );
+    // The same families, registered in a registry, write the same text.
+    let mut alone = Registry::default();
+    let direct = CacheFamilies::register(&mut alone);
+    record_engine_0(&direct);
+    assert_eq!(exposition(&registry), exposition(&alone));
 }
 
 #[test]
-fn a_declared_set_with_one_taken_name_registers_none_of_its_families() {
+fn a_derived_struct_in_a_set_gets_the_series_of_each_present_label_set_and_leaves_with_it() {
+    let (registry, families) = families();
+    families.add_common(&engine(0));
+    let cache = CacheFamilies::try_register_in(&families).expect("free names");
+    families.add_common(&engine(1));
+    let text = exposition(&registry);
+    for engine in ["0", "1"] {
+        for line in [
+            format!(r#"acme:cache_fetch_seconds_count{{model_name="m",engine="{engine}"}} 0"#),
+            format!(r#"acme:cache_resident_ratio{{model_name="m",engine="{engine}"}} 0"#),
+        ] {
+            assert!(text.contains(&line), "{line} in\n{text}");
+        }
+    }
+    // A dynamic axis's series appear on their first record.
+    assert!(!text.contains("acme:cache_fetches_total{"), "{text}");
+    assert_eq!(cache.fetch_seconds.len(), 2);
+
+    // The engine leaves: its series go with it, the other engine's stay.
+    assert_eq!(families.remove_common(&engine(0)), 3);
+    let text = exposition(&registry);
+    assert!(!text.contains(r#"engine="0""#), "{text}");
+    assert!(text.contains(r#"acme:cache_resident_ratio{model_name="m",engine="1"} 0"#));
+}
+
+#[test]
+fn a_derived_struct_with_one_taken_name_registers_none_of_its_families_in_a_set() {
     let (registry, families) = families();
     families.reserve_names(["acme:cache_fetch_seconds"]);
-    assert!(matches!(
-        CacheFamilies::register(&families),
-        Err(FamilyError::NameTaken(..))
-    ));
+    let error = CacheFamilies::try_register_in(&families)
+        .err()
+        .expect("a reserved name");
+    assert!(
+        error.to_string().contains("acme:cache_fetch_seconds"),
+        "{error}"
+    );
     assert_eq!(families.len(), 0);
     assert!(!exposition(&registry).contains("acme:"));
     // The families before the taken one claimed nothing: their names are still free.
     families
         .register::<Counter>(&FamilySpec::counter("acme:cache_fetches", "help"))
         .expect("name still free");
-    // A second registration of the same set clashes with the first.
+    // A second registration of the same struct clashes with the first.
     let (_registry, families) = self::families();
-    CacheFamilies::register(&families).expect("free names");
-    assert!(matches!(
-        CacheFamilies::register(&families),
-        Err(FamilyError::NameTaken(..))
-    ));
+    CacheFamilies::try_register_in(&families).expect("free names");
+    assert!(CacheFamilies::try_register_in(&families).is_err());
     assert_eq!(families.len(), 3);
 }
 
-metric_handles::runtime_families! {
-    struct TwiceNamedFamilies<Engine> {
-        first: Counter = ("acme:twice", "First"),
-        second: Gauge = ("acme:twice", "Second"),
-    }
-}
-
-// A family breaking a rule of `register` fails compilation (`metrics-derive/tests/ui/runtime-families/`); two
-// families of one name pass each one's checks and clash as they claim their names.
 #[test]
-fn a_declared_set_naming_a_family_twice_registers_none_of_its_families() {
-    let (_registry, families) = families();
-    assert!(matches!(
-        TwiceNamedFamilies::register(&families),
-        Err(FamilyError::NameTaken(..))
-    ));
+fn a_derived_struct_in_a_set_clashes_with_a_name_its_registry_exposes() {
+    let (mut registry, families) = families();
+    let _direct = CacheFamilies::try_register(&mut registry).expect("free names");
+    assert!(CacheFamilies::try_register_in(&families).is_err());
     assert_eq!(families.len(), 0);
-    families
-        .register::<Counter>(&FamilySpec::counter("acme:twice", "help"))
-        .expect("name still free");
 }

@@ -261,7 +261,7 @@ fn assert_no_overflow_gauges(text: &str) {
 
 #[test]
 fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monotonic() {
-    use metric_handles::vllm::StatsLogger;
+    use metric_handles::vllm::{EngineSleepState, KvCacheState, StatsLogger, WeightsState};
     use std::time::Duration;
 
     let (registry, metrics) = setup_default();
@@ -277,8 +277,16 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
             hits,
             ..Default::default()
         },
+        // The sleep-state gauges hold the same engines under the same limit.
+        sleep_state: Some(EngineSleepState {
+            scheduler_paused: true,
+            weights: WeightsState::Offloaded,
+            kv_cache: KvCacheState::Released,
+        }),
         ..Default::default()
     };
+    let resource_state = "vllm:engine_sleep_resource_state";
+    let weights_offloaded = [("resource", "weights"), ("state", "offloaded")];
     for engine in 0..limit {
         metrics.scheduler().record(engine, &stats(1, 0, 0));
     }
@@ -293,6 +301,11 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     assert_eq!(s.value(queries, &overflow), 50.0);
     let gauges_while_present = overflow_samples(&s.text, "gauge").len();
     assert!(gauges_while_present >= 3, "{}", s.text);
+    // One overflow series per {resource, state} pair, one fully-awake gauge.
+    assert_eq!(s.find(resource_state, &overflow).len(), 9);
+    assert_eq!(s.find("vllm:engine_fully_awake", &overflow).len(), 1);
+    let overflowed_offloaded = [overflow[0], weights_offloaded[0], weights_offloaded[1]];
+    assert_eq!(s.value(resource_state, &overflowed_offloaded), 1.0);
     logger.log(start + Duration::from_secs(1));
 
     // Four of the five leave: the shared series stays, with the last value set.
@@ -302,6 +315,7 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     let s = scrape(&registry);
     assert_eq!(s.value("vllm:num_requests_running", &overflow), 7.0);
     assert_eq!(s.value(queries, &overflow), 50.0);
+    assert_eq!(s.find(resource_state, &overflow).len(), 9);
 
     // The last one leaves: no overflow gauge is left claiming requests or cache use, and the
     // counters keep their totals (a scraper sees no reset).
@@ -309,6 +323,16 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     let s = scrape(&registry);
     assert_no_overflow_gauges(&s.text);
     assert_eq!(s.value(queries, &overflow), 50.0);
+    // The engines with their own sleep-state series keep them.
+    assert_eq!(s.find(resource_state, &[]).len(), limit as usize * 9);
+    assert_eq!(s.find("vllm:engine_fully_awake", &[]).len(), limit as usize);
+    let last = (limit - 1).to_string();
+    let last_offloaded = [
+        ("engine", last.as_str()),
+        weights_offloaded[0],
+        weights_offloaded[1],
+    ];
+    assert_eq!(s.value(resource_state, &last_offloaded), 1.0);
     let line = logger.log(start + Duration::from_secs(2));
     assert_eq!(line.running, i64::from(limit));
 
@@ -318,77 +342,10 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
     let s = scrape(&registry);
     assert_eq!(s.value("vllm:num_requests_running", &overflow), 3.0);
     assert_eq!(s.value(queries, &overflow), 54.0);
+    assert_eq!(s.find(resource_state, &overflow).len(), 9);
     let line = logger.log(start + Duration::from_secs(3));
     assert_eq!(line.running, i64::from(limit) + 3);
     // 4 hits in 4 queries since the previous line; counting the overflow totals from 0 again
     // would give 29 in 54.
     assert_eq!(line.prefix_cache_hit_rate_percent, 100.0);
-}
-
-#[test]
-fn sleep_state_overflow_gauges_leave_with_the_last_engine_recording_into_them() {
-    use metric_handles::vllm::{EngineSleepState, KvCacheState, WeightsState};
-
-    let (registry, metrics) = setup_default();
-    // `vllm:engine_sleep_resource_state` holds 9 series per engine under its 2048-series limit
-    // (a plug-in family's, not settable through `VllmMetricsConfig`): the first 227 engines
-    // get their own, engine 227 gets 5 of its own and sends 4 to the overflow series, every
-    // later engine sends all 9.
-    let own = (metric_handles::limits::DEFAULT_MAX_SERIES / 9) as u32;
-    let publish = |engine: u32| {
-        let asleep = EngineSleepState {
-            scheduler_paused: true,
-            weights: WeightsState::Offloaded,
-            kv_cache: KvCacheState::Released,
-        };
-        metrics.scheduler().record(
-            engine,
-            &SchedulerStats {
-                sleep_state: Some(asleep),
-                sleep_state_only: true,
-                ..Default::default()
-            },
-        );
-    };
-    for engine in 0..own {
-        publish(engine);
-    }
-    let overflowed: Vec<u32> = (own..own + 5).collect();
-    for &engine in &overflowed {
-        publish(engine);
-    }
-    let resource_state = "vllm:engine_sleep_resource_state";
-    let overflow = [("otel_metric_overflow", "true")];
-    let s = scrape(&registry);
-    assert_eq!(s.find(resource_state, &overflow).len(), 1, "{}", s.text);
-
-    // Four of the five leave (engine 227, which straddles the limit, among them): the shared
-    // series stays for the fifth.
-    for &engine in &overflowed[..4] {
-        assert!(metrics.scheduler().remove_engine(engine));
-    }
-    assert_eq!(scrape(&registry).find(resource_state, &overflow).len(), 1);
-
-    // The last one leaves: no overflow gauge is left claiming a state no engine has, and the
-    // engines with their own series keep them.
-    assert!(metrics.scheduler().remove_engine(overflowed[4]));
-    let s = scrape(&registry);
-    assert_no_overflow_gauges(&s.text);
-    assert_eq!(s.find(resource_state, &[]).len(), own as usize * 9);
-    assert_eq!(s.find("vllm:engine_fully_awake", &[]).len(), own as usize);
-    let last = (own - 1).to_string();
-    let weights_offloaded = [
-        ("engine", last.as_str()),
-        ("resource", "weights"),
-        ("state", "offloaded"),
-    ];
-    assert_eq!(s.value(resource_state, &weights_offloaded), 1.0);
-
-    // A new engine past the limit brings the overflow series back, and takes it away again.
-    publish(own + 100);
-    assert_eq!(scrape(&registry).find(resource_state, &overflow).len(), 1);
-    assert!(metrics.scheduler().remove_engine(own + 100));
-    let s = scrape(&registry);
-    assert_no_overflow_gauges(&s.text);
-    assert_eq!(s.find(resource_state, &[]).len(), own as usize * 9);
 }

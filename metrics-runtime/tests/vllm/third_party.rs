@@ -9,12 +9,11 @@ use std::thread::{scope, sleep};
 use std::time::Duration;
 
 use crate::support::vllm::*;
-use metric_handles::descriptor::LabelAxis;
 use metric_handles::family::{FamilySpec, RuntimeFamily};
 use metric_handles::prometheus_client::metrics::gauge::Gauge;
 use metric_handles::testing::Scrape;
 use metric_handles::vllm::{EngineLabels, VllmMetrics};
-use metric_handles::{Buckets, Counter, Histogram};
+use metric_handles::{Counter, Dynamic, Family, Histogram, LabelSet, MetricHandles};
 
 const LOOKUPS: &str = "acme:kv_lookups";
 
@@ -115,21 +114,34 @@ fn a_resolution_racing_the_leave_never_outlives_the_engine() {
     assert!(!scrape(&registry).has("vllm:num_requests_running", &[("engine", "1")]));
 }
 
-metric_handles::runtime_families! {
-    /// A connector's families, as vLLM's connector adapter test registers them
-    /// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a gauge, a counter, a
-    /// histogram; and one with a data-dependent label, which cannot be pre-created.
-    struct FakeConnector<EngineLabels> {
-        gauge: Gauge = ("fake_gauge", "gauge"),
-        puts: Counter = ("fake_puts", "puts"),
-        latency: Histogram = ("fake_latency_seconds", "latency")
-            .buckets(Buckets::Explicit(&[0.01, 0.1, 1.0])),
-        by_tier: Counter = ("fake_tier_hits", "hits").axis(LabelAxis::Dynamic { keys: &["tier"] }),
-    }
+/// The extra label of [`FakeConnector::by_tier`].
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+struct Tier {
+    tier: String,
+}
+
+/// A connector's families, as vLLM's connector adapter test registers them
+/// (`rust/src/engine-core-client/src/connector_metrics/adapter.rs`): a gauge, a counter, a
+/// histogram; and one with a data-dependent label, which cannot be pre-created.
+#[derive(MetricHandles)]
+#[metric_handles(labels = EngineLabels, handles = FakeConnectorHandles)]
+struct FakeConnector {
+    /// gauge
+    #[metric(name = "fake_gauge")]
+    gauge: Family<EngineLabels, Gauge>,
+    /// puts
+    #[metric(name = "fake_puts")]
+    puts: Family<EngineLabels, Counter>,
+    /// latency
+    #[metric(name = "fake_latency_seconds", buckets = [0.01, 0.1, 1.0])]
+    latency: Family<EngineLabels, Histogram>,
+    /// hits
+    #[metric(name = "fake_tier_hits")]
+    by_tier: Family<EngineLabels, Dynamic<Tier, Counter>>,
 }
 
 fn register_fake_connector(metrics: &VllmMetrics) -> FakeConnector {
-    FakeConnector::register(metrics.plugin_families()).expect("valid families with free names")
+    FakeConnector::try_register_in(metrics.plugin_families()).expect("free names")
 }
 
 /// Every series of families `fake_*` of `engine`, as written.
@@ -166,18 +178,32 @@ fn families_registered_while_engines_are_present_get_a_zero_series_per_engine() 
     );
 
     // A record on engine 0 updates engine 0 only.
-    connector
-        .puts
-        .get_or_create(&engine_labels(0), &[])
-        .expect("no extra labels")
-        .inc_by(3);
+    let engine0 = metrics.resolve_for_engine(0, |_, labels| connector.resolve(labels));
+    engine0.puts.inc_by(3);
+    engine0.gauge.set(2);
+    engine0.latency.observe(0.05);
+    engine0
+        .by_tier
+        .get_or_create(&Tier {
+            tier: "host".into(),
+        })
+        .inc();
     let s = scrape(&registry);
     assert_eq!(s.counter("fake_puts", "0"), 3.0);
     assert_eq!(s.counter("fake_puts", "1"), 0.0);
     assert_eq!(s.hist("fake_latency_seconds", "1").count, 0.0);
-    drop(connector.gauge);
-    drop(connector.latency);
-    drop(connector.by_tier);
+    assert_eq!(s.hist("fake_latency_seconds", "0").count, 1.0);
+    assert_eq!(
+        s.value("fake_gauge", &[("model_name", "model"), ("engine", "0")]),
+        2.0
+    );
+    assert_eq!(
+        s.value(
+            "fake_tier_hits_total",
+            &[("model_name", "model"), ("engine", "0"), ("tier", "host")]
+        ),
+        1.0
+    );
 }
 
 #[test]
@@ -327,11 +353,4 @@ fn an_engine_joining_later_gets_the_constant_label_series_and_they_leave_with_it
         0,
         "the engine's pre-created series left with it"
     );
-}
-
-fn engine_labels(engine: u32) -> EngineLabels {
-    EngineLabels {
-        model_name: "model".to_owned(),
-        engine,
-    }
 }

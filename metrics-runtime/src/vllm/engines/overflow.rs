@@ -9,9 +9,8 @@ use super::lock_order::{Level, OrderedMutex};
 pub(crate) enum OverflowGroup {
     /// The derived families, resolved when the engine joins (2048 label sets each).
     Derived,
-    /// The sleep-state plug-in families, resolved with the engine's first sleep snapshot. Nine
-    /// series per engine under a 2048-series limit: they overflow from about the 228th engine,
-    /// long before the derived families.
+    /// The sleep-state families, resolved with the engine's first sleep snapshot (2048 label
+    /// sets each): an engine's snapshot may come after engines that joined later.
     SleepState,
 }
 

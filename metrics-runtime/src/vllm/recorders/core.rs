@@ -161,9 +161,10 @@ impl Core {
                 || {
                     families.scheduler.remove(&entry.labels);
                     families.requests.remove(&entry.labels);
+                    families.connectors.remove(&entry.labels);
+                    families.sleep_state.remove(&entry.labels);
                     families.plugins.remove_common(&entry.labels);
                     families.cache_config.remove(engine);
-                    entry.connectors.leave();
                     let sleep_overflowed = entry.sleep.leave();
                     [
                         (OverflowGroup::Derived, entry.overflowed),

@@ -145,9 +145,7 @@ impl SchedulerStatsRecorder {
         }
 
         if let Some(connector) = &stats.kv_connector_stats {
-            entry
-                .connectors
-                .record(&core.families.connectors, &entry.labels, connector);
+            entry.connectors.record(connector);
         }
     }
 

@@ -1,289 +1,263 @@
-//! vLLM's KV-connector families (NIXL, Mooncake store), registered as plug-in families.
+//! vLLM's KV-connector families (NIXL, Mooncake store), declared with the derive.
 //!
 //! vLLM declares them with its connectors (`NixlPromMetrics` in
 //! `vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py`,
 //! `MooncakeStorePromMetrics` in `.../mooncake/store/metrics.py`) and its Rust frontend records
 //! them from the `kv_connector_stats` of each `SchedulerStats`
-//! (`rust/src/engine-core-client/src/metrics.rs`). Here they are described by
-//! [`runtime_families!`](crate::runtime_families) (one field per family, from which [`NIXL_DESCRIPTORS`],
-//! [`MOONCAKE_DESCRIPTORS`] and the registration follow) and registered in
-//! [`RuntimeFamilies`], the way a third-party connector declares and registers its own: the same
-//! macro, the same cached handles.
+//! (`rust/src/engine-core-client/src/metrics.rs`).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use crate::descriptor::{LabelAxis, MetricDescriptor};
-use crate::family::{RuntimeFamilies, RuntimeFamily};
+use crate::descriptor::MetricDescriptor;
+use crate::registry::{RegisterOptions, RegistrationError, Registry};
 use crate::vllm::buckets::{
     MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
     NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
 };
-use crate::vllm::engines::OverflowedEngines;
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::types::connector_stats::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
 use crate::vllm::values::non_negative;
-use crate::{Buckets, Counter, Histogram, LabelEnum};
+use crate::{Counter, Dynamic, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
 
-crate::__runtime_families! {
-    register: claimed;
-    /// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
-    pub(crate) struct NixlFamilies<EngineLabels> {
-        xfer_time: Histogram = (
-            "vllm:nixl_xfer_time_seconds",
-            "transfer_duration",
-            "Histogram of transfer duration for NIXL KV Cache transfers",
-        )
-        .buckets(Buckets::Explicit(NIXL_XFER_TIME_BUCKETS))
-        .with_computed(
-            "Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl` \
-            (negative values record 0). Registered through the plug-in family API; exported at \
-            0 from the engine's first sight, as in vLLM.",
-        ),
-        post_time: Histogram = (
-            "vllm:nixl_post_time_seconds",
-            "post_duration",
-            "Histogram of transfer post time for NIXL KV Cache transfers",
-        )
-        .buckets(Buckets::Explicit(NIXL_POST_TIME_BUCKETS))
-        .with_computed(
-            "Observes each `post_duration` of each `NixlStats` (negative values record 0).",
-        ),
-        bytes: Histogram = (
-            "vllm:nixl_bytes_transferred",
-            "bytes_transferred",
-            "Histogram of bytes transferred per NIXL KV Cache transfers",
-        )
-        .buckets(Buckets::Explicit(NIXL_BYTES_BUCKETS))
-        .with_computed("Observes each `bytes_transferred` of each `NixlStats`."),
-        // vLLM's help text has the double space (two string literals joined in its source).
-        descriptors: Histogram = (
-            "vllm:nixl_num_descriptors",
-            "num_descriptors",
-            "Histogram of number of descriptors per NIXL  KV Cache transfers",
-        )
-        .buckets(Buckets::Explicit(NIXL_DESCRIPTORS_BUCKETS))
-        .with_computed("Observes each `num_descriptors` of each `NixlStats`."),
-        failed_transfers: Counter = (
-            "vllm:nixl_num_failed_transfers",
-            "num_failed_transfers",
-            "Number of failed NIXL KV Cache transfers",
-        )
-        .with_computed(
-            "Increased by every element of `num_failed_transfers` of each `NixlStats` \
-            (saturating).",
-        ),
-        failed_notifications: Counter = (
-            "vllm:nixl_num_failed_notifications",
-            "num_failed_notifications",
-            "Number of failed NIXL KV Cache notifications",
-        )
-        .with_computed(
-            "Increased by every element of `num_failed_notifications` of each `NixlStats` \
-            (saturating).",
-        ),
-        kv_expired_reqs: Counter = (
-            "vllm:nixl_num_kv_expired_reqs",
-            "num_kv_expired_reqs",
-            "Number of requests that had their KV expire. NOTE: This metric is tracked on the P \
-            instance",
-        )
-        .with_computed(
-            "Increased by every element of `num_kv_expired_reqs` of each `NixlStats` \
-            (saturating).",
-        ),
-    }
+/// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
+#[derive(MetricHandles)]
+#[metric_handles(handles = NixlHandles, labels = EngineLabels)]
+pub(crate) struct NixlMetrics {
+    /// Histogram of transfer duration for NIXL KV Cache transfers
+    ///
+    /// # Computed
+    ///
+    /// Observes each `transfer_duration` of each `NixlStats` in `kv_connector_stats.nixl`
+    /// (negative values record 0). Exported at 0 from the engine's first sight, as in vLLM.
+    #[metric(name = "vllm:nixl_xfer_time_seconds", buckets = NIXL_XFER_TIME_BUCKETS)]
+    transfer_duration: Family<EngineLabels, Histogram>,
+
+    /// Histogram of transfer post time for NIXL KV Cache transfers
+    ///
+    /// # Computed
+    ///
+    /// Observes each `post_duration` of each `NixlStats` (negative values record 0).
+    #[metric(name = "vllm:nixl_post_time_seconds", buckets = NIXL_POST_TIME_BUCKETS)]
+    post_duration: Family<EngineLabels, Histogram>,
+
+    /// Histogram of bytes transferred per NIXL KV Cache transfers
+    ///
+    /// # Computed
+    ///
+    /// Observes each `bytes_transferred` of each `NixlStats`.
+    #[metric(name = "vllm:nixl_bytes_transferred", buckets = NIXL_BYTES_BUCKETS)]
+    bytes_transferred: Family<EngineLabels, Histogram>,
+
+    // vLLM's help text has the double space (two string literals joined in its source).
+    /// Histogram of number of descriptors per NIXL  KV Cache transfers
+    ///
+    /// # Computed
+    ///
+    /// Observes each `num_descriptors` of each `NixlStats`.
+    #[metric(name = "vllm:nixl_num_descriptors", buckets = NIXL_DESCRIPTORS_BUCKETS)]
+    num_descriptors: Family<EngineLabels, Histogram>,
+
+    /// Number of failed NIXL KV Cache transfers
+    ///
+    /// # Computed
+    ///
+    /// Increased by every element of `num_failed_transfers` of each `NixlStats` (saturating).
+    #[metric(name = "vllm:nixl_num_failed_transfers")]
+    num_failed_transfers: Family<EngineLabels, Counter>,
+
+    /// Number of failed NIXL KV Cache notifications
+    ///
+    /// # Computed
+    ///
+    /// Increased by every element of `num_failed_notifications` of each `NixlStats`
+    /// (saturating).
+    #[metric(name = "vllm:nixl_num_failed_notifications")]
+    num_failed_notifications: Family<EngineLabels, Counter>,
+
+    /// Number of requests that had their KV expire. NOTE: This metric is tracked on the P instance
+    ///
+    /// # Computed
+    ///
+    /// Increased by every element of `num_kv_expired_reqs` of each `NixlStats` (saturating).
+    #[metric(name = "vllm:nixl_num_kv_expired_reqs")]
+    num_kv_expired_reqs: Family<EngineLabels, Counter>,
 }
 
 /// The seven NIXL families: per engine, exported (at 0) from the engine's first sight.
-pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = NixlFamilies::DESCRIPTORS;
+pub const NIXL_DESCRIPTORS: &[MetricDescriptor] = NixlMetrics::DESCRIPTORS;
 
 /// The extra label keys of the Mooncake-store families.
-pub const MOONCAKE_LABEL_KEYS: &[&str] = &["operation", "status"];
+pub const MOONCAKE_LABEL_KEYS: &[&str] = MooncakePair::KEYS;
 
-/// The Mooncake-store families' axis: their series are created by record, per
-/// `operation` x `status` pair.
-const MOONCAKE_AXIS: LabelAxis = LabelAxis::Dynamic {
-    keys: MOONCAKE_LABEL_KEYS,
-};
-
-crate::__runtime_families! {
-    register: claimed;
-    /// The five Mooncake-store families, by `operation` x `status`: a series appears on the
-    /// first record of its pair.
-    pub(crate) struct MooncakeFamilies<EngineLabels> {
-        time: Histogram = (
-            "vllm:mooncake_store_operation_time_seconds",
-            "duration_seconds",
-            "Histogram of Mooncake store communication time",
-        )
-        .axis(MOONCAKE_AXIS)
-        .buckets(Buckets::Explicit(MOONCAKE_OPERATION_TIME_BUCKETS))
-        .with_computed(
-            "For each record of each operation in `kv_connector_stats.mooncake`: observes \
-            `duration_seconds` (negative values record 0) in the series {operation, record's \
-            status}. A pair's five series are resolved through the plug-in family API on its \
-            first record, then cached per engine: later records are an array index and atomics.",
-        ),
-        operations: Counter = (
-            "vllm:mooncake_store_operation",
-            "(one per record)",
-            "Number of Mooncake store communication operations",
-        )
-        .axis(MOONCAKE_AXIS)
-        .with_computed("+1 per Mooncake record, by operation and status."),
-        keys: Counter = (
-            "vllm:mooncake_store_operation_keys",
-            "num_keys",
-            "Number of Mooncake store keys touched by operations",
-        )
-        .axis(MOONCAKE_AXIS)
-        .with_computed("Increased by each record's `num_keys`, by operation and status."),
-        bytes: Counter = (
-            "vllm:mooncake_store_operation_bytes",
-            "num_bytes",
-            "Number of bytes transferred by Mooncake store operations",
-        )
-        .axis(MOONCAKE_AXIS)
-        .with_computed("Increased by each record's `num_bytes`, by operation and status."),
-        failed_keys: Counter = (
-            "vllm:mooncake_store_operation_failed_keys",
-            "num_failed_keys",
-            "Number of Mooncake store keys that failed in operations",
-        )
-        .axis(MOONCAKE_AXIS)
-        .with_computed("Increased by each record's `num_failed_keys`, by operation and status."),
-    }
+/// The extra labels of a Mooncake-store series: the operation and how it ended.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub(crate) struct MooncakePair {
+    operation: MooncakeOperation,
+    status: MooncakeStatus,
 }
 
 /// The five Mooncake-store families, by `operation` x `status`: a series appears on the first
 /// record of its pair.
-pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = MooncakeFamilies::DESCRIPTORS;
+#[derive(MetricHandles)]
+#[metric_handles(handles = MooncakeEngineHandles, labels = EngineLabels)]
+pub(crate) struct MooncakeMetrics {
+    /// Histogram of Mooncake store communication time
+    ///
+    /// # Computed
+    ///
+    /// For each record of each operation in `kv_connector_stats.mooncake`: observes
+    /// `duration_seconds` (negative values record 0) in the series {operation, record's
+    /// status}. A pair's five series are resolved on its first record, then cached per engine:
+    /// later records are an array index and atomics.
+    #[metric(
+        name = "vllm:mooncake_store_operation_time_seconds",
+        buckets = MOONCAKE_OPERATION_TIME_BUCKETS
+    )]
+    duration_seconds: Family<EngineLabels, Dynamic<MooncakePair, Histogram>>,
+
+    /// Number of Mooncake store communication operations
+    ///
+    /// # Computed
+    ///
+    /// +1 per Mooncake record, by operation and status.
+    #[metric(name = "vllm:mooncake_store_operation")]
+    operations: Family<EngineLabels, Dynamic<MooncakePair, Counter>>,
+
+    /// Number of Mooncake store keys touched by operations
+    ///
+    /// # Computed
+    ///
+    /// Increased by each record's `num_keys`, by operation and status.
+    #[metric(name = "vllm:mooncake_store_operation_keys")]
+    num_keys: Family<EngineLabels, Dynamic<MooncakePair, Counter>>,
+
+    /// Number of bytes transferred by Mooncake store operations
+    ///
+    /// # Computed
+    ///
+    /// Increased by each record's `num_bytes`, by operation and status.
+    #[metric(name = "vllm:mooncake_store_operation_bytes")]
+    num_bytes: Family<EngineLabels, Dynamic<MooncakePair, Counter>>,
+
+    /// Number of Mooncake store keys that failed in operations
+    ///
+    /// # Computed
+    ///
+    /// Increased by each record's `num_failed_keys`, by operation and status.
+    #[metric(name = "vllm:mooncake_store_operation_failed_keys")]
+    num_failed_keys: Family<EngineLabels, Dynamic<MooncakePair, Counter>>,
+}
+
+/// The five Mooncake-store families, by `operation` x `status`: a series appears on the first
+/// record of its pair.
+pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = MooncakeMetrics::DESCRIPTORS;
 
 /// The registered connector families.
 pub(crate) struct ConnectorFamilies {
-    nixl: NixlFamilies,
-    mooncake: MooncakeFamilies,
-    /// The lock that serialises engines' joins and leaves: a Mooncake pair is resolved under
-    /// it, so it cannot be created for an engine that has left.
-    overflowed_engines: Arc<OverflowedEngines>,
+    nixl: NixlMetrics,
+    mooncake: MooncakeMetrics,
 }
 
 impl ConnectorFamilies {
+    /// Registers both connectors' families in `registry`, each with the options `only` gives
+    /// its descriptors.
     pub(crate) fn register(
-        plugins: &RuntimeFamilies<EngineLabels>,
-        overflowed_engines: Arc<OverflowedEngines>,
-    ) -> Self {
-        ConnectorFamilies {
-            nixl: NixlFamilies::register_claimed(plugins),
-            mooncake: MooncakeFamilies::register_claimed(plugins),
-            overflowed_engines,
-        }
+        registry: &mut Registry,
+        only: &impl Fn(&[MetricDescriptor]) -> RegisterOptions,
+    ) -> Result<Self, RegistrationError> {
+        Ok(ConnectorFamilies {
+            nixl: NixlMetrics::try_register_with(registry, &only(NixlMetrics::DESCRIPTORS))?,
+            mooncake: MooncakeMetrics::try_register_with(
+                registry,
+                &only(MooncakeMetrics::DESCRIPTORS),
+            )?,
+        })
     }
 
-    /// An engine's connector handles: NIXL resolved now (as the engine joins, under the
-    /// [`OverflowedEngines`] lock), Mooncake pairs on first use.
+    /// An engine's connector handles, as the engine joins: NIXL's series at 0, and the
+    /// engine's Mooncake maps, where a pair's series appear on its first record.
     pub(crate) fn resolve(&self, labels: &EngineLabels) -> ConnectorHandles {
-        let one = |family: &RuntimeFamily<EngineLabels, Histogram>| family.resolve_common(labels);
-        let count = |family: &RuntimeFamily<EngineLabels, Counter>| family.resolve_common(labels);
-        let nixl = &self.nixl;
         ConnectorHandles {
-            nixl: NixlHandles {
-                xfer_time: one(&nixl.xfer_time),
-                post_time: one(&nixl.post_time),
-                bytes: one(&nixl.bytes),
-                descriptors: one(&nixl.descriptors),
-                failed_transfers: count(&nixl.failed_transfers),
-                failed_notifications: count(&nixl.failed_notifications),
-                kv_expired_reqs: count(&nixl.kv_expired_reqs),
-            },
-            mooncake: std::array::from_fn(|_| std::array::from_fn(|_| OnceLock::new())),
+            nixl: self.nixl.resolve(labels),
+            mooncake: self.mooncake.resolve(labels),
+            pairs: std::array::from_fn(|_| std::array::from_fn(|_| OnceLock::new())),
         }
     }
 
-    #[cold]
-    fn resolve_mooncake(
-        &self,
-        labels: &EngineLabels,
-        operation: MooncakeOperation,
-        status: MooncakeStatus,
-    ) -> MooncakeHandles {
-        let extra = [operation.label_value(), status.label_value()];
-        let mooncake = &self.mooncake;
-        MooncakeHandles {
-            time: mooncake.time.resolve_declared(labels, &extra),
-            operations: mooncake.operations.resolve_declared(labels, &extra),
-            keys: mooncake.keys.resolve_declared(labels, &extra),
-            bytes: mooncake.bytes.resolve_declared(labels, &extra),
-            failed_keys: mooncake.failed_keys.resolve_declared(labels, &extra),
-        }
+    /// Removes `labels`' series from every connector family (an engine that left). Handles
+    /// resolved earlier, Mooncake pairs resolved later through them included, record into
+    /// series no longer exported.
+    pub(crate) fn remove(&self, labels: &EngineLabels) {
+        self.nixl.remove(labels);
+        self.mooncake.remove(labels);
     }
 }
 
-struct NixlHandles {
-    xfer_time: Histogram,
-    post_time: Histogram,
-    bytes: Histogram,
-    descriptors: Histogram,
-    failed_transfers: Counter,
-    failed_notifications: Counter,
-    kv_expired_reqs: Counter,
-}
-
-struct MooncakeHandles {
-    time: Histogram,
+/// The five handles of one Mooncake `operation` x `status` pair.
+struct MooncakePairHandles {
+    duration_seconds: Histogram,
     operations: Counter,
-    keys: Counter,
-    bytes: Counter,
-    failed_keys: Counter,
+    num_keys: Counter,
+    num_bytes: Counter,
+    num_failed_keys: Counter,
+}
+
+impl MooncakePairHandles {
+    #[cold]
+    fn resolve(engine: &MooncakeEngineHandles, pair: &MooncakePair) -> Self {
+        MooncakePairHandles {
+            duration_seconds: engine.duration_seconds.get_or_create(pair),
+            operations: engine.operations.get_or_create(pair),
+            num_keys: engine.num_keys.get_or_create(pair),
+            num_bytes: engine.num_bytes.get_or_create(pair),
+            num_failed_keys: engine.num_failed_keys.get_or_create(pair),
+        }
+    }
 }
 
 /// One engine's connector handles.
 pub(crate) struct ConnectorHandles {
     nixl: NixlHandles,
-    /// By operation, then status: resolved on the pair's first record; `None` once the engine
-    /// left with the pair unresolved.
-    mooncake: [[OnceLock<Option<MooncakeHandles>>; MooncakeStatus::VARIANTS.len()];
+    /// The engine's Mooncake maps, by pair.
+    mooncake: MooncakeEngineHandles,
+    /// By operation, then status: resolved on the pair's first record.
+    pairs: [[OnceLock<MooncakePairHandles>; MooncakeStatus::VARIANTS.len()];
         MooncakeOperation::VARIANTS.len()],
 }
 
 impl ConnectorHandles {
     /// Records one step's connector telemetry. Durations below 0 record 0; NaN and +Inf go to
     /// the `+Inf` bucket without touching `_sum`; counter sums saturate.
-    pub(crate) fn record(
-        &self,
-        families: &ConnectorFamilies,
-        labels: &EngineLabels,
-        stats: &KvConnectorStats,
-    ) {
+    pub(crate) fn record(&self, stats: &KvConnectorStats) {
         for nixl in &stats.nixl {
             self.record_nixl(nixl);
         }
         if let Some(mooncake) = &stats.mooncake {
-            self.record_mooncake(families, labels, mooncake);
+            self.record_mooncake(mooncake);
         }
     }
 
     fn record_nixl(&self, stats: &NixlStats) {
         let h = &self.nixl;
         for &seconds in &stats.transfer_duration {
-            h.xfer_time.observe(non_negative(seconds));
+            h.transfer_duration.observe(non_negative(seconds));
         }
         for &seconds in &stats.post_duration {
-            h.post_time.observe(non_negative(seconds));
+            h.post_duration.observe(non_negative(seconds));
         }
         // u64 -> f64 rounds only beyond 2^53 (bytes or descriptors).
         for &bytes in &stats.bytes_transferred {
-            h.bytes.observe(bytes as f64);
+            h.bytes_transferred.observe(bytes as f64);
         }
         for &descriptors in &stats.num_descriptors {
-            h.descriptors.observe(descriptors as f64);
+            h.num_descriptors.observe(descriptors as f64);
         }
         for (counter, increments) in [
-            (&h.failed_transfers, &stats.num_failed_transfers),
-            (&h.failed_notifications, &stats.num_failed_notifications),
-            (&h.kv_expired_reqs, &stats.num_kv_expired_reqs),
+            (&h.num_failed_transfers, &stats.num_failed_transfers),
+            (&h.num_failed_notifications, &stats.num_failed_notifications),
+            (&h.num_kv_expired_reqs, &stats.num_kv_expired_reqs),
         ] {
             for &increment in increments {
                 counter.inc_by(increment);
@@ -291,61 +265,33 @@ impl ConnectorHandles {
         }
     }
 
-    fn record_mooncake(
-        &self,
-        families: &ConnectorFamilies,
-        labels: &EngineLabels,
-        stats: &MooncakeStats,
-    ) {
+    fn record_mooncake(&self, stats: &MooncakeStats) {
         for (&operation, records) in &stats.0 {
             for record in records {
-                if let Some(handles) =
-                    self.mooncake_pair(families, labels, operation, record.status)
-                {
-                    record_mooncake_operation(handles, record);
-                }
+                record_mooncake_operation(self.mooncake_pair(operation, record.status), record);
             }
         }
     }
 
-    /// The handles of a Mooncake pair: once resolved, one atomic load. The first record of a
-    /// pair resolves it under the [`OverflowedEngines`] lock (the joins-and-leaves lock; the
-    /// lock order is in `vllm::engines`), unless the engine left first.
+    /// The handles of a Mooncake pair: once resolved, one atomic load.
     fn mooncake_pair(
         &self,
-        families: &ConnectorFamilies,
-        labels: &EngineLabels,
         operation: MooncakeOperation,
         status: MooncakeStatus,
-    ) -> Option<&MooncakeHandles> {
-        let pair = &self.mooncake[operation.index()][status.index()];
-        let resolved = match pair.get() {
-            Some(resolved) => resolved,
-            // Another record of the pair, or the engine's leave, may set it first.
-            None => families.overflowed_engines.resolve(|| {
-                pair.get_or_init(|| Some(families.resolve_mooncake(labels, operation, status)))
-            }),
-        };
-        resolved.as_ref()
-    }
-
-    /// Called as the engine leaves, under the [`OverflowedEngines`] lock: the Mooncake pairs
-    /// not resolved yet stay unresolved for good, so a record by a recorder still holding the
-    /// engine creates no series for an engine that is gone. (Its resolved handles, NIXL's
-    /// among them, are detached from the families by the leave and record unexported.)
-    pub(crate) fn leave(&self) {
-        for pair in self.mooncake.iter().flatten() {
-            pair.get_or_init(|| None);
-        }
+    ) -> &MooncakePairHandles {
+        self.pairs[operation.index()][status.index()].get_or_init(|| {
+            MooncakePairHandles::resolve(&self.mooncake, &MooncakePair { operation, status })
+        })
     }
 }
 
-fn record_mooncake_operation(h: &MooncakeHandles, record: &MooncakeRecord) {
-    h.time.observe(non_negative(record.duration_seconds));
+fn record_mooncake_operation(h: &MooncakePairHandles, record: &MooncakeRecord) {
+    h.duration_seconds
+        .observe(non_negative(record.duration_seconds));
     h.operations.inc();
-    h.keys.inc_by(record.num_keys);
-    h.bytes.inc_by(record.num_bytes);
-    h.failed_keys.inc_by(record.num_failed_keys);
+    h.num_keys.inc_by(record.num_keys);
+    h.num_bytes.inc_by(record.num_bytes);
+    h.num_failed_keys.inc_by(record.num_failed_keys);
 }
 
 #[cfg(test)]
@@ -366,7 +312,7 @@ mod tests {
         metrics: &VllmMetrics,
         entry: &crate::vllm::recorders::core::EngineEntry,
     ) {
-        let families = &metrics.core().families;
+        let _ = metrics;
         let stats = KvConnectorStats {
             nixl: vec![NixlStats {
                 transfer_duration: vec![0.5],
@@ -384,9 +330,7 @@ mod tests {
                 }],
             )]))),
         };
-        entry
-            .connectors
-            .record(&families.connectors, &entry.labels, &stats);
+        entry.connectors.record(&stats);
         entry
             .scheduler
             .spec_decode_num_accepted_tokens_per_pos

@@ -1,118 +1,118 @@
 //! `vllm:engine_sleep_resource_state` {`resource`, `state`} and `vllm:engine_fully_awake`:
-//! each engine's confirmed sleep snapshot, registered as plug-in families.
+//! each engine's confirmed sleep snapshot, declared with the derive.
 //!
 //! The `resource` x `state` pairs are not a cross product: `scheduler` is `running` or
 //! `paused`, `weights` is `resident`, `offloaded`, `discarded` or `unknown`, `kv_cache` is
 //! `resident`, `released` or `unknown` (vLLM's Rust frontend,
-//! `rust/src/engine-core-client/src/metrics.rs`). So the nine valid series are resolved
-//! through the run-time family API, whose extra label keys take any pairs, rather than as a
-//! product of two enum axes. As in vLLM, an engine's series appear with its first snapshot:
-//! an engine that never published one is not claimed asleep or awake.
+//! `rust/src/engine-core-client/src/metrics.rs`). So the nine valid series are a `Dynamic`
+//! axis's, looked up once per engine, rather than a product of two enum axes. As in vLLM, an
+//! engine's series appear with its first snapshot: an engine that never published one is not
+//! claimed asleep or awake.
 
 use std::sync::{Arc, OnceLock};
 
-use crate::descriptor::{LabelAxis, MetricDescriptor};
-use crate::family::RuntimeFamilies;
+use crate::descriptor::MetricDescriptor;
+use crate::registry::{RegisterOptions, RegistrationError, Registry};
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
-use crate::{Gauge, LabelEnum};
+use crate::{Dynamic, Family, Gauge, LabelEnum, LabelSet, MetricHandles};
 
-crate::__runtime_families! {
-    register: claimed;
-    /// The two sleep-state families.
-    pub(crate) struct SleepStateGauges<EngineLabels> {
-        resource_state: Gauge = (
-            "vllm:engine_sleep_resource_state",
-            "sleep_state",
-            "Engine sleep state by resource: 1 for the current state of each resource, 0 for its \
-            other states",
-        )
-        .axis(LabelAxis::Dynamic {
-            keys: &["resource", "state"],
-        })
-        .with_computed(
-            "On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): \
-            for each resource, 1 on its current state's series, 0 on the others; the nine valid \
-            {resource, state} series (scheduler: running, paused; weights: resident, offloaded, \
-            discarded, unknown; kv_cache: resident, released, unknown) appear with the engine's \
-            first snapshot. An unrecognised state decodes to `unknown`.",
-        ),
-        fully_awake: Gauge = (
-            "vllm:engine_fully_awake",
-            "sleep_state",
-            "1 when scheduling is running and both the weights and the KV cache are confirmed \
-            resident, else 0",
-        )
-        .with_computed(
-            "Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache \
-            are `resident`, else 0. Absent until the engine's first snapshot.",
-        ),
-    }
+/// The extra labels of a `vllm:engine_sleep_resource_state` series.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub(crate) struct ResourceState {
+    resource: &'static str,
+    state: &'static str,
 }
 
 /// The two sleep-state families.
-pub const SLEEP_STATE_DESCRIPTORS: &[MetricDescriptor] = SleepStateGauges::DESCRIPTORS;
+#[derive(MetricHandles)]
+#[metric_handles(handles = SleepStateEngine, labels = EngineLabels)]
+pub(crate) struct SleepStateMetrics {
+    /// Engine sleep state by resource: 1 for the current state of each resource, 0 for its other states
+    ///
+    /// # Computed
+    ///
+    /// On each `SchedulerStats` carrying `sleep_state` (also a `sleep_state_only` update): for
+    /// each resource, 1 on its current state's series, 0 on the others; the nine valid
+    /// {resource, state} series (scheduler: running, paused; weights: resident, offloaded,
+    /// discarded, unknown; kv_cache: resident, released, unknown) appear with the engine's
+    /// first snapshot. An unrecognised state decodes to `unknown`.
+    #[metric(name = "vllm:engine_sleep_resource_state")]
+    resource_state: Family<EngineLabels, Dynamic<ResourceState, Gauge>>,
+
+    /// 1 when scheduling is running and both the weights and the KV cache are confirmed resident, else 0
+    ///
+    /// # Computed
+    ///
+    /// Set with each snapshot: 1 when `scheduler_paused` is false and weights and KV cache are
+    /// `resident`, else 0. Absent until the engine's first snapshot.
+    #[metric(name = "vllm:engine_fully_awake")]
+    fully_awake: Family<EngineLabels, Gauge>,
+}
+
+/// The two sleep-state families.
+pub const SLEEP_STATE_DESCRIPTORS: &[MetricDescriptor] = SleepStateMetrics::DESCRIPTORS;
 
 /// The `state` values of resource `scheduler`, in [`SleepStateHandles::scheduler`] order.
 const SCHEDULER_STATES: [&str; 2] = ["running", "paused"];
 
 /// The registered families.
 pub(crate) struct SleepStateFamilies {
-    gauges: SleepStateGauges,
+    metrics: SleepStateMetrics,
     /// The overflowed engines' counts and the lock that serialises joins and leaves, shared
     /// with the derived families: an engine's gauges are resolved under it.
     overflowed_engines: Arc<OverflowedEngines>,
 }
 
 impl SleepStateFamilies {
+    /// Registers both families in `registry`, with `options`.
     pub(crate) fn register(
-        plugins: &RuntimeFamilies<EngineLabels>,
+        registry: &mut Registry,
+        options: &RegisterOptions,
         overflowed_engines: Arc<OverflowedEngines>,
-    ) -> Self {
-        SleepStateFamilies {
-            gauges: SleepStateGauges::register_claimed(plugins),
+    ) -> Result<Self, RegistrationError> {
+        Ok(SleepStateFamilies {
+            metrics: SleepStateMetrics::try_register_with(registry, options)?,
             overflowed_engines,
-        }
+        })
+    }
+
+    /// Removes `labels`' series (an engine that left), under the [`OverflowedEngines`] lock.
+    pub(crate) fn remove(&self, labels: &EngineLabels) {
+        self.metrics.remove(labels);
     }
 
     /// Removes both families' overflow series: called when the last engine recording into them
     /// left, under the [`OverflowedEngines`] lock.
     pub(crate) fn remove_overflow(&self) {
-        self.gauges.resource_state.remove_overflow();
-        self.gauges.fully_awake.remove_overflow();
+        self.metrics.resource_state.remove_overflow();
+        self.metrics.fully_awake.remove_overflow();
     }
 
     #[cold]
     fn resolve(&self, labels: &EngineLabels) -> SleepStateHandles {
-        let mut overflowed = false;
-        let mut pair = |resource: &str, state: &str| {
-            let (gauge, overflow) = self
-                .gauges
+        let engine = self.metrics.resolve(labels);
+        // Both families hold the same engines under the same limit: past it, both handles are
+        // the overflow series.
+        let overflowed = self.metrics.fully_awake.get(labels).is_none();
+        let pair = |resource: &'static str, state: &'static str| {
+            engine
                 .resource_state
-                .resolve_declared_or_overflow(labels, &[resource, state]);
-            overflowed |= overflow;
-            gauge
+                .get_or_create(&ResourceState { resource, state })
         };
-        let scheduler = SCHEDULER_STATES.map(|state| pair("scheduler", state));
-        let weights = WeightsState::VALUES
-            .iter()
-            .map(|state| pair("weights", state))
-            .collect();
-        let kv_cache = KvCacheState::VALUES
-            .iter()
-            .map(|state| pair("kv_cache", state))
-            .collect();
-        let (fully_awake, overflow) = self
-            .gauges
-            .fully_awake
-            .resolve_declared_or_overflow(labels, &[]);
         SleepStateHandles {
-            scheduler,
-            weights,
-            kv_cache,
-            fully_awake,
-            overflowed: overflowed || overflow,
+            scheduler: SCHEDULER_STATES.map(|state| pair("scheduler", state)),
+            weights: WeightsState::VALUES
+                .iter()
+                .map(|state| pair("weights", state))
+                .collect(),
+            kv_cache: KvCacheState::VALUES
+                .iter()
+                .map(|state| pair("kv_cache", state))
+                .collect(),
+            fully_awake: engine.fully_awake,
+            overflowed,
         }
     }
 }
@@ -125,8 +125,7 @@ pub(crate) struct SleepStateHandles {
     /// In `KvCacheState::VARIANTS` order.
     kv_cache: Box<[Gauge]>,
     fully_awake: Gauge,
-    /// Some of them are the overflow series (the engine is counted in
-    /// [`OverflowGroup::SleepState`]; an engine straddling the limit has some of each).
+    /// They are the overflow series (the engine is counted in [`OverflowGroup::SleepState`]).
     overflowed: bool,
 }
 
@@ -191,12 +190,15 @@ fn set_one_hot(gauges: &[Gauge], current: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Registry;
 
     #[test]
     fn a_snapshot_recorded_as_the_engine_leaves_creates_no_series() {
-        let plugins = RuntimeFamilies::register_in(&mut Registry::default());
-        let families = SleepStateFamilies::register(&plugins, Arc::default());
+        let families = SleepStateFamilies::register(
+            &mut Registry::default(),
+            &RegisterOptions::new(),
+            Arc::default(),
+        )
+        .unwrap_or_else(|error| panic!("{error}"));
         let labels = EngineLabels {
             model_name: "m".into(),
             engine: 0,
@@ -212,13 +214,18 @@ mod tests {
         let gone = EngineSleepGauges::default();
         assert!(!gone.leave());
         gone.record(&families, &labels, &awake);
-        assert!(families.gauges.resource_state.is_empty());
-        assert!(families.gauges.fully_awake.is_empty());
+        let metrics = &families.metrics;
+        assert!(metrics.resource_state.is_empty());
+        assert!(metrics.fully_awake.is_empty());
 
         let present = EngineSleepGauges::default();
         present.record(&families, &labels, &awake);
-        assert_eq!(families.gauges.resource_state.len(), 9);
-        assert_eq!(families.gauges.fully_awake.len(), 1);
+        let resource_states = metrics
+            .resource_state
+            .get(&labels)
+            .map(|engine| engine.len());
+        assert_eq!(resource_states, Some(9));
+        assert_eq!(metrics.fully_awake.len(), 1);
         assert!(!present.leave(), "its own series, not the overflow series");
     }
 }

@@ -1,9 +1,0 @@
-use metric_handles::{runtime_families, Counter, NoLabels};
-
-runtime_families! {
-    struct Families<NoLabels> {
-        fetches: Counter = ("acme:fetches", "Blocks fetched."),
-    }
-}
-
-fn main() {}
