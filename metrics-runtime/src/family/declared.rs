@@ -28,7 +28,9 @@ pub struct DeclaredFamilies<'a, L> {
     families: &'a RuntimeFamilies<L>,
 }
 
-impl<'a, L: LabelSet> DeclaredFamilies<'a, L> {
+// Without `L: LabelSet`, as the set's claims: the generated code calls this directly, and the
+// label set's bound is reported once, by the field checks.
+impl<'a, L> DeclaredFamilies<'a, L> {
     /// Claims, as the struct `owner`'s, every name the families `descriptors` declare write
     /// (with their aliases shown by default) in `families`' registry, unless one is taken
     /// there or reserved in the set: then nothing is claimed.
@@ -40,7 +42,9 @@ impl<'a, L: LabelSet> DeclaredFamilies<'a, L> {
         families.claim_declared(owner, descriptors)?;
         Ok(DeclaredFamilies { families })
     }
+}
 
+impl<L: LabelSet> DeclaredFamilies<'_, L> {
     /// Creates the family `descriptor` declares (one of those claimed), with `options`'
     /// overrides, and adds it to the set under each name it shows.
     pub fn add<M: FamilyMember>(

@@ -149,36 +149,6 @@ impl<L: LabelSet> RuntimeFamilies<L> {
         Ok(family)
     }
 
-    /// Claims `claims` in the registry's ledger unless one of them is reserved in this set or
-    /// taken there: all of them, or none.
-    fn claim_unreserved(
-        &self,
-        state: &State<L>,
-        claims: Vec<FamilyClaim>,
-    ) -> Result<(), RegistrationError> {
-        state
-            .reserved
-            .check(&claims)
-            .and_then(|()| self.shared.ledger.claim(claims))
-    }
-
-    /// Claims, as the struct `owner`'s, the names of the derived families `descriptors`
-    /// declare (each shown name with its unit, type and sample names), unless one is reserved
-    /// in this set or taken in the registry: all of them, or none.
-    pub(crate) fn claim_declared(
-        &self,
-        owner: &str,
-        descriptors: &[MetricDescriptor],
-    ) -> Result<(), RegistrationError> {
-        let claims = declared_claims(
-            &self.shared.ledger.scope,
-            owner,
-            descriptors,
-            Some(&RegisterOptions::new()),
-        );
-        self.claim_unreserved(&self.read(), claims)
-    }
-
     /// Exports `family`, a derived struct's family whose names
     /// [`claim_declared`](Self::claim_declared) claimed, with the zero series of every common
     /// label set present, now and later.
@@ -252,6 +222,40 @@ impl<L: LabelSet> RuntimeFamilies<L> {
     /// Whether no family is registered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+// Without `L: LabelSet`: a derived struct's generated `try_register_in` claims its names
+// through these, and its label set's bound is reported once, by the field checks.
+impl<L> RuntimeFamilies<L> {
+    /// Claims `claims` in the registry's ledger unless one of them is reserved in this set or
+    /// taken there: all of them, or none.
+    fn claim_unreserved(
+        &self,
+        state: &State<L>,
+        claims: Vec<FamilyClaim>,
+    ) -> Result<(), RegistrationError> {
+        state
+            .reserved
+            .check(&claims)
+            .and_then(|()| self.shared.ledger.claim(claims))
+    }
+
+    /// Claims, as the struct `owner`'s, the names of the derived families `descriptors`
+    /// declare (each shown name with its unit, type and sample names), unless one is reserved
+    /// in this set or taken in the registry: all of them, or none.
+    pub(crate) fn claim_declared(
+        &self,
+        owner: &str,
+        descriptors: &[MetricDescriptor],
+    ) -> Result<(), RegistrationError> {
+        let claims = declared_claims(
+            &self.shared.ledger.scope,
+            owner,
+            descriptors,
+            Some(&RegisterOptions::new()),
+        );
+        self.claim_unreserved(&self.read(), claims)
     }
 
     fn read(&self) -> RwLockReadGuard<'_, State<L>> {
