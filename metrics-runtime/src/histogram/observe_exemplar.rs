@@ -53,9 +53,31 @@ impl Histogram {
         self.core.exemplars.record(bucket, labels, value, Some(at))
     }
 
-    /// Makes `labels` the exemplar of the bucket `value` falls in without observing it: the
-    /// request-local view (and vLLM's request tracker) counts its observations itself.
-    pub(crate) fn exemplar_only(
+    /// Makes `labels` the exemplar of the bucket `value` falls in, stamped `at` (now when
+    /// `None`), without observing `value`: for observations counted another way, buffered in a
+    /// [`HistogramBuffer`](crate::histogram::HistogramBuffer) and merged with
+    /// [`merge`](Self::merge) (a request-local view does this with its
+    /// `observe_with_exemplar`; vLLM's request tracker writes one exemplar per merge of a
+    /// request's inter-token latencies). OpenMetrics asks an exemplar to lie within its
+    /// bucket, not to be counted yet: write it with its observation merged, or just before.
+    /// The rules and counts of refused and dropped exemplars are
+    /// [`observe_with_exemplar`](Self::observe_with_exemplar)'s.
+    ///
+    /// ```
+    /// use metric_handles::histogram::HistogramBuffer;
+    /// use metric_handles::Histogram;
+    ///
+    /// let itl = Histogram::new([0.01, 0.1]);
+    /// let mut pending = HistogramBuffer::new();
+    /// assert!(pending.push(0.02));
+    /// assert!(pending.push(0.05));
+    /// itl.merge(&mut pending);
+    /// itl.set_exemplar(0.05, &[("trace_id", "3a2f90c9")], None)?;
+    /// assert_eq!(itl.snapshot().count(), 2);
+    /// # Ok::<(), metric_handles::exemplar::ExemplarError>(())
+    /// ```
+    #[inline]
+    pub fn set_exemplar(
         &self,
         value: f64,
         labels: &(impl ExemplarLabels + ?Sized),

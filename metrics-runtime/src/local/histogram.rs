@@ -84,7 +84,7 @@ impl LocalHistogram {
         labels: &(impl ExemplarLabels + ?Sized),
     ) -> Result<(), ExemplarError> {
         self.observe(value);
-        self.histogram.exemplar_only(value, labels, None)
+        self.histogram.set_exemplar(value, labels, None)
     }
 
     /// [`observe_with_exemplar`](Self::observe_with_exemplar) with the exemplar stamped `at`
@@ -97,7 +97,7 @@ impl LocalHistogram {
         at: SystemTime,
     ) -> Result<(), ExemplarError> {
         self.observe(value);
-        self.histogram.exemplar_only(value, labels, Some(at))
+        self.histogram.set_exemplar(value, labels, Some(at))
     }
 
     /// Merges the pending observations into the histogram now. Merging nothing touches

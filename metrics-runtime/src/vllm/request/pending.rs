@@ -74,7 +74,7 @@ impl PendingItl {
             if let Some(trace) = trace {
                 // Checked when the trace id was set: only a write racing another on the same
                 // bucket can fail, and that one is counted in `dropped_exemplars`.
-                let _ = handles.inter_token_latency.exemplar_only(
+                let _ = handles.inter_token_latency.set_exemplar(
                     self.last_sample,
                     trace,
                     Some(SystemTime::now()),
