@@ -8,10 +8,10 @@ use super::buckets::{
     PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
+use super::cache_config::CacheConfigMetrics;
+use super::connectors::metrics::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
+use super::lora::LoraInfoMetrics;
 use super::request::metrics::RequestMetrics;
-use super::scheduler::cache_config::CacheConfigMetrics;
-use super::scheduler::connectors::{MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
-use super::scheduler::lora_info::LoraInfoMetrics;
 use super::scheduler::metrics::SchedulerMetrics;
 use super::sleep::mode::SleepModeMetrics;
 use super::sleep::state::SLEEP_STATE_DESCRIPTORS;

@@ -6,19 +6,17 @@ use crate::descriptor::MetricDescriptor;
 use crate::family::RuntimeFamilies;
 use crate::http::HttpMetrics;
 use crate::registry::Registry;
+use crate::vllm::cache_config::{CacheConfigMetrics, CacheConfigRecorder};
 use crate::vllm::config::VllmMetricsConfig;
+use crate::vllm::connectors::metrics::{ConnectorFamilies, MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS};
 use crate::vllm::engines::test_points::{reached, TestPoint};
 use crate::vllm::engines::OverflowedEngines;
 use crate::vllm::labels::EngineLabels;
+use crate::vllm::lora::{LoraInfoMetrics, LoraInfoRecorder};
 use crate::vllm::recorders::core::{Core, Families};
 use crate::vllm::recorders::requests::RequestMetricsRecorder;
 use crate::vllm::recorders::scheduler::SchedulerStatsRecorder;
 use crate::vllm::request::metrics::RequestMetrics;
-use crate::vllm::scheduler::cache_config::{CacheConfigMetrics, CacheConfigRecorder};
-use crate::vllm::scheduler::connectors::{
-    ConnectorFamilies, MOONCAKE_DESCRIPTORS, NIXL_DESCRIPTORS,
-};
-use crate::vllm::scheduler::lora_info::{LoraInfoMetrics, LoraInfoRecorder};
 use crate::vllm::scheduler::metrics::SchedulerMetrics;
 use crate::vllm::sleep::mode::{SleepModeMetrics, SleepModeRecorder};
 use crate::vllm::sleep::state::{SleepStateFamilies, SLEEP_STATE_DESCRIPTORS};

@@ -45,19 +45,21 @@
 //! ```
 
 mod buckets;
+mod cache_config;
 mod catalogue;
 mod config;
+mod connectors;
 mod engines;
 mod labels;
 mod log;
 mod logger;
+mod lora;
 mod metric_set;
 mod recorders;
 mod request;
 mod scheduler;
 mod sleep;
 mod sync;
-mod types;
 mod values;
 
 pub use buckets::{
@@ -66,8 +68,15 @@ pub use buckets::{
     PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
+pub use cache_config::{
+    CacheConfig, CacheConfigHandles, CacheConfigLabels, CacheConfigMetrics, CacheConfigRecorder,
+};
 pub use catalogue::catalogue;
 pub use config::{VllmMetricsConfig, MAX_MODEL_NAME_LEN};
+pub use connectors::input::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
+};
+pub use connectors::metrics::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
 /// The number of engine indices with a lock-free slot in the recorders; higher indices are
 /// found in a sorted list (this repository's tests record past it). Not a stable API.
 #[doc(hidden)]
@@ -76,30 +85,22 @@ pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
 pub use log::interval::{LogStatsInterval, MAX_LOGGED_POSITIONS};
 pub use log::line::{SpecDecodeLine, StatsLine};
 pub use logger::StatsLogger;
+pub use lora::{LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState};
 pub use metric_set::VllmMetrics;
 pub use recorders::requests::{RequestMetricsRecorder, RequestMetricsTracker};
 pub use recorders::scheduler::{iteration_tokens, SchedulerStatsRecorder};
+pub use request::input::{EventType, FinishReason, PrefillStats, RequestOutput};
 pub use request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
 pub use request::metrics::{RequestHandles, RequestMetrics};
 pub use request::pending::FLUSH_INTERVAL_TOKENS;
-pub use scheduler::cache_config::{
-    CacheConfig, CacheConfigHandles, CacheConfigLabels, CacheConfigMetrics, CacheConfigRecorder,
-};
-pub use scheduler::connectors::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
 pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
-pub use scheduler::lora_info::{
-    LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState,
+pub use scheduler::input::{
+    CachedTokensBySource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
+    SchedulerStats, SpecDecodingStats,
 };
 pub use scheduler::metrics::{SchedulerHandles, SchedulerMetrics};
+pub use sleep::input::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
 pub use sleep::mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
 pub use sleep::state::SLEEP_STATE_DESCRIPTORS;
-pub use types::connector_stats::{
-    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
-};
-pub use types::sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
-pub use types::{
-    CachedTokensBySource, CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats,
-    PrefillStats, PrefixCacheStats, RequestOutput, SchedulerStats, SpecDecodingStats,
-};

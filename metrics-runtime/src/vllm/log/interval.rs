@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::vllm::scheduler::cudagraph::{CudagraphCounts, CudagraphKey};
+use crate::vllm::scheduler::input::CudagraphStats;
 use crate::vllm::sync::lock;
-use crate::vllm::types::CudagraphStats;
 
 /// The most per-position spec-decode values the log stats keep: positions at or past it are
 /// summed into [`LogStatsInterval::accepted_beyond_logged`], so the log line's per-position list

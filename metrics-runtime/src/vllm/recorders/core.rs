@@ -5,14 +5,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::family::RuntimeFamilies;
+use crate::vllm::cache_config::CacheConfigRecorder;
 use crate::vllm::config::{model_label, VllmMetricsConfig};
+use crate::vllm::connectors::metrics::{ConnectorFamilies, ConnectorHandles};
 use crate::vllm::engines::{EngineTable, EntryRef, OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::log::interval::LogStatsAccumulator;
+use crate::vllm::lora::LoraInfoRecorder;
 use crate::vllm::request::metrics::{RequestHandles, RequestMetrics};
-use crate::vllm::scheduler::cache_config::CacheConfigRecorder;
-use crate::vllm::scheduler::connectors::{ConnectorFamilies, ConnectorHandles};
-use crate::vllm::scheduler::lora_info::LoraInfoRecorder;
 use crate::vllm::scheduler::metrics::{SchedulerHandles, SchedulerMetrics};
 use crate::vllm::sleep::mode::SleepModeRecorder;
 use crate::vllm::sleep::state::{EngineSleepGauges, SleepStateFamilies};

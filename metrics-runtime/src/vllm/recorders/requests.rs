@@ -9,12 +9,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::exemplar::{self, EncodedLabels, ExemplarError};
 use crate::vllm::labels::PromptSource;
 use crate::vllm::recorders::core::{Core, EngineEntry};
+use crate::vllm::request::input::{FinishReason, RequestOutput};
 use crate::vllm::request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
 };
 use crate::vllm::request::metrics::RequestHandles;
 use crate::vllm::request::pending::PendingItl;
-use crate::vllm::types::{FinishReason, RequestOutput};
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.

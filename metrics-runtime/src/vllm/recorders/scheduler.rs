@@ -7,7 +7,8 @@ use crate::vllm::labels::CacheHitSource;
 use crate::vllm::labels::WaitingReason;
 use crate::vllm::log::interval::LogStatsInterval;
 use crate::vllm::recorders::core::Core;
-use crate::vllm::types::{RequestOutput, SchedulerStats};
+use crate::vllm::request::input::RequestOutput;
+use crate::vllm::scheduler::input::SchedulerStats;
 use crate::vllm::values::{clamp_fraction, gauge_value, non_negative};
 
 /// Records scheduler stats per engine. Obtained from

@@ -6,7 +6,7 @@
 //! ([`RequestMetricsTracker`](crate::vllm::RequestMetricsTracker)) writes those into cached handles.
 //! Keeping the arithmetic here makes every edge case unit-testable on its own.
 
-use crate::vllm::types::{EventType, FinishReason, RequestOutput};
+use crate::vllm::request::input::{EventType, FinishReason, RequestOutput};
 use crate::vllm::values::{diff_or_zero, elapsed_or_zero};
 
 /// The request parameters a tracker is created with.
@@ -268,7 +268,7 @@ impl RequestLifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vllm::types::PrefillStats;
+    use crate::vllm::request::input::PrefillStats;
 
     fn params() -> RequestParams {
         RequestParams {

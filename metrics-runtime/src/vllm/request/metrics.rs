@@ -5,7 +5,7 @@ use crate::vllm::buckets::{
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
 use crate::vllm::labels::{EngineLabels, PromptSource};
-use crate::vllm::types::FinishReason;
+use crate::vllm::request::input::FinishReason;
 use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
 
 /// The last bound of the token-count histograms as declared: the default `max_model_len`.

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::vllm::types::CudagraphStats;
+use crate::vllm::scheduler::input::CudagraphStats;
 
 /// The most distinct CUDA-graph shapes an engine's log stats keep per interval. vLLM captures
 /// a few dozen batch sizes per mode, so real intervals stay far below it.

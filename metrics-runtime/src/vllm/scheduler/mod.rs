@@ -1,10 +1,8 @@
-//! What an engine's scheduler stats record: the scheduler families, the KV-connector (NIXL,
-//! Mooncake store) families fed by the connector telemetry the stats carry,
-//! the bounded CUDA-graph shape counts, the LoRA adapters in use, and each engine's KV-cache
-//! configuration.
+//! What an engine's scheduler stats record: the stats themselves (`input.rs`), the scheduler
+//! families (`metrics.rs`) and the bounded CUDA-graph shape counts (`cudagraph.rs`). The
+//! connector telemetry and sleep snapshot the stats carry are recorded by `connectors` and
+//! `sleep`.
 
-pub(crate) mod cache_config;
-pub(crate) mod connectors;
 pub(crate) mod cudagraph;
-pub(crate) mod lora_info;
+pub(crate) mod input;
 pub(crate) mod metrics;

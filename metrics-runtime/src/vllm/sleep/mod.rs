@@ -1,5 +1,7 @@
-//! Sleep mode: the engine's resource snapshot (reported with its scheduler stats, exported as
-//! the sleep-state families) and the frontend's timed sleep-mode operations.
+//! Sleep mode: the engine's resource snapshot (`input.rs`, reported with its scheduler stats,
+//! exported as the sleep-state families of `state.rs`) and the frontend's timed sleep-mode
+//! operations (`mode.rs`).
 
+pub(crate) mod input;
 pub(crate) mod mode;
 pub(crate) mod state;

@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use crate::vllm::buckets::SLEEP_MODE_DURATION_BUCKETS;
-use crate::vllm::types::sleep::SleepOperation;
+use crate::vllm::sleep::input::SleepOperation;
 use crate::{ByLabel, Family, Gauge, Histogram, MetricHandles, NoLabels};
 
 /// The two sleep-mode families. Help texts are vLLM's Rust frontend's.

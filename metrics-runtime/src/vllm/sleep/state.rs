@@ -15,7 +15,7 @@ use crate::descriptor::MetricDescriptor;
 use crate::registry::{RegisterOptions, RegistrationError, Registry};
 use crate::vllm::engines::{OverflowGroup, OverflowedEngines};
 use crate::vllm::labels::EngineLabels;
-use crate::vllm::types::sleep::{EngineSleepState, KvCacheState, WeightsState};
+use crate::vllm::sleep::input::{EngineSleepState, KvCacheState, WeightsState};
 use crate::{Dynamic, Family, Gauge, LabelEnum, LabelSet, MetricHandles};
 
 /// The extra labels of a `vllm:engine_sleep_resource_state` series.

@@ -14,10 +14,10 @@ use crate::vllm::buckets::{
     MOONCAKE_OPERATION_TIME_BUCKETS, NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS,
     NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
 };
-use crate::vllm::labels::EngineLabels;
-use crate::vllm::types::connector_stats::{
+use crate::vllm::connectors::input::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use crate::vllm::labels::EngineLabels;
 use crate::vllm::values::non_negative;
 use crate::{Counter, Dynamic, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
 

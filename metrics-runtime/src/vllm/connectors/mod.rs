@@ -1,0 +1,5 @@
+//! The KV connectors' telemetry (NIXL, Mooncake store): what an engine reports with its
+//! scheduler stats (`input.rs`) and the connector families it feeds (`metrics.rs`).
+
+pub(crate) mod input;
+pub(crate) mod metrics;
