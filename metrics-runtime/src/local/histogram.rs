@@ -34,6 +34,9 @@ type SingleOwner = PhantomData<Cell<()>>;
 pub struct LocalHistogram {
     histogram: Histogram,
     pending: HistogramBuffer,
+    /// What counts towards the interval since the last merge: one per observation, or what
+    /// [`observe_counting`](Self::observe_counting) says.
+    counted: u64,
     interval: usize,
     _single_owner: SingleOwner,
 }
@@ -43,6 +46,7 @@ impl LocalHistogram {
         LocalHistogram {
             histogram,
             pending: HistogramBuffer::new(),
+            counted: 0,
             interval: interval.clamp(1, HistogramBuffer::CAPACITY),
             _single_owner: PhantomData,
         }
@@ -51,15 +55,44 @@ impl LocalHistogram {
     /// Records one observation locally; merges when `interval` observations are pending.
     #[inline]
     pub fn observe(&mut self, value: f64) {
-        // Never full here: the buffer is merged as soon as it holds `interval` (at most its
-        // capacity) observations. Were it full, the value is merged directly rather than lost.
-        if !self.pending.push(value) {
-            self.flush();
-            let _ = self.pending.push(value);
+        self.observe_counting(Some(value), 1);
+    }
+
+    /// Records `value`, if any, and counts `units` towards the merge interval in place of one
+    /// observation: for an interval counted in something other than observations. vLLM merges
+    /// a request's inter-token latencies every 32 generated *tokens*, and an output of several
+    /// tokens carries one latency (its first output, none). The view merges once the units
+    /// since the last merge reach the interval (or its buffer is full: it never holds more than
+    /// [`HistogramBuffer::CAPACITY`] observations), and the units count again from 0. Returns
+    /// whether it merged observations, so a caller can write the exemplar of the batch (see
+    /// [`Histogram::set_exemplar`]).
+    ///
+    /// ```
+    /// use metric_handles::Histogram;
+    ///
+    /// let itl = Histogram::new([0.01, 0.1]);
+    /// let mut request = itl.local_with_interval(32);
+    /// assert!(!request.observe_counting(None, 1)); // the first token: no latency yet
+    /// assert!(!request.observe_counting(Some(0.02), 30));
+    /// assert!(request.observe_counting(Some(0.03), 4)); // 35 tokens: merged
+    /// assert_eq!((request.pending(), itl.snapshot().count()), (0, 2));
+    /// ```
+    #[inline]
+    pub fn observe_counting(&mut self, value: Option<f64>, units: u64) -> bool {
+        let mut merged = false;
+        if let Some(value) = value {
+            // Never full here: the buffer is merged as soon as it is. Were it full, the value
+            // is merged rather than lost.
+            if !self.pending.push(value) {
+                merged = self.flush();
+                let _ = self.pending.push(value);
+            }
         }
-        if self.pending.len() >= self.interval {
-            self.flush();
+        self.counted = self.counted.saturating_add(units);
+        if self.counted >= self.interval as u64 || self.pending.is_full() {
+            merged |= self.flush();
         }
+        merged
     }
 
     /// Records one observation locally, as [`observe`](Self::observe), and writes its
@@ -100,13 +133,16 @@ impl LocalHistogram {
         self.histogram.set_exemplar(value, labels, Some(at))
     }
 
-    /// Merges the pending observations into the histogram now. Merging nothing touches
-    /// nothing.
+    /// Merges the pending observations into the histogram now, and starts the next interval;
+    /// returns whether there were any. Merging nothing touches nothing.
     #[inline]
-    pub fn flush(&mut self) {
-        if !self.pending.is_empty() {
-            self.histogram.merge(&mut self.pending);
+    pub fn flush(&mut self) -> bool {
+        self.counted = 0;
+        if self.pending.is_empty() {
+            return false;
         }
+        self.histogram.merge(&mut self.pending);
+        true
     }
 
     /// Observations recorded but not merged yet.
@@ -127,7 +163,7 @@ impl LocalHistogram {
 
 impl Drop for LocalHistogram {
     fn drop(&mut self) {
-        self.flush();
+        let _ = self.flush();
     }
 }
 

@@ -258,6 +258,31 @@ mod tests {
     }
 
     #[test]
+    fn an_interval_counted_in_units_merges_when_they_reach_it_or_the_buffer_fills() {
+        let h = Histogram::new(BOUNDS);
+        let mut local = h.local_with_interval(8);
+        // Units without an observation count; the merge starts the next interval.
+        assert!(!local.observe_counting(None, 7));
+        assert!(local.observe_counting(Some(0.5), 1));
+        assert_eq!((local.pending(), h.snapshot().count()), (0, 1));
+        // Nothing pending: reaching the interval merges nothing.
+        assert!(!local.observe_counting(None, 8));
+        // Observations that count no unit: the full buffer merges them, none is lost.
+        let mut merges = 0;
+        for _ in 0..HistogramBuffer::CAPACITY + 3 {
+            merges += usize::from(local.observe_counting(Some(0.5), 0));
+        }
+        assert_eq!(merges, 1);
+        assert_eq!(local.pending(), 3);
+        assert!(local.flush());
+        assert!(!local.flush());
+        assert_eq!(
+            h.snapshot().count(),
+            1 + HistogramBuffer::CAPACITY as u64 + 3
+        );
+    }
+
+    #[test]
     fn intervals_are_clamped() {
         let h = Histogram::new(BOUNDS);
         assert_eq!(h.local_with_interval(0).interval(), 1);

@@ -87,14 +87,15 @@ pub use log::line::{SpecDecodeLine, StatsLine};
 pub use logger::StatsLogger;
 pub use lora::{LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState};
 pub use metric_set::VllmMetrics;
-pub use recorders::requests::{RequestMetricsRecorder, RequestMetricsTracker};
+pub use recorders::requests::{
+    RequestMetricsRecorder, RequestMetricsTracker, FLUSH_INTERVAL_TOKENS,
+};
 pub use recorders::scheduler::{iteration_tokens, SchedulerStatsRecorder};
 pub use request::input::{EventType, FinishReason, PrefillStats, RequestOutput};
 pub use request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
 pub use request::metrics::{RequestHandles, RequestMetrics};
-pub use request::pending::FLUSH_INTERVAL_TOKENS;
 pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
 pub use scheduler::input::{
     CachedTokensBySource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,

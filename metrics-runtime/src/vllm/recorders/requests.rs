@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::exemplar::{self, EncodedLabels, ExemplarError};
+use crate::local::{LocalHistogram, DEFAULT_FLUSH_INTERVAL};
 use crate::vllm::labels::PromptSource;
 use crate::vllm::recorders::core::{Core, EngineEntry};
 use crate::vllm::request::input::{FinishReason, RequestOutput};
@@ -14,7 +15,18 @@ use crate::vllm::request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
 };
 use crate::vllm::request::metrics::RequestHandles;
-use crate::vllm::request::pending::PendingItl;
+
+/// Generated tokens between two merges of a request's inter-token-latency samples: vLLM's
+/// Rust frontend's default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS` = 32, vLLM pull request
+/// 57582), and the same rule: the first token counts towards it, and an output that reaches
+/// it merges once and starts the next interval after itself. It is
+/// [`DEFAULT_FLUSH_INTERVAL`], the interval of every request-local view, counted in tokens
+/// ([`LocalHistogram::observe_counting`]).
+///
+/// A scrape during a request therefore lags it by fewer than 32 samples in
+/// `vllm:inter_token_latency_seconds` (each sample needs an output with at least one token);
+/// `vllm:generation_tokens` does not lag.
+pub const FLUSH_INTERVAL_TOKENS: u64 = DEFAULT_FLUSH_INTERVAL as u64;
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.
@@ -35,11 +47,12 @@ impl RequestMetricsRecorder {
     /// Rust frontend uses, where each of `n` choices is its own request with `n = 1`. For the
     /// parent form (one parent with the real `n`), use [`track_parallel`](Self::track_parallel).
     pub fn track(&self, engine: u32, params: RequestParams) -> RequestMetricsTracker {
+        let entry = self.core.engine_arc(engine);
         RequestMetricsTracker {
-            entry: self.core.engine_arc(engine),
+            itl: Itl::of(&entry),
+            entry,
             lifecycle: RequestLifecycle::new(params),
             parent: None,
-            pending_itl: PendingItl::default(),
             trace: None,
         }
     }
@@ -66,10 +79,10 @@ impl RequestMetricsRecorder {
         });
         (0..params.n_param)
             .map(|_| RequestMetricsTracker {
+                itl: Itl::of(&entry),
                 entry: Arc::clone(&entry),
                 lifecycle: RequestLifecycle::new_child(params),
                 parent: Some(Arc::clone(&parent)),
-                pending_itl: PendingItl::default(),
                 trace: None,
             })
             .collect()
@@ -155,7 +168,7 @@ pub struct RequestMetricsTracker {
     entry: Arc<EngineEntry>,
     lifecycle: RequestLifecycle,
     parent: Option<Arc<ParentState>>,
-    pending_itl: PendingItl,
+    itl: Itl,
     /// The exemplar labels of the request's observations, checked once.
     trace: Option<Box<EncodedLabels>>,
 }
@@ -225,8 +238,9 @@ impl RequestMetricsTracker {
     /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS)
     /// tokens and at the finish anyway).
     pub fn flush(&mut self) {
-        self.pending_itl
-            .flush(&self.entry.requests, self.trace.as_deref());
+        if self.itl.view.flush() {
+            self.itl.exemplar(self.trace.as_deref());
+        }
     }
 
     /// Whether the finish has been recorded.
@@ -249,12 +263,7 @@ impl RequestMetricsTracker {
     }
 
     fn write_output(&mut self, record: &OutputRecord) {
-        self.pending_itl.record(
-            &self.entry.requests,
-            record.generation_tokens,
-            record.itl,
-            self.trace.as_deref(),
-        );
+        self.itl.record(record, self.trace.as_deref());
         let h = self.handles();
         // Live, as vLLM counts it: a scrape mid-request sees every token generated so far. A
         // token-less output adds nothing, and touches nothing.
@@ -385,6 +394,53 @@ fn write_parent_fields(h: &RequestHandles, fields: &ParentFields) {
     h.request_params_n.observe(f64::from(fields.n));
     h.request_max_num_generation_tokens
         .observe(fields.max_generation_tokens as f64);
+}
+
+/// The request's `vllm:inter_token_latency_seconds` samples: a request-local view of its
+/// engine's histogram, merged every [`FLUSH_INTERVAL_TOKENS`] generated tokens, and the last
+/// sample, which becomes the exemplar of each merge when the request has a trace id (one
+/// exemplar per merge, not per token).
+struct Itl {
+    view: LocalHistogram,
+    last: f64,
+}
+
+impl Itl {
+    fn of(entry: &EngineEntry) -> Self {
+        Itl {
+            view: entry
+                .requests
+                .inter_token_latency
+                .local_with_interval(DEFAULT_FLUSH_INTERVAL),
+            last: 0.0,
+        }
+    }
+
+    /// Counts one output's tokens towards the interval and keeps its sample, if it has one.
+    #[inline]
+    fn record(&mut self, record: &OutputRecord, trace: Option<&EncodedLabels>) {
+        if let Some(itl) = record.itl {
+            self.last = itl;
+        }
+        if self
+            .view
+            .observe_counting(record.itl, record.generation_tokens)
+        {
+            self.exemplar(trace);
+        }
+    }
+
+    /// After a merge: with a `trace`, the last sample merged becomes its bucket's exemplar.
+    fn exemplar(&self, trace: Option<&EncodedLabels>) {
+        if let Some(trace) = trace {
+            // Checked when the trace id was set: only a write racing another on the same
+            // bucket can fail, and that one is counted in `dropped_exemplars`.
+            let _ = self
+                .view
+                .histogram()
+                .set_exemplar(self.last, trace, Some(SystemTime::now()));
+        }
+    }
 }
 
 impl Drop for RequestMetricsTracker {
