@@ -88,8 +88,9 @@ impl VllmMetrics {
             registry,
             &only(CacheConfigMetrics::DESCRIPTORS),
         )?);
-        let connectors = ConnectorFamilies::register(registry, &only)?;
         let overflowed_engines = Arc::new(OverflowedEngines::default());
+        let connectors =
+            ConnectorFamilies::register(registry, &only, Arc::clone(&overflowed_engines))?;
         let sleep_state = SleepStateFamilies::register(
             registry,
             &only(SLEEP_STATE_DESCRIPTORS),

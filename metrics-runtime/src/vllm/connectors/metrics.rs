@@ -6,7 +6,7 @@
 //! them from the `kv_connector_stats` of each `SchedulerStats`
 //! (`rust/src/engine-core-client/src/metrics.rs`).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::descriptor::MetricDescriptor;
 use crate::registry::{RegisterOptions, RegistrationError, Registry};
@@ -17,6 +17,7 @@ use crate::vllm::buckets::{
 use crate::vllm::connectors::input::{
     KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use crate::vllm::engines::OverflowedEngines;
 use crate::vllm::labels::EngineLabels;
 use crate::vllm::values::non_negative;
 use crate::{Counter, Dynamic, Family, Histogram, LabelEnum, LabelSet, MetricHandles};
@@ -158,6 +159,9 @@ pub const MOONCAKE_DESCRIPTORS: &[MetricDescriptor] = MooncakeMetrics::DESCRIPTO
 pub(crate) struct ConnectorFamilies {
     nixl: NixlMetrics,
     mooncake: MooncakeMetrics,
+    /// The lock that serialises engines' joins and leaves: an engine's Mooncake maps are
+    /// resolved under it, so they cannot be created for an engine that has left.
+    overflowed_engines: Arc<OverflowedEngines>,
 }
 
 impl ConnectorFamilies {
@@ -166,8 +170,10 @@ impl ConnectorFamilies {
     pub(crate) fn register(
         registry: &mut Registry,
         only: &impl Fn(&[MetricDescriptor]) -> RegisterOptions,
+        overflowed_engines: Arc<OverflowedEngines>,
     ) -> Result<Self, RegistrationError> {
         Ok(ConnectorFamilies {
+            overflowed_engines,
             nixl: NixlMetrics::try_register_with(registry, &only(NixlMetrics::DESCRIPTORS))?,
             mooncake: MooncakeMetrics::try_register_with(
                 registry,
@@ -176,19 +182,19 @@ impl ConnectorFamilies {
         })
     }
 
-    /// An engine's connector handles, as the engine joins: NIXL's series at 0, and the
-    /// engine's Mooncake maps, where a pair's series appear on its first record.
+    /// An engine's connector handles, as the engine joins: NIXL's series at 0; its Mooncake
+    /// maps on its first Mooncake record (most engines have none: they pay nothing for them).
     pub(crate) fn resolve(&self, labels: &EngineLabels) -> ConnectorHandles {
         ConnectorHandles {
             nixl: self.nixl.resolve(labels),
-            mooncake: self.mooncake.resolve(labels),
+            mooncake: OnceLock::new(),
             pairs: std::array::from_fn(|_| std::array::from_fn(|_| OnceLock::new())),
         }
     }
 
-    /// Removes `labels`' series from every connector family (an engine that left). Handles
-    /// resolved earlier, Mooncake pairs resolved later through them included, record into
-    /// series no longer exported.
+    /// Removes `labels`' series from every connector family (an engine that left), under the
+    /// [`OverflowedEngines`] lock. Handles resolved earlier, Mooncake pairs resolved later
+    /// through the engine's maps included, record into series no longer exported.
     pub(crate) fn remove(&self, labels: &EngineLabels) {
         self.nixl.remove(labels);
         self.mooncake.remove(labels);
@@ -220,8 +226,9 @@ impl MooncakePairHandles {
 /// One engine's connector handles.
 pub(crate) struct ConnectorHandles {
     nixl: NixlHandles,
-    /// The engine's Mooncake maps, by pair.
-    mooncake: MooncakeEngineHandles,
+    /// The engine's Mooncake maps, by pair: resolved on its first Mooncake record; `None` once
+    /// the engine left without one.
+    mooncake: OnceLock<Option<MooncakeEngineHandles>>,
     /// By operation, then status: resolved on the pair's first record.
     pairs: [[OnceLock<MooncakePairHandles>; MooncakeStatus::VARIANTS.len()];
         MooncakeOperation::VARIANTS.len()],
@@ -230,12 +237,19 @@ pub(crate) struct ConnectorHandles {
 impl ConnectorHandles {
     /// Records one step's connector telemetry. Durations below 0 record 0; NaN and +Inf go to
     /// the `+Inf` bucket without touching `_sum`; counter sums saturate.
-    pub(crate) fn record(&self, stats: &KvConnectorStats) {
+    pub(crate) fn record(
+        &self,
+        families: &ConnectorFamilies,
+        labels: &EngineLabels,
+        stats: &KvConnectorStats,
+    ) {
         for nixl in &stats.nixl {
             self.record_nixl(nixl);
         }
         if let Some(mooncake) = &stats.mooncake {
-            self.record_mooncake(mooncake);
+            if let Some(maps) = self.mooncake_maps(families, labels) {
+                self.record_mooncake(maps, mooncake);
+            }
         }
     }
 
@@ -265,23 +279,46 @@ impl ConnectorHandles {
         }
     }
 
-    fn record_mooncake(&self, stats: &MooncakeStats) {
+    fn record_mooncake(&self, maps: &MooncakeEngineHandles, stats: &MooncakeStats) {
         for (&operation, records) in &stats.0 {
             for record in records {
-                record_mooncake_operation(self.mooncake_pair(operation, record.status), record);
+                let pair = self.pairs[operation.index()][record.status.index()].get_or_init(|| {
+                    let pair = MooncakePair {
+                        operation,
+                        status: record.status,
+                    };
+                    MooncakePairHandles::resolve(maps, &pair)
+                });
+                record_mooncake_operation(pair, record);
             }
         }
     }
 
-    /// The handles of a Mooncake pair: once resolved, one atomic load.
-    fn mooncake_pair(
+    /// The engine's Mooncake maps: once resolved, one atomic load. The first Mooncake record
+    /// resolves them under the [`OverflowedEngines`] lock (the joins-and-leaves lock; the lock
+    /// order is in `vllm::engines`), unless the engine left first. A pair's series are then
+    /// created in the engine's own maps, which the leave removes whole: no lock for them.
+    fn mooncake_maps(
         &self,
-        operation: MooncakeOperation,
-        status: MooncakeStatus,
-    ) -> &MooncakePairHandles {
-        self.pairs[operation.index()][status.index()].get_or_init(|| {
-            MooncakePairHandles::resolve(&self.mooncake, &MooncakePair { operation, status })
-        })
+        families: &ConnectorFamilies,
+        labels: &EngineLabels,
+    ) -> Option<&MooncakeEngineHandles> {
+        let maps = match self.mooncake.get() {
+            Some(maps) => maps,
+            // Another record of the engine, or its leave, may set it first.
+            None => families.overflowed_engines.resolve(|| {
+                self.mooncake
+                    .get_or_init(|| Some(families.mooncake.resolve(labels)))
+            }),
+        };
+        maps.as_ref()
+    }
+
+    /// Called as the engine leaves, under the [`OverflowedEngines`] lock: Mooncake maps not
+    /// resolved yet stay unresolved for good, so a record by a recorder still holding the
+    /// engine creates no series for an engine that is gone.
+    pub(crate) fn leave(&self) {
+        self.mooncake.get_or_init(|| None);
     }
 }
 
@@ -312,7 +349,6 @@ mod tests {
         metrics: &VllmMetrics,
         entry: &crate::vllm::recorders::core::EngineEntry,
     ) {
-        let _ = metrics;
         let stats = KvConnectorStats {
             nixl: vec![NixlStats {
                 transfer_duration: vec![0.5],
@@ -330,7 +366,9 @@ mod tests {
                 }],
             )]))),
         };
-        entry.connectors.record(&stats);
+        entry
+            .connectors
+            .record(&metrics.core().families.connectors, &entry.labels, &stats);
         entry
             .scheduler
             .spec_decode_num_accepted_tokens_per_pos

@@ -22,9 +22,9 @@
 //! 2. **The joins-and-leaves lock** ([`OverflowedEngines`], shared by every model of one
 //!    registration): taken, under the membership lock, to resolve a joining engine's series
 //!    and to remove a leaving engine's; and on its own to resolve an engine's series later:
-//!    its sleep-state gauges with its first snapshot, a connector's series in
-//!    `VllmMetrics::resolve_for_engine`. (A Mooncake pair needs none: it is created in the
-//!    engine's own map, resolved as the engine joined, which a leave detaches whole.) A leave removes the engine
+//!    its sleep-state gauges with its first snapshot, its Mooncake maps with its first
+//!    Mooncake record, a connector's series in `VllmMetrics::resolve_for_engine`. (A Mooncake
+//!    pair needs none: it is created in the engine's maps, which a leave detaches whole.) A leave removes the engine
 //!    from the table before it takes this lock, so whoever holds it and finds the engine
 //!    present (a lock-free read) knows its series stay until it lets go.
 //! 3. **The families' own locks**: taken last, the list of plug-in families before a family's

@@ -162,6 +162,7 @@ impl Core {
                     families.scheduler.remove(&entry.labels);
                     families.requests.remove(&entry.labels);
                     families.connectors.remove(&entry.labels);
+                    entry.connectors.leave();
                     families.sleep_state.remove(&entry.labels);
                     families.plugins.remove_common(&entry.labels);
                     families.cache_config.remove(engine);

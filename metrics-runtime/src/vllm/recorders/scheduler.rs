@@ -146,7 +146,9 @@ impl SchedulerStatsRecorder {
         }
 
         if let Some(connector) = &stats.kv_connector_stats {
-            entry.connectors.record(connector);
+            entry
+                .connectors
+                .record(&core.families.connectors, &entry.labels, connector);
         }
     }
 
