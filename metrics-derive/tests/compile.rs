@@ -3,8 +3,8 @@
 //! read every changed file).
 //!
 //! One set of cases, so trybuild builds its project once for both; the project holds this
-//! crate's dev-dependencies, kept to what the cases use (the runtime with `http-layer`, axum
-//! and tower for the `/metrics` service case).
+//! crate's dev-dependencies, kept to what the cases use: the runtime, without its features
+//! (`Cargo.toml` keeps the unit tests' and trybuild itself out of it).
 //!
 //! Not part of `cargo test --workspace`: a `.stderr` file is what one compiler version prints,
 //! so the cases pass on the toolchain CI pins and are noise on any other; and they are the

@@ -31,5 +31,7 @@ pub mod process;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
 pub mod registration;
+#[cfg(feature = "http-layer")]
+pub mod route_service;
 pub mod scrapers;
 pub mod tokio_runtime;
