@@ -13,12 +13,14 @@ use loom::thread;
 
 use super::*;
 
-/// Checks `model` under every interleaving with at most 2 preemptions: enough to interleave a
-/// read with two writes (the mix a relaxed claim allows is found with 2), small enough to
-/// finish in seconds.
+/// Checks `model` under every interleaving with at most 2 preemptions (`LOOM_MAX_PREEMPTIONS`
+/// overrides it): enough to interleave a read with two writes (the mix a relaxed claim allows
+/// is found with 2), small enough to finish in seconds.
 fn check(model: impl Fn() + Sync + Send + 'static) {
     let mut builder = Builder::new();
-    builder.preemption_bound = Some(2);
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(2);
+    }
     builder.check(model);
 }
 
