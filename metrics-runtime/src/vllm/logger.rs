@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::vllm::labels::PromptSource;
 use crate::vllm::log::interval::LogStatsInterval;
 use crate::vllm::log::line::{CounterTotals, GaugeReadings, StatsLine};
 use crate::vllm::recorders::core::EngineEntry;
+use crate::vllm::request::metrics::PromptSource;
 use crate::vllm::VllmMetrics;
 
 /// Computes vLLM's periodic log line (the format of vLLM's `LoggingStatLogger`) from counter deltas since the previous

@@ -81,27 +81,27 @@ pub use connectors::metrics::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DE
 /// found in a sorted list (this repository's tests record past it). Not a stable API.
 #[doc(hidden)]
 pub use engines::ENGINE_SLOTS;
-pub use labels::{CacheHitSource, EngineLabels, PromptSource, WaitingReason};
+pub use labels::EngineLabels;
 pub use log::interval::{LogStatsInterval, MAX_LOGGED_POSITIONS};
 pub use log::line::{SpecDecodeLine, StatsLine};
 pub use logger::StatsLogger;
 pub use lora::{LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState};
 pub use metric_set::VllmMetrics;
-pub use recorders::requests::{
-    RequestMetricsRecorder, RequestMetricsTracker, FLUSH_INTERVAL_TOKENS,
-};
-pub use recorders::scheduler::{iteration_tokens, SchedulerStatsRecorder};
+pub use recorders::requests::{RequestMetricsRecorder, RequestMetricsTracker};
+pub use recorders::scheduler::SchedulerStatsRecorder;
 pub use request::input::{EventType, FinishReason, PrefillStats, RequestOutput};
 pub use request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
 };
-pub use request::metrics::{RequestHandles, RequestMetrics};
+pub use request::metrics::{PromptSource, RequestHandles, RequestMetrics};
+pub use request::record::FLUSH_INTERVAL_TOKENS;
 pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
 pub use scheduler::input::{
     CachedTokensBySource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
     SchedulerStats, SpecDecodingStats,
 };
-pub use scheduler::metrics::{SchedulerHandles, SchedulerMetrics};
+pub use scheduler::metrics::{CacheHitSource, SchedulerHandles, SchedulerMetrics, WaitingReason};
+pub use scheduler::record::iteration_tokens;
 pub use sleep::input::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
 pub use sleep::mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
 pub use sleep::state::SLEEP_STATE_DESCRIPTORS;

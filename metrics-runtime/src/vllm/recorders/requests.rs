@@ -7,26 +7,12 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::exemplar::{self, EncodedLabels, ExemplarError};
-use crate::local::{LocalHistogram, DEFAULT_FLUSH_INTERVAL};
-use crate::vllm::labels::PromptSource;
 use crate::vllm::recorders::core::{Core, EngineEntry};
 use crate::vllm::request::input::{FinishReason, RequestOutput};
 use crate::vllm::request::lifecycle::{
     FinishRecord, OutputRecord, ParentFields, RequestLifecycle, RequestParams,
 };
-use crate::vllm::request::metrics::RequestHandles;
-
-/// Generated tokens between two merges of a request's inter-token-latency samples: vLLM's
-/// Rust frontend's default (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS` = 32, vLLM pull request
-/// 57582), and the same rule: the first token counts towards it, and an output that reaches
-/// it merges once and starts the next interval after itself. It is
-/// [`DEFAULT_FLUSH_INTERVAL`], the interval of every request-local view, counted in tokens
-/// ([`LocalHistogram::observe_counting`]).
-///
-/// A scrape during a request therefore lags it by fewer than 32 samples in
-/// `vllm:inter_token_latency_seconds` (each sample needs an output with at least one token);
-/// `vllm:generation_tokens` does not lag.
-pub const FLUSH_INTERVAL_TOKENS: u64 = DEFAULT_FLUSH_INTERVAL as u64;
+use crate::vllm::request::record::Itl;
 
 /// Creates request trackers. Obtained from
 /// [`VllmMetrics::requests`](crate::vllm::VllmMetrics::requests); cheap to clone.
@@ -49,7 +35,7 @@ impl RequestMetricsRecorder {
     pub fn track(&self, engine: u32, params: RequestParams) -> RequestMetricsTracker {
         let entry = self.core.engine_arc(engine);
         RequestMetricsTracker {
-            itl: Itl::of(&entry),
+            itl: Itl::of(&entry.requests),
             entry,
             lifecycle: RequestLifecycle::new(params),
             parent: None,
@@ -79,7 +65,7 @@ impl RequestMetricsRecorder {
         });
         (0..params.n_param)
             .map(|_| RequestMetricsTracker {
-                itl: Itl::of(&entry),
+                itl: Itl::of(&entry.requests),
                 entry: Arc::clone(&entry),
                 lifecycle: RequestLifecycle::new_child(params),
                 parent: Some(Arc::clone(&parent)),
@@ -238,9 +224,7 @@ impl RequestMetricsTracker {
     /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS)
     /// tokens and at the finish anyway).
     pub fn flush(&mut self) {
-        if self.itl.view.flush() {
-            self.itl.exemplar(self.trace.as_deref());
-        }
+        self.itl.flush(self.trace.as_deref());
     }
 
     /// Whether the finish has been recorded.
@@ -258,104 +242,28 @@ impl RequestMetricsTracker {
         &self.lifecycle
     }
 
-    fn handles(&self) -> &RequestHandles {
-        &self.entry.requests
-    }
-
     fn write_output(&mut self, record: &OutputRecord) {
         self.itl.record(record, self.trace.as_deref());
-        let h = self.handles();
-        // Live, as vLLM counts it: a scrape mid-request sees every token generated so far. A
-        // token-less output adds nothing, and touches nothing.
-        match self.trace.as_deref() {
-            Some(trace) if record.generation_tokens > 0 => {
-                // The labels were checked when set: only a write racing another on the same
-                // slot fails, and it is counted in `dropped_exemplars`; the tokens are added
-                // whatever happens to the exemplar.
-                let _ = h
-                    .generation_tokens
-                    .inc_by_with_exemplar(record.generation_tokens, trace);
-            }
-            _ => {
-                h.generation_tokens.inc_by(record.generation_tokens);
-            }
-        }
-        // Preempted events are rare and not per token: recorded as they happen, so an alert on
-        // preemptions does not wait for the request's next merge.
-        h.num_preemptions.inc_by(record.preemptions);
-        if let Some(prompt) = &record.prompt {
-            h.prompt_tokens.inc_by(u64::from(prompt.prompt_tokens));
-            let by_source = &h.prompt_tokens_by_source;
-            by_source
-                .get(PromptSource::LocalCompute)
-                .inc_by(u64::from(prompt.local_compute));
-            by_source
-                .get(PromptSource::LocalCacheHit)
-                .inc_by(u64::from(prompt.local_cache_hit));
-            by_source
-                .get(PromptSource::ExternalKvTransfer)
-                .inc_by(u64::from(prompt.external_kv_transfer));
-            h.prompt_tokens_cached.inc_by(u64::from(prompt.cached));
-        }
-        if let Some(ttft) = record.ttft {
-            match self.trace.as_deref() {
-                Some(trace) => {
-                    let _ = h.time_to_first_token.observe_with_exemplar(ttft, trace);
-                }
-                None => h.time_to_first_token.observe(ttft),
-            }
-        }
+        self.entry
+            .requests
+            .record_output(record, self.trace.as_deref());
     }
 
     fn write_finish(&mut self, finish: &FinishRecord) {
         self.flush();
-        let h = self.handles();
-        h.request_success.get(finish.reason).inc();
-        h.request_prompt_tokens
-            .observe(f64::from(finish.prompt_tokens));
-        h.request_generation_tokens
-            .observe(finish.generation_tokens as f64);
-        if let Some(max_tokens) = finish.max_tokens_param {
-            h.request_params_max_tokens.observe(f64::from(max_tokens));
-        }
-        h.request_prefill_kv_computed_tokens
-            .observe(f64::from(finish.prefill_kv_computed_tokens));
-        // u64 -> f64 is exact up to 2^53 preemptions.
-        h.request_num_preemptions.observe(finish.preemptions as f64);
-        match self.trace.as_deref() {
-            Some(trace) => {
-                let _ = h
-                    .e2e_request_latency
-                    .observe_with_exemplar(finish.e2e, trace);
+        let h = &self.entry.requests;
+        h.record_finish(finish, self.trace.as_deref());
+        if let (None, Some(parent)) = (&finish.parent_fields, &self.parent) {
+            parent
+                .max_generation_tokens
+                .fetch_max(finish.generation_tokens, Ordering::Relaxed);
+            // AcqRel: the last child must see every other child's `fetch_max`.
+            if parent.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+                h.record_parent_fields(&ParentFields {
+                    n: parent.n,
+                    max_generation_tokens: parent.max_generation_tokens.load(Ordering::Relaxed),
+                });
             }
-            None => h.e2e_request_latency.observe(finish.e2e),
-        }
-        h.request_queue_time.observe(finish.queue);
-        h.request_prefill_time.observe(finish.prefill);
-        h.request_decode_time.observe(finish.decode);
-        h.request_inference_time.observe(finish.inference);
-        h.request_time_per_output_token
-            .observe(finish.time_per_output_token);
-        match (&finish.parent_fields, &self.parent) {
-            (Some(fields), _) => write_parent_fields(h, fields),
-            (None, Some(parent)) => {
-                parent
-                    .max_generation_tokens
-                    .fetch_max(finish.generation_tokens, Ordering::Relaxed);
-                // AcqRel: the last child must see every other child's `fetch_max`.
-                if parent.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-                    write_parent_fields(
-                        h,
-                        &ParentFields {
-                            n: parent.n,
-                            max_generation_tokens: parent
-                                .max_generation_tokens
-                                .load(Ordering::Relaxed),
-                        },
-                    );
-                }
-            }
-            (None, None) => {}
         }
     }
 
@@ -386,59 +294,6 @@ impl RequestMetricsTracker {
                  (at most one such warning per 10 s: held_back counts those not logged since \
                  the last one; RequestMetricsRecorder::ignored_outputs counts all)"
             );
-        }
-    }
-}
-
-fn write_parent_fields(h: &RequestHandles, fields: &ParentFields) {
-    h.request_params_n.observe(f64::from(fields.n));
-    h.request_max_num_generation_tokens
-        .observe(fields.max_generation_tokens as f64);
-}
-
-/// The request's `vllm:inter_token_latency_seconds` samples: a request-local view of its
-/// engine's histogram, merged every [`FLUSH_INTERVAL_TOKENS`] generated tokens, and the last
-/// sample, which becomes the exemplar of each merge when the request has a trace id (one
-/// exemplar per merge, not per token).
-struct Itl {
-    view: LocalHistogram,
-    last: f64,
-}
-
-impl Itl {
-    fn of(entry: &EngineEntry) -> Self {
-        Itl {
-            view: entry
-                .requests
-                .inter_token_latency
-                .local_with_interval(DEFAULT_FLUSH_INTERVAL),
-            last: 0.0,
-        }
-    }
-
-    /// Counts one output's tokens towards the interval and keeps its sample, if it has one.
-    #[inline]
-    fn record(&mut self, record: &OutputRecord, trace: Option<&EncodedLabels>) {
-        if let Some(itl) = record.itl {
-            self.last = itl;
-        }
-        if self
-            .view
-            .observe_counting(record.itl, record.generation_tokens)
-        {
-            self.exemplar(trace);
-        }
-    }
-
-    /// After a merge: with a `trace`, the last sample merged becomes its bucket's exemplar.
-    fn exemplar(&self, trace: Option<&EncodedLabels>) {
-        if let Some(trace) = trace {
-            // Checked when the trace id was set: only a write racing another on the same
-            // bucket can fail, and that one is counted in `dropped_exemplars`.
-            let _ = self
-                .view
-                .histogram()
-                .set_exemplar(self.last, trace, Some(SystemTime::now()));
         }
     }
 }

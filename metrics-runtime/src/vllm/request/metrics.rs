@@ -4,9 +4,9 @@ use crate::vllm::buckets::{
     ITL_BUCKETS, PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS,
     TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
-use crate::vllm::labels::{EngineLabels, PromptSource};
+use crate::vllm::labels::EngineLabels;
 use crate::vllm::request::input::FinishReason;
-use crate::{ByLabel, Counter, Family, Histogram, MetricHandles};
+use crate::{ByLabel, Counter, Family, Histogram, LabelEnum, MetricHandles};
 
 /// The last bound of the token-count histograms as declared: the default `max_model_len`.
 const TOKENS_MAX: f64 = TOKENS_BUCKETS_DEFAULT_MAX as f64;
@@ -253,3 +253,15 @@ pub(crate) const TOKEN_HISTOGRAMS: &[&str] = &[
     "vllm:request_params_max_tokens",
     "vllm:request_prefill_kv_computed_tokens",
 ];
+
+/// Where prompt tokens came from: the `source` label of `vllm:prompt_tokens_by_source`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum PromptSource {
+    /// Computed by this engine's prefill.
+    LocalCompute,
+    /// Served from this engine's prefix cache.
+    LocalCacheHit,
+    /// Transferred from an external KV store (KV connector).
+    ExternalKvTransfer,
+}

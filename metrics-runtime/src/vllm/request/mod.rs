@@ -5,3 +5,4 @@
 pub(crate) mod input;
 pub(crate) mod lifecycle;
 pub(crate) mod metrics;
+pub(crate) mod record;

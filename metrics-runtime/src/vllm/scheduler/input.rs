@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::vllm::connectors::input::KvConnectorStats;
-use crate::vllm::labels::CacheHitSource;
+use crate::vllm::scheduler::metrics::CacheHitSource;
 use crate::vllm::sleep::input::EngineSleepState;
 
 /// Prefix-cache counters of one scheduler step (tokens, not blocks).

@@ -3,8 +3,8 @@
 use std::sync::atomic::AtomicU64;
 
 use crate::vllm::buckets::{ITERATION_TOKENS_BUCKETS, KV_RESIDENCY_BUCKETS};
-use crate::vllm::labels::{CacheHitSource, EngineLabels, WaitingReason};
-use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, MetricHandles};
+use crate::vllm::labels::EngineLabels;
+use crate::{ByLabel, ByPosition, Counter, Family, Gauge, Histogram, LabelEnum, MetricHandles};
 
 /// Every scheduler metric of one engine. Help texts are vLLM's (without the final `.`, which
 /// prometheus-client appends).
@@ -206,4 +206,31 @@ pub struct SchedulerMetrics {
     /// empty batch records nothing. A histogram whose name ends in `_total`, as in vLLM.
     #[metric(name = "vllm:iteration_tokens_total", buckets = ITERATION_TOKENS_BUCKETS)]
     pub iteration_tokens: Family<EngineLabels, Histogram>,
+}
+
+/// Why requests wait: the `reason` label of `vllm:num_requests_waiting_by_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum WaitingReason {
+    /// Waiting for scheduling capacity.
+    Capacity,
+    /// Deferred by a transient constraint (LoRA budget, KV transfer, blocked status).
+    Deferred,
+}
+
+/// The cache tier that supplied cached prompt tokens: the `source` label of
+/// `vllm:prompt_tokens_cached_by_source` (vLLM's `CachedTokensBySource::SOURCES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "snake_case")]
+pub enum CacheHitSource {
+    /// Device (GPU) memory: every local prefix-cache hit.
+    Device,
+    /// Host (CPU) memory.
+    Host,
+    /// Another instance, peer to peer.
+    P2p,
+    /// Disk.
+    Disk,
+    /// An external tier that did not say which.
+    ExternalUnspecified,
 }

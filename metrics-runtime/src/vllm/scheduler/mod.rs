@@ -6,3 +6,4 @@
 pub(crate) mod cudagraph;
 pub(crate) mod input;
 pub(crate) mod metrics;
+pub(crate) mod record;
