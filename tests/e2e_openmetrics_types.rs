@@ -15,7 +15,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use metric_handles::histogram::GaugeHistogram;
-use metric_handles::vllm::{CacheConfig, VllmMetrics, VllmMetricsConfig};
+use metric_handles::vllm::cache_config::CacheConfig;
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 use metric_handles::{
     Family, Info, LabelEnum, LabelSet, MetricHandles, NoLabels, Registry, StateSet,
 };

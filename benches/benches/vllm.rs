@@ -7,7 +7,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use metric_handles::vllm::{FinishReason, RequestLifecycle, SchedulerStats};
+use metric_handles::vllm::request::{FinishReason, RequestLifecycle};
+use metric_handles::vllm::scheduler::SchedulerStats;
 use metric_handles::Registry;
 use metric_handles_benches::baseline::LookupTracker;
 use metric_handles_benches::contended::{threads, time_contended};

@@ -15,11 +15,15 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 
-use metric_handles::vllm::{
-    FinishReason, FinishRecord, OutputRecord, PromptSource, RequestLifecycle, RequestOutput,
-    RequestParams, SchedulerStats, WaitingReason, ITL_BUCKETS, KV_RESIDENCY_BUCKETS,
-    PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS, TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
+use metric_handles::vllm::buckets::{
+    ITL_BUCKETS, KV_RESIDENCY_BUCKETS, PARAMS_N_BUCKETS, REQUEST_LATENCY_BUCKETS,
+    TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
 };
+use metric_handles::vllm::request::{
+    FinishReason, FinishRecord, OutputRecord, PromptSource, RequestLifecycle, RequestOutput,
+    RequestParams,
+};
+use metric_handles::vllm::scheduler::{SchedulerStats, WaitingReason};
 
 use crate::labels::EngineLabels;
 

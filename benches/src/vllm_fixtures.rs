@@ -1,11 +1,13 @@
 //! The vLLM recorders under comparison (ours and the per-record-lookup baseline) and their
 //! realistic inputs: one request's 128 outputs, and one scheduler step.
 
-use metric_handles::vllm::{
-    EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats,
-    RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
-    VllmMetricsConfig,
+use metric_handles::vllm::request::{
+    EventType, FinishReason, PrefillStats, RequestOutput, RequestParams,
 };
+use metric_handles::vllm::scheduler::{
+    KvCacheEvictionEvent, PerfStats, PrefixCacheStats, SchedulerStats, SpecDecodingStats,
+};
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 use prometheus_client::registry::Registry as BaselineRegistry;
 

@@ -15,9 +15,10 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use crate::sim::clock::SimClock;
 use crate::sim::engine_sim::{Command, Engine, EngineConfig, EngineMessage};
 use crate::sim::plan::RequestPlan;
-use metric_handles::vllm::{
-    iteration_tokens, CacheConfig, RequestOutput, SchedulerStatsRecorder, VllmMetrics,
-};
+use metric_handles::vllm::cache_config::CacheConfig;
+use metric_handles::vllm::request::RequestOutput;
+use metric_handles::vllm::scheduler::iteration_tokens;
+use metric_handles::vllm::{SchedulerStatsRecorder, VllmMetrics};
 
 /// One output as it reaches the client.
 pub struct Delivery {

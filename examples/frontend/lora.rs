@@ -4,10 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
-use metric_handles::vllm::LoraInfoRecorder;
+use metric_handles::vllm::lora::LoraInfoRecorder;
 
 use crate::frontend::lock;
-use metric_handles::vllm::LoraState;
+use metric_handles::vllm::lora::LoraState;
 
 pub struct LoraBook {
     recorder: LoraInfoRecorder,

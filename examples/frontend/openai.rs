@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use crate::routes::AppState;
 use crate::session::{Session, Step};
 use crate::sim::SubmitError;
-use metric_handles::vllm::FinishReason;
+use metric_handles::vllm::request::FinishReason;
 use metric_handles::LabelEnum;
 
 /// Largest request body accepted.

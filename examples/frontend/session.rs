@@ -11,7 +11,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::frontend::{lock, Delivery, EngineClient};
 use crate::sim::report::RequestOutcome;
 use crate::sim::Simulation;
-use metric_handles::vllm::{FinishReason, RequestMetricsTracker, RequestParams};
+use metric_handles::vllm::request::{FinishReason, RequestParams};
+use metric_handles::vllm::RequestMetricsTracker;
 
 /// What one engine output gives the client.
 pub struct Step {

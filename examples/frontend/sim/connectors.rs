@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 
 use crate::cli::Args;
 use crate::sim::rng::Rng;
-use metric_handles::vllm::{
-    CacheHitSource, CachedTokensBySource, KvConnectorStats, MooncakeOperation, MooncakeRecord,
-    MooncakeStats, MooncakeStatus, NixlStats, PrefixCacheStats,
+use metric_handles::vllm::connectors::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use metric_handles::vllm::scheduler::{CacheHitSource, CachedTokensBySource, PrefixCacheStats};
 
 const KV_BYTES_PER_TOKEN: u64 = 131_072;
 const NIXL_BYTES_PER_SECOND: f64 = 25e9;

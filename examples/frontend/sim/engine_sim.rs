@@ -12,11 +12,12 @@ use crate::sim::connectors::{Admitted, Connectors};
 use crate::sim::kv_cache::KvCache;
 use crate::sim::plan::{stream, RequestPlan};
 use crate::sim::rng::Rng;
-use metric_handles::vllm::{
-    CacheHitSource, CudagraphStats, EngineSleepState, EventType, FinishReason,
-    KvCacheEvictionEvent, KvCacheState, PerfStats, PrefillStats, PrefixCacheStats, RequestOutput,
-    SchedulerStats, SpecDecodingStats, WeightsState,
+use metric_handles::vllm::request::{EventType, FinishReason, PrefillStats, RequestOutput};
+use metric_handles::vllm::scheduler::{
+    CacheHitSource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
+    SchedulerStats, SpecDecodingStats,
 };
+use metric_handles::vllm::sleep::{EngineSleepState, KvCacheState, WeightsState};
 
 /// The scheduler's limits and the behaviour knobs that act inside the engine.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use metric_handles::vllm::KvCacheEvictionEvent;
+use metric_handles::vllm::scheduler::KvCacheEvictionEvent;
 
 /// The blocks one request released together: evicted together, reported as one sampled event
 /// (vLLM samples evictions too rather than reporting every block).

@@ -27,7 +27,9 @@ use crate::sim::engine_sim::{Command, EngineConfig};
 use crate::sim::plan::RequestPlan;
 use crate::sim::report::Report;
 use crate::sim::workload::Workload;
-use metric_handles::vllm::{RequestParams, SleepOperation, VllmMetrics};
+use metric_handles::vllm::request::RequestParams;
+use metric_handles::vllm::sleep::SleepOperation;
+use metric_handles::vllm::VllmMetrics;
 
 pub struct Simulation {
     args: Args,

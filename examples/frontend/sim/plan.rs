@@ -4,7 +4,7 @@
 use crate::cli::Args;
 use crate::sim::connectors::Connectors;
 use crate::sim::rng::Rng;
-use metric_handles::vllm::CacheHitSource;
+use metric_handles::vllm::scheduler::CacheHitSource;
 
 /// Random streams of one request. Each decision has its own stream so that, e.g., a preemption
 /// changing how many decode steps a request takes cannot shift its end-of-sequence draws.

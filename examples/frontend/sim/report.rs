@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use metric_handles::vllm::{EventType, FinishReason, RequestOutput};
+use metric_handles::vllm::request::{EventType, FinishReason, RequestOutput};
 use metric_handles::LabelEnum;
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -130,7 +130,8 @@ impl VllmMetrics {
     ///
     /// ```
     /// use metric_handles::Registry;
-    /// use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
+    /// use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
+    /// use metric_handles::vllm::scheduler::SchedulerStats;
     ///
     /// let mut registry = Registry::default();
     /// let llama = VllmMetrics::register(&mut registry, VllmMetricsConfig {

@@ -4,26 +4,30 @@
 //! unchanged against a frontend that records through this module; [`catalogue`] lists every
 //! family with the vLLM files and commits it was matched against.
 //!
-//! * [`VllmMetrics::register`] registers every scheduler and request metric, declared with
-//!   `#[derive(MetricHandles)]` in [`SchedulerMetrics`] and [`RequestMetrics`], the sleep-mode
-//!   and LoRA families ([`SleepModeMetrics`], [`LoraInfoMetrics`]), and vLLM's NIXL,
-//!   Mooncake-store and engine sleep-state families; a third-party connector adds its own to
-//!   [`VllmMetrics::plugin_families`].
-//! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`] (with its connector
-//!   telemetry and sleep snapshot); an engine is resolved on first sight (the only slow path)
-//!   and cached in a lock-free table.
+//! The module root holds the metric set and the recorders it hands out; each concept is a
+//! module with the input an engine reports, the families it feeds and what a record writes:
+//!
+//! * [`VllmMetrics::register`] registers every family below; a third-party connector adds its
+//!   own to [`VllmMetrics::plugin_families`].
+//! * [`SchedulerStatsRecorder`] records each engine's [`SchedulerStats`](scheduler::SchedulerStats)
+//!   into the [`scheduler`] families, with the [`connectors`] telemetry and the [`sleep`]
+//!   snapshot the stats carry; an engine is resolved on first sight (the only slow path) and
+//!   cached in a lock-free table.
 //! * [`RequestMetricsRecorder::track`] creates one [`RequestMetricsTracker`] per request, which
-//!   records every output and the finish (every edge case of vLLM's output processor).
-//! * [`SleepModeRecorder`] times sleep-mode operations; [`LoraInfoRecorder`] exports the LoRA
-//!   adapters in use; [`CacheConfigRecorder`] exports each engine's KV-cache configuration
-//!   (`vllm:cache_config_info`). The HTTP families are declared in [`crate::http`].
-//! * [`StatsLogger`] computes vLLM's periodic log line.
+//!   records every output and the finish into the [`request`] families (every edge case of
+//!   vLLM's output processor).
+//! * [`sleep`] also times sleep-mode operations ([`SleepModeRecorder`](sleep::SleepModeRecorder));
+//!   [`lora`] exports the LoRA adapters in use; [`cache_config`] each engine's KV-cache
+//!   configuration (`vllm:cache_config_info`). The HTTP families are declared in
+//!   [`crate::http`].
+//! * [`StatsLogger`] computes vLLM's periodic log line ([`log`]); [`buckets`] holds vLLM's
+//!   bucket bounds.
 //!
 //! ```
 //! use metric_handles::Registry;
-//! use metric_handles::vllm::{
-//!     FinishReason, RequestOutput, RequestParams, SchedulerStats, VllmMetrics, VllmMetricsConfig,
-//! };
+//! use metric_handles::vllm::request::{FinishReason, RequestOutput, RequestParams};
+//! use metric_handles::vllm::scheduler::SchedulerStats;
+//! use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 //!
 //! let mut registry = Registry::default();
 //! let metrics = VllmMetrics::register(&mut registry, VllmMetricsConfig::default());
@@ -44,64 +48,32 @@
 //! ));
 //! ```
 
-mod buckets;
-mod cache_config;
+pub mod buckets;
+pub mod cache_config;
 mod catalogue;
 mod config;
-mod connectors;
+pub mod connectors;
 mod engines;
 mod labels;
-mod log;
+pub mod log;
 mod logger;
-mod lora;
+pub mod lora;
 mod metric_set;
 mod recorders;
-mod request;
-mod scheduler;
-mod sleep;
+pub mod request;
+pub mod scheduler;
+pub mod sleep;
 mod sync;
 mod values;
 
-pub use buckets::{
-    ITERATION_TOKENS_BUCKETS, ITL_BUCKETS, KV_RESIDENCY_BUCKETS, MOONCAKE_OPERATION_TIME_BUCKETS,
-    NIXL_BYTES_BUCKETS, NIXL_DESCRIPTORS_BUCKETS, NIXL_POST_TIME_BUCKETS, NIXL_XFER_TIME_BUCKETS,
-    PARAMS_N_BUCKETS, PREEMPTIONS_BUCKETS, REQUEST_LATENCY_BUCKETS, SLEEP_MODE_DURATION_BUCKETS,
-    TOKENS_BUCKETS_DEFAULT_MAX, TTFT_BUCKETS,
-};
-pub use cache_config::{
-    CacheConfig, CacheConfigHandles, CacheConfigLabels, CacheConfigMetrics, CacheConfigRecorder,
-};
 pub use catalogue::catalogue;
 pub use config::{VllmMetricsConfig, MAX_MODEL_NAME_LEN};
-pub use connectors::input::{
-    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
-};
-pub use connectors::metrics::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};
 /// The number of engine indices with a lock-free slot in the recorders; higher indices are
 /// found in a sorted list (this repository's tests record past it). Not a stable API.
 #[doc(hidden)]
 pub use engines::ENGINE_SLOTS;
 pub use labels::EngineLabels;
-pub use log::interval::{LogStatsInterval, MAX_LOGGED_POSITIONS};
-pub use log::line::{SpecDecodeLine, StatsLine};
 pub use logger::StatsLogger;
-pub use lora::{LoraInfoHandles, LoraInfoLabels, LoraInfoMetrics, LoraInfoRecorder, LoraState};
 pub use metric_set::VllmMetrics;
 pub use recorders::requests::{RequestMetricsRecorder, RequestMetricsTracker};
 pub use recorders::scheduler::SchedulerStatsRecorder;
-pub use request::input::{EventType, FinishReason, PrefillStats, RequestOutput};
-pub use request::lifecycle::{
-    FinishRecord, OutputRecord, ParentFields, PromptRecord, RequestLifecycle, RequestParams,
-};
-pub use request::metrics::{PromptSource, RequestHandles, RequestMetrics};
-pub use request::record::FLUSH_INTERVAL_TOKENS;
-pub use scheduler::cudagraph::{CudagraphKey, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN};
-pub use scheduler::input::{
-    CachedTokensBySource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
-    SchedulerStats, SpecDecodingStats,
-};
-pub use scheduler::metrics::{CacheHitSource, SchedulerHandles, SchedulerMetrics, WaitingReason};
-pub use scheduler::record::iteration_tokens;
-pub use sleep::input::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
-pub use sleep::mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
-pub use sleep::state::SLEEP_STATE_DESCRIPTORS;

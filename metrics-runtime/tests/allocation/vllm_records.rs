@@ -4,9 +4,9 @@
 
 use crate::counting::allocations_during;
 use crate::support::vllm::*;
-use metric_handles::vllm::{
-    EventType, FinishReason, RequestParams, SchedulerStats, VllmMetricsConfig,
-};
+use metric_handles::vllm::request::{EventType, FinishReason, RequestParams};
+use metric_handles::vllm::scheduler::SchedulerStats;
+use metric_handles::vllm::VllmMetricsConfig;
 
 fn params() -> RequestParams {
     RequestParams {
@@ -123,9 +123,12 @@ fn recording_scheduler_stats_for_a_known_engine_allocates_nothing() {
 fn recording_connector_sleep_and_batch_telemetry_for_a_known_engine_allocates_nothing() {
     use std::collections::BTreeMap;
 
-    use metric_handles::vllm::{
-        EngineSleepState, KvCacheState, KvConnectorStats, MooncakeOperation, MooncakeRecord,
-        MooncakeStats, MooncakeStatus, NixlStats, SleepOperation, WeightsState,
+    use metric_handles::vllm::connectors::{
+        KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus,
+        NixlStats,
+    };
+    use metric_handles::vllm::sleep::{
+        EngineSleepState, KvCacheState, SleepOperation, WeightsState,
     };
 
     let (_registry, metrics) = setup(VllmMetricsConfig::default());

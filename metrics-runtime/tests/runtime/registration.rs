@@ -7,8 +7,9 @@ use std::borrow::Cow;
 
 use crate::support::exposition::encode_openmetrics;
 use metric_handles::histogram::GaugeHistogram;
+use metric_handles::vllm::scheduler::SchedulerStats;
 #[cfg(feature = "vllm")]
-use metric_handles::vllm::{SchedulerStats, VllmMetrics, VllmMetricsConfig};
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 use metric_handles::{
     Counter, Family, Gauge, Histogram, Info, LabelEnum, MetricHandles, NoLabels, RegistrationError,

@@ -3,11 +3,14 @@
 //! a scraper sees.
 #![allow(dead_code)]
 
-use metric_handles::vllm::{
-    CudagraphStats, EventType, FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats,
-    PrefixCacheStats, RequestOutput, RequestParams, SchedulerStats, SpecDecodingStats, VllmMetrics,
-    VllmMetricsConfig,
+use metric_handles::vllm::request::{
+    EventType, FinishReason, PrefillStats, RequestOutput, RequestParams,
 };
+use metric_handles::vllm::scheduler::{
+    CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, SchedulerStats,
+    SpecDecodingStats,
+};
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 
 pub fn setup(config: VllmMetricsConfig) -> (Registry, VllmMetrics) {

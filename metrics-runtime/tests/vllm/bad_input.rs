@@ -3,11 +3,14 @@
 //! where the input is ignored). The log records are asserted in `vllm/tracing_events.rs`.
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{
+use metric_handles::vllm::request::{
     EventType::{Preempted, Queued, Scheduled},
-    FinishReason, KvCacheEvictionEvent, PerfStats, PrefillStats, PrefixCacheStats, RequestParams,
-    SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_MODEL_NAME_LEN,
+    FinishReason, PrefillStats, RequestParams,
 };
+use metric_handles::vllm::scheduler::{
+    KvCacheEvictionEvent, PerfStats, PrefixCacheStats, SchedulerStats, SpecDecodingStats,
+};
+use metric_handles::vllm::{VllmMetricsConfig, MAX_MODEL_NAME_LEN};
 
 /// The duration histograms of a finished request, with their first bucket bound.
 const DURATIONS: [(&str, f64); 7] = [
@@ -223,7 +226,7 @@ fn per_position_values_beyond_the_configured_positions_are_kept_and_bounded() {
     let total: f64 = series.iter().map(|(_, v)| v).sum();
     assert_eq!(total, 2.0 * len as f64);
     let drained = metrics.scheduler().drain_log_stats(0);
-    let logged = metric_handles::vllm::MAX_LOGGED_POSITIONS;
+    let logged = metric_handles::vllm::log::MAX_LOGGED_POSITIONS;
     assert_eq!(drained.accepted_per_pos, vec![2; logged]);
     assert_eq!(drained.accepted_beyond_logged, 2 * (len - logged) as u64);
 }

@@ -7,11 +7,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::support::vllm::*;
 use metric_handles::descriptor::MetricKind;
 use metric_handles::family::{FamilyError, FamilySpec};
-use metric_handles::vllm::{
-    EngineSleepState, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation, MooncakeRecord,
-    MooncakeStats, MooncakeStatus, NixlStats, PrefixCacheStats, SchedulerStats, SleepOperation,
-    WeightsState,
+use metric_handles::vllm::connectors::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use metric_handles::vllm::lora::LoraState;
+use metric_handles::vllm::scheduler::{PrefixCacheStats, SchedulerStats};
+use metric_handles::vllm::sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
 use metric_handles::{Counter, Gauge, Histogram};
 use serde::de::value::{Error as DeError, StrDeserializer};
 use serde::de::IntoDeserializer;

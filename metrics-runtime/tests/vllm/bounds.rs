@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use crate::support::exposition::encode_text;
 use crate::support::vllm::*;
-use metric_handles::vllm::{
-    CudagraphStats, SchedulerStats, SpecDecodingStats, VllmMetricsConfig, MAX_CUDAGRAPH_SHAPES,
-    MAX_LOGGED_POSITIONS, MAX_RUNTIME_MODE_LEN,
+use metric_handles::vllm::log::MAX_LOGGED_POSITIONS;
+use metric_handles::vllm::scheduler::{
+    CudagraphStats, SchedulerStats, SpecDecodingStats, MAX_CUDAGRAPH_SHAPES, MAX_RUNTIME_MODE_LEN,
 };
+use metric_handles::vllm::VllmMetricsConfig;
 
 /// Resident set size in bytes (Linux), 0 elsewhere.
 fn rss_bytes() -> u64 {
@@ -189,7 +190,8 @@ fn a_million_configured_positions_preresolve_a_bounded_number_and_still_count() 
 
 #[test]
 fn engines_past_the_series_limit_are_counted_once_in_the_log_line() {
-    use metric_handles::vllm::{RequestParams, StatsLogger};
+    use metric_handles::vllm::request::RequestParams;
+    use metric_handles::vllm::StatsLogger;
     use std::time::Duration;
 
     let (_registry, metrics) = setup_default();
@@ -261,7 +263,8 @@ fn assert_no_overflow_gauges(text: &str) {
 
 #[test]
 fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monotonic() {
-    use metric_handles::vllm::{EngineSleepState, KvCacheState, StatsLogger, WeightsState};
+    use metric_handles::vllm::sleep::{EngineSleepState, KvCacheState, WeightsState};
+    use metric_handles::vllm::StatsLogger;
     use std::time::Duration;
 
     let (registry, metrics) = setup_default();
@@ -272,7 +275,7 @@ fn overflow_gauges_leave_with_the_last_overflowed_engine_and_counters_stay_monot
         num_running_reqs: running,
         num_waiting_reqs: 2,
         kv_cache_usage: 0.5,
-        prefix_cache_stats: metric_handles::vllm::PrefixCacheStats {
+        prefix_cache_stats: metric_handles::vllm::scheduler::PrefixCacheStats {
             queries,
             hits,
             ..Default::default()

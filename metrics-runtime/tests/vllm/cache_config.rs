@@ -3,7 +3,7 @@
 //! changes and removed with the engine.
 
 use crate::support::vllm::*;
-use metric_handles::vllm::CacheConfig;
+use metric_handles::vllm::cache_config::CacheConfig;
 
 fn profiled(blocks: u64) -> CacheConfig {
     CacheConfig {

@@ -2,7 +2,9 @@
 //! is stale. Regenerate with `UPDATE_DOCS=1 cargo test -p metric-handles --test vllm catalogue`.
 use std::path::Path;
 
-use metric_handles::vllm::{catalogue, RequestMetrics, SchedulerMetrics};
+use metric_handles::vllm::catalogue;
+use metric_handles::vllm::request::RequestMetrics;
+use metric_handles::vllm::scheduler::SchedulerMetrics;
 
 /// The committed catalogue's text: a generated-file header, then the catalogue.
 fn generated() -> String {

@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use crate::support::exposition::{encode_text, stress};
 use crate::support::vllm::*;
-use metric_handles::vllm::{RequestParams, SchedulerStats, VllmMetrics};
+use metric_handles::vllm::request::RequestParams;
+use metric_handles::vllm::scheduler::SchedulerStats;
+use metric_handles::vllm::VllmMetrics;
 use metric_handles::Registry;
 
 const THREADS: u32 = 2;

@@ -8,7 +8,8 @@ use crate::support::exposition::{encode_openmetrics, encode_text, stress};
 use crate::support::resets::{sample_u64, scrapes_reading_a_reset};
 use crate::support::vllm::*;
 use metric_handles::testing::assert_finishes;
-use metric_handles::vllm::{PrefixCacheStats, RequestParams, SchedulerStats};
+use metric_handles::vllm::request::RequestParams;
+use metric_handles::vllm::scheduler::{PrefixCacheStats, SchedulerStats};
 
 const THREADS: u32 = 4;
 const ROUNDS: u64 = 10_000;

@@ -4,10 +4,11 @@
 //! without losing a count.
 
 use metric_handles::exemplar::{rejected_exemplars, ExemplarError};
-use metric_handles::vllm::{
+use metric_handles::vllm::request::{
     EventType::{Queued, Scheduled},
-    FinishReason, RequestParams, VllmMetricsConfig,
+    FinishReason, RequestParams,
 };
+use metric_handles::vllm::VllmMetricsConfig;
 use metric_handles::ExpositionFormat;
 
 use crate::support::vllm::*;

@@ -10,10 +10,10 @@ use std::process::Command;
 use crate::support::exposition::{encode_openmetrics, encode_text};
 use crate::support::vllm::*;
 use metric_handles::descriptor::MetricKind;
-use metric_handles::vllm::{
-    CacheConfig, FinishReason, RequestMetrics, RequestParams, SchedulerMetrics, VllmMetrics,
-    VllmMetricsConfig,
-};
+use metric_handles::vllm::cache_config::CacheConfig;
+use metric_handles::vllm::request::{FinishReason, RequestMetrics, RequestParams};
+use metric_handles::vllm::scheduler::SchedulerMetrics;
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 
 fn record_everything(metrics: &VllmMetrics) {
     for engine in [0, 3] {
@@ -59,8 +59,8 @@ fn record_everything(metrics: &VllmMetrics) {
                     with_events(
                         tokens(1),
                         &[
-                            (metric_handles::vllm::EventType::Queued, 9.5),
-                            (metric_handles::vllm::EventType::Scheduled, 9.75),
+                            (metric_handles::vllm::request::EventType::Queued, 9.5),
+                            (metric_handles::vllm::request::EventType::Scheduled, 9.75),
                         ],
                     ),
                     120,

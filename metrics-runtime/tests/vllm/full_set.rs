@@ -8,12 +8,19 @@ use crate::support::vllm::*;
 use metric_handles::descriptor::MetricKind;
 use metric_handles::family::{FamilyError, FamilySpec};
 use metric_handles::http::HttpMetrics;
-use metric_handles::vllm::{
-    catalogue, iteration_tokens, CacheConfig, CachedTokensBySource, EngineLabels, EngineSleepState,
-    EventType, FinishReason, KvCacheState, KvConnectorStats, LoraState, MooncakeOperation,
-    MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats, PrefillStats, PrefixCacheStats,
-    RequestOutput, RequestParams, SchedulerStats, SleepOperation, SpecDecodingStats, WeightsState,
+use metric_handles::vllm::cache_config::CacheConfig;
+use metric_handles::vllm::connectors::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use metric_handles::vllm::lora::LoraState;
+use metric_handles::vllm::request::{
+    EventType, FinishReason, PrefillStats, RequestOutput, RequestParams,
+};
+use metric_handles::vllm::scheduler::{
+    iteration_tokens, CachedTokensBySource, PrefixCacheStats, SchedulerStats, SpecDecodingStats,
+};
+use metric_handles::vllm::sleep::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
+use metric_handles::vllm::{catalogue, EngineLabels};
 use metric_handles::Counter;
 
 fn params() -> RequestParams {

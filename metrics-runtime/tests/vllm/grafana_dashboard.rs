@@ -4,10 +4,12 @@
 //! on with one setting.
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{
+use metric_handles::vllm::request::{
     EventType::{Queued, Scheduled},
-    FinishReason, RequestParams, SchedulerStats, VllmMetricsConfig,
+    FinishReason, RequestParams,
 };
+use metric_handles::vllm::scheduler::SchedulerStats;
+use metric_handles::vllm::VllmMetricsConfig;
 
 /// Every series the dashboard's PromQL reads, by panel.
 const DASHBOARD_SERIES: &[(&str, &str)] = &[

@@ -4,10 +4,11 @@
 
 use metric_handles::histogram::NativeConfig;
 use metric_handles::prometheus_client::encoding::prometheus_protobuf::prometheus_data_model::MetricFamily;
-use metric_handles::vllm::{
+use metric_handles::vllm::request::{
     EventType::{Queued, Scheduled},
-    FinishReason, RequestParams, VllmMetricsConfig,
+    FinishReason, RequestParams,
 };
+use metric_handles::vllm::VllmMetricsConfig;
 use metric_handles::ExpositionFormat;
 use prost::Message;
 

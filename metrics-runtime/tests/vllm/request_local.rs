@@ -6,10 +6,11 @@
 //! mid-request, and consistent histograms while requests merge and scrapes run at once.
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{
-    FinishReason, RequestMetricsTracker, RequestOutput, RequestParams, VllmMetrics,
-    FLUSH_INTERVAL_TOKENS, ITL_BUCKETS,
+use metric_handles::vllm::buckets::ITL_BUCKETS;
+use metric_handles::vllm::request::{
+    FinishReason, RequestOutput, RequestParams, FLUSH_INTERVAL_TOKENS,
 };
+use metric_handles::vllm::{RequestMetricsTracker, VllmMetrics};
 use metric_handles::Histogram;
 
 const ITL: &str = "vllm:inter_token_latency_seconds";

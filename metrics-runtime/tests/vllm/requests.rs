@@ -2,10 +2,11 @@
 //! affected sample asserted in the encoded exposition, one test per edge case.
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{
+use metric_handles::vllm::request::{
     EventType::{Preempted, Queued, Scheduled},
-    FinishReason, RequestMetricsTracker, RequestParams, VllmMetrics, VllmMetricsConfig,
+    FinishReason, RequestParams,
 };
+use metric_handles::vllm::{RequestMetricsTracker, VllmMetrics, VllmMetricsConfig};
 
 fn params(arrival_time: f64, prompt_len: u32, max_tokens: Option<u32>) -> RequestParams {
     RequestParams {
@@ -274,7 +275,7 @@ fn outputs_after_the_finish_are_ignored_and_counted() {
 #[test]
 fn queue_time_is_real_only_when_both_queued_and_scheduled_were_seen() {
     let (registry, metrics) = setup_default();
-    let run = |events: &[(metric_handles::vllm::EventType, f64)]| {
+    let run = |events: &[(metric_handles::vllm::request::EventType, f64)]| {
         let mut t = metrics.requests().track(0, params(1.0, 1, None));
         t.observe_output(
             9.0,

@@ -4,10 +4,12 @@
 use std::time::{Duration, Instant};
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{
-    iteration_tokens, FinishReason, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
-    RequestParams, SchedulerStats, SpecDecodingStats, StatsLogger, VllmMetricsConfig,
+use metric_handles::vllm::request::{FinishReason, RequestParams};
+use metric_handles::vllm::scheduler::{
+    iteration_tokens, KvCacheEvictionEvent, PerfStats, PrefixCacheStats, SchedulerStats,
+    SpecDecodingStats,
 };
+use metric_handles::vllm::{StatsLogger, VllmMetricsConfig};
 
 fn prefix(queries: u64, hits: u64) -> PrefixCacheStats {
     PrefixCacheStats {

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use crate::support::exposition::encode_openmetrics;
 use crate::support::vllm::*;
 use metric_handles::descriptor::MetricKind;
-use metric_handles::vllm::{RequestMetrics, SchedulerMetrics};
+use metric_handles::vllm::request::RequestMetrics;
+use metric_handles::vllm::scheduler::SchedulerMetrics;
 
 const TTFT: &[f64] = &[
     0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
@@ -359,10 +360,10 @@ fn exported_bounds(s: &Scrape, name: &str, labels: &[(&str, &str)]) -> Vec<f64> 
 
 #[test]
 fn connector_histograms_have_the_rust_frontends_buckets() {
-    use metric_handles::vllm::{
+    use metric_handles::vllm::connectors::{
         KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus,
-        SchedulerStats,
     };
+    use metric_handles::vllm::scheduler::SchedulerStats;
 
     let (registry, metrics) = setup_default();
     let record = MooncakeRecord {

@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::vllm::*;
-use metric_handles::vllm::{FinishReason, RequestParams, SchedulerStats, StatsLogger};
+use metric_handles::vllm::request::{FinishReason, RequestParams};
+use metric_handles::vllm::scheduler::SchedulerStats;
+use metric_handles::vllm::StatsLogger;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};

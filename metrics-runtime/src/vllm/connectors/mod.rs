@@ -3,3 +3,8 @@
 
 pub(crate) mod input;
 pub(crate) mod metrics;
+
+pub use input::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
+};
+pub use metrics::{MOONCAKE_DESCRIPTORS, MOONCAKE_LABEL_KEYS, NIXL_DESCRIPTORS};

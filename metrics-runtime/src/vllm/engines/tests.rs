@@ -134,9 +134,9 @@ fn a_join_inside_a_resolution_panics_naming_the_locks_instead_of_waiting_forever
 /// of another engine under way).
 #[test]
 fn records_past_the_slots_take_no_lock_once_the_engine_has_joined() {
-    use crate::vllm::{
-        RequestOutput, RequestParams, SchedulerStats, VllmMetrics, VllmMetricsConfig,
-    };
+    use crate::vllm::request::{RequestOutput, RequestParams};
+    use crate::vllm::scheduler::SchedulerStats;
+    use crate::vllm::{VllmMetrics, VllmMetricsConfig};
 
     let engine = ENGINE_SLOTS as u32 + 44;
     let mut registry = crate::Registry::default();

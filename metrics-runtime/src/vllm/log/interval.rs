@@ -30,10 +30,10 @@ pub struct LogStatsInterval {
     /// Accepted tokens at positions [`MAX_LOGGED_POSITIONS`] and beyond, summed.
     pub accepted_beyond_logged: u64,
     /// How many steps reported each CUDA-graph padding shape, in first-seen order (at most
-    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::MAX_CUDAGRAPH_SHAPES) shapes).
+    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::scheduler::MAX_CUDAGRAPH_SHAPES) shapes).
     pub cudagraph: Vec<(CudagraphKey, u64)>,
     /// Steps whose CUDA-graph shape was not kept: it came after
-    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::MAX_CUDAGRAPH_SHAPES) others in the interval.
+    /// [`MAX_CUDAGRAPH_SHAPES`](crate::vllm::scheduler::MAX_CUDAGRAPH_SHAPES) others in the interval.
     pub cudagraph_other_steps: u64,
 }
 
@@ -41,7 +41,7 @@ impl LogStatsInterval {
     /// Adds one step's spec-decode stats. Sums saturate.
     ///
     /// ```
-    /// use metric_handles::vllm::LogStatsInterval;
+    /// use metric_handles::vllm::log::LogStatsInterval;
     /// let mut interval = LogStatsInterval::default();
     /// interval.add_spec_decode(2, &[1, 2]);
     /// interval.add_spec_decode(3, &[3, 4, 5]);

@@ -5,3 +5,6 @@
 pub(crate) mod interval;
 pub(crate) mod line;
 pub(crate) mod warn_limit;
+
+pub use interval::{LogStatsInterval, MAX_LOGGED_POSITIONS};
+pub use line::{SpecDecodeLine, StatsLine};

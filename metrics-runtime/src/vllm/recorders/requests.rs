@@ -122,7 +122,7 @@ struct ParentState {
 /// atomic add), as vLLM's Rust frontend does (`rust/src/llm/src/request_metrics.rs`). Its
 /// `vllm:inter_token_latency_seconds` sample is kept in the tracker with plain arithmetic and
 /// merged into the engine's series every
-/// [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS) generated tokens, at the
+/// [`FLUSH_INTERVAL_TOKENS`](crate::vllm::request::FLUSH_INTERVAL_TOKENS) generated tokens, at the
 /// finish, on [`flush`](Self::flush), and when the tracker is dropped: vLLM's Rust frontend
 /// batches these samples the same way (`VLLM_RS_ITL_FLUSH_INTERVAL_TOKENS`). A scrape during
 /// the request lags it by fewer than that many samples, and once the request has finished the
@@ -221,7 +221,7 @@ impl RequestMetricsTracker {
     }
 
     /// Merges the inter-token-latency samples kept in the tracker into the engine's series now
-    /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::FLUSH_INTERVAL_TOKENS)
+    /// (they are merged every [`FLUSH_INTERVAL_TOKENS`](crate::vllm::request::FLUSH_INTERVAL_TOKENS)
     /// tokens and at the finish anyway).
     pub fn flush(&mut self) {
         self.itl.flush(self.trace.as_deref());

@@ -202,7 +202,7 @@ pub struct SchedulerMetrics {
     /// What vLLM's Rust frontend counts: once per non-empty output batch of the engine
     /// (`SchedulerStatsRecorder::record_output_batch`), the batch's computed prompt tokens plus
     /// generated tokens: over its outputs, new tokens plus `prefill_stats.num_computed_tokens` when
-    /// present (`metric_handles::vllm::iteration_tokens`; cached prompt tokens are not counted). An
+    /// present (`metric_handles::vllm::scheduler::iteration_tokens`; cached prompt tokens are not counted). An
     /// empty batch records nothing. A histogram whose name ends in `_total`, as in vLLM.
     #[metric(name = "vllm:iteration_tokens_total", buckets = ITERATION_TOKENS_BUCKETS)]
     pub iteration_tokens: Family<EngineLabels, Histogram>,

@@ -41,7 +41,7 @@ pub enum KvCacheState {
 
 /// One engine's confirmed sleep state, carried by [`SchedulerStats::sleep_state`].
 ///
-/// [`SchedulerStats::sleep_state`]: crate::vllm::SchedulerStats::sleep_state
+/// [`SchedulerStats::sleep_state`]: crate::vllm::scheduler::SchedulerStats::sleep_state
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineSleepState {
     /// Scheduling is paused.

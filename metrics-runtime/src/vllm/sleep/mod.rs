@@ -5,3 +5,7 @@
 pub(crate) mod input;
 pub(crate) mod mode;
 pub(crate) mod state;
+
+pub use input::{EngineSleepState, KvCacheState, SleepOperation, WeightsState};
+pub use mode::{SleepModeHandles, SleepModeMetrics, SleepModeRecorder, SleepOperationGuard};
+pub use state::SLEEP_STATE_DESCRIPTORS;

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use metric_handles::vllm::SleepOperation;
+use metric_handles::vllm::sleep::SleepOperation;
 use metric_handles::{LabelEnum, Registry};
 
 use super::model::{add, sleep_operation, LoraSeries, Model, Totals, REASONS};

@@ -1,12 +1,15 @@
 //! The values the recorders take: plausible ones, and the extremes (NaN, infinities, counts at
 //! the edge of their type) half of the time.
 
-use metric_handles::vllm::{
-    CachedTokensBySource, CudagraphStats, EngineSleepState, EventType, FinishReason,
-    KvCacheEvictionEvent, KvCacheState, KvConnectorStats, MooncakeOperation, MooncakeRecord,
-    MooncakeStats, MooncakeStatus, NixlStats, PerfStats, PrefillStats, PrefixCacheStats,
-    RequestOutput, SchedulerStats, SpecDecodingStats, WeightsState,
+use metric_handles::vllm::connectors::{
+    KvConnectorStats, MooncakeOperation, MooncakeRecord, MooncakeStats, MooncakeStatus, NixlStats,
 };
+use metric_handles::vllm::request::{EventType, FinishReason, PrefillStats, RequestOutput};
+use metric_handles::vllm::scheduler::{
+    CachedTokensBySource, CudagraphStats, KvCacheEvictionEvent, PerfStats, PrefixCacheStats,
+    SchedulerStats, SpecDecodingStats,
+};
+use metric_handles::vllm::sleep::{EngineSleepState, KvCacheState, WeightsState};
 use metric_handles::LabelEnum;
 use proptest::prelude::*;
 

@@ -32,7 +32,8 @@ mod operations;
 
 use std::cell::Cell;
 
-use metric_handles::vllm::{FinishReason, VllmMetrics, VllmMetricsConfig};
+use metric_handles::vllm::request::FinishReason;
+use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
 use metric_handles::Registry;
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;

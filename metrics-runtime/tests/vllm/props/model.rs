@@ -2,10 +2,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use metric_handles::vllm::{
-    EngineSleepState, FinishReason, KvCacheState, MooncakeOperation, MooncakeStatus,
-    RequestMetricsTracker, SleepOperation, SleepOperationGuard, WeightsState,
+use metric_handles::vllm::connectors::{MooncakeOperation, MooncakeStatus};
+use metric_handles::vllm::request::FinishReason;
+use metric_handles::vllm::sleep::{
+    EngineSleepState, KvCacheState, SleepOperation, SleepOperationGuard, WeightsState,
 };
+use metric_handles::vllm::RequestMetricsTracker;
 
 pub(super) const REASONS: [(FinishReason, &str); 5] = [
     (FinishReason::Stop, "stop"),

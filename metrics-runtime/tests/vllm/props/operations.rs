@@ -3,10 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use metric_handles::vllm::{
-    EventType, FinishReason, KvConnectorStats, LoraState, RequestOutput, RequestParams,
-    SchedulerStats, SleepOperation, VllmMetrics,
-};
+use metric_handles::vllm::connectors::KvConnectorStats;
+use metric_handles::vllm::lora::LoraState;
+use metric_handles::vllm::request::{EventType, FinishReason, RequestOutput, RequestParams};
+use metric_handles::vllm::scheduler::SchedulerStats;
+use metric_handles::vllm::sleep::SleepOperation;
+use metric_handles::vllm::VllmMetrics;
 use metric_handles::LabelEnum;
 use proptest::prelude::*;
 
