@@ -13,15 +13,25 @@ use metric_handles::{
     LabelEnum, LabelSet, MetricHandles, RegisterOptions,
 };
 
-/// The README's example: these tests declare their metrics with its label set and finish
-/// reasons. Its `main` runs as a program of its own (`cargo run --example quickstart`).
-#[path = "../examples/quickstart.rs"]
-#[allow(dead_code)]
-mod quickstart;
 mod support;
 
-use quickstart::{EngineLabels, FinishReason};
 use support::prometheus_text;
+
+/// The common labels of these tests' families: a served model and an engine index.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
+pub struct EngineLabels {
+    pub model_name: String,
+    pub engine: u32,
+}
+
+/// An enum axis: how a request finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, LabelEnum)]
+#[label(rename_all = "lowercase")]
+pub enum FinishReason {
+    Stop,
+    Length,
+    Abort,
+}
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, LabelSet)]
 pub struct LoraLabels {
