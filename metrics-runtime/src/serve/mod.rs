@@ -80,6 +80,7 @@ pub use handler::{
 };
 pub use own_metrics::{ScrapeErrorCause, ScrapeHandles, ScrapeMetrics, ScrapeStatus};
 #[cfg(feature = "http-layer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http-layer")))]
 pub use service::{MetricsFuture, MetricsService};
 
 #[cfg(test)]

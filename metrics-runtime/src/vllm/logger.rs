@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use crate::vllm::log::interval::LogStatsInterval;
 use crate::vllm::log::line::{CounterTotals, GaugeReadings, StatsLine};
+use crate::vllm::metric_set::VllmMetrics;
 use crate::vllm::recorders::core::EngineEntry;
 use crate::vllm::request::metrics::PromptSource;
-use crate::vllm::VllmMetrics;
 
 /// Computes vLLM's periodic log line (the format of vLLM's `LoggingStatLogger`) from counter deltas since the previous
 /// line, over every engine present at the time of the line (engines need not start at 0), and
