@@ -52,6 +52,13 @@ pub(crate) fn help_line(help: &str) -> Cow<'_, str> {
     Cow::Owned(help.replace("\r\n", " ").replace(['\n', '\r', '\t'], " "))
 }
 
+/// `help` as a family in a run-time set shows it: one line ([`help_line`]) with the final `.`
+/// that prometheus-client's registry appends to a registered family's help, so a family reads
+/// the same whichever way it was registered.
+pub(crate) fn exposed_help(help: &str) -> String {
+    format!("{}.", help_line(help))
+}
+
 /// The byte offset where the help text of a `# HELP name text` line starts.
 fn help_text_start(line: &str) -> Option<usize> {
     let rest = line.strip_prefix("# HELP ")?;

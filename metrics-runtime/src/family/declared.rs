@@ -18,7 +18,7 @@ use crate::labels::LabelSet;
 use crate::member::FamilyMember;
 use crate::registry::declared::shown_names;
 use crate::registry::{unit_from_str, RegisterOptions, RegistrationError};
-use crate::sanitize::help_line;
+use crate::sanitize::exposed_help;
 
 /// The families of one derived struct whose names are claimed in a [`RuntimeFamilies`] set:
 /// what its generated `try_register_in` builds the struct's fields from.
@@ -57,8 +57,7 @@ impl<L: LabelSet> DeclaredFamilies<'_, L> {
         for name in shown_names(descriptor, Some(options)) {
             self.families.add_declared(Arc::new(DeclaredFamily {
                 name: name.to_owned(),
-                // The final `.` the exposition shows, as a registry's family gets it.
-                help: format!("{}.", help_line(descriptor.help)),
+                help: exposed_help(descriptor.help),
                 unit: descriptor.unit.map(unit_from_str),
                 family: family.clone(),
             }));

@@ -88,7 +88,7 @@ impl<L: LabelSet, M: RuntimeMember> RuntimeFamily<L, M> {
         let described = Described {
             // One line without surrounding whitespace, as a derived family's: line breaks
             // and tabs become spaces.
-            help: format!("{}.", crate::sanitize::help_line(help.trim())),
+            help: crate::sanitize::exposed_help(help.trim()),
             name,
             unit,
             kind: M::KIND,
