@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use crate::support::exposition::encode_openmetrics;
 use metric_handles::histogram::GaugeHistogram;
+#[cfg(feature = "vllm")]
 use metric_handles::vllm::scheduler::SchedulerStats;
 #[cfg(feature = "vllm")]
 use metric_handles::vllm::{VllmMetrics, VllmMetricsConfig};
