@@ -1,5 +1,9 @@
-//! The KV connectors' telemetry (NIXL, Mooncake store): what an engine reports with its
-//! scheduler stats (`input.rs`) and the connector families it feeds (`metrics.rs`).
+//! The KV connectors' telemetry: what an engine's NIXL and Mooncake-store connectors report
+//! with its scheduler stats ([`KvConnectorStats`], in
+//! [`SchedulerStats::kv_connector_stats`](crate::vllm::scheduler::SchedulerStats::kv_connector_stats)),
+//! recorded into vLLM's NIXL and Mooncake-store families, which [`NIXL_DESCRIPTORS`] and
+//! [`MOONCAKE_DESCRIPTORS`] describe. A third-party connector declares its own families in
+//! [`VllmMetrics::plugin_families`](crate::vllm::VllmMetrics::plugin_families).
 
 pub(crate) mod input;
 pub(crate) mod metrics;

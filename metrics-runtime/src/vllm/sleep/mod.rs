@@ -1,6 +1,7 @@
-//! Sleep mode: the engine's resource snapshot (`input.rs`, reported with its scheduler stats,
-//! exported as the sleep-state families of `state.rs`) and the frontend's timed sleep-mode
-//! operations (`mode.rs`).
+//! Sleep mode: the engine's confirmed resource state ([`EngineSleepState`], reported with its
+//! scheduler stats and exported as the sleep-state families of [`SLEEP_STATE_DESCRIPTORS`]),
+//! and the frontend's timed sleep and wake-up operations ([`SleepModeRecorder`], whose families
+//! are [`SleepModeMetrics`]).
 
 pub(crate) mod input;
 pub(crate) mod mode;
