@@ -241,7 +241,8 @@ fn info_read(plan: &MetricPlan, cfgs: &TokenStream) -> TokenStream {
     quote!(#cfgs let _ = &handles.#field;)
 }
 
-/// The associated constant holding a field's [`field_ops`] result.
+/// The associated constant holding a field's `field_ops` result (the runtime's
+/// `__private::field_ops`).
 fn ops_ident(const_ident: &Ident) -> Ident {
     format_ident!("{}_OPS", const_ident)
 }

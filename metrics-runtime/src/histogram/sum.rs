@@ -28,7 +28,7 @@ pub(super) fn add_to_f64_bits(cell: &AtomicU64, delta: f64) -> bool {
     }
 }
 
-/// `total + value` with the rules of [`Histogram::observe`]: a non-finite value is not added,
+/// `total + value` with the rules of [`Histogram::observe`](crate::Histogram::observe): a non-finite value is not added,
 /// and the result saturates at `±f64::MAX`. Skipping zeros as `observe` does changes nothing:
 /// the total is never `-0.0` (non-zero additions that cancel give `+0.0`), and adding `±0.0`
 /// to anything else leaves it as it is. The saturation is a branch that is never taken in

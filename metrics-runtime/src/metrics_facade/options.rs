@@ -132,7 +132,7 @@ impl Default for FacadeBuilder {
 
 impl FacadeBuilder {
     /// The defaults: [`DEFAULT_BUCKETS`], no native buckets,
-    /// [`DEFAULT_MAX_SERIES`](crate::limits::DEFAULT_MAX_SERIES) series per name,
+    /// [`DEFAULT_MAX_SERIES`] series per name,
     /// [`DEFAULT_MAX_FAMILIES`] names, no idle expiry.
     pub fn new() -> Self {
         Self::default()

@@ -49,7 +49,7 @@ pub fn try_register_build_info(
 }
 
 /// Registers `build_info{name="<crate>",version="<version>"} 1` in a
-/// [`Registry`](crate::Registry): the name and version of the crate that writes the macro
+/// [`Registry`]: the name and version of the crate that writes the macro
 /// (its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`, read when that crate is compiled, so no build
 /// script is needed). Written in the binary's crate, it names the program.
 ///

@@ -107,7 +107,7 @@ fn catalogue_sections() -> Vec<(&'static str, &'static [MetricDescriptor])> {
 /// vLLM's metric catalogue (the repository's `docs/metrics.md`): every family of vLLM's Rust
 /// frontend `/metrics` with its type, labels, buckets, help, how the recorders compute it and
 /// its deprecated aliases, generated from the descriptor tables of the vLLM metric structs and
-/// of [`HttpMetrics`](crate::http::HttpMetrics).
+/// of [`HttpMetrics`].
 ///
 /// A frontend that registers metrics of its own next to vLLM's can add them as another section
 /// before rendering:

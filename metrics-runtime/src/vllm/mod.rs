@@ -1,7 +1,7 @@
 //! vLLM's complete metric set, recorded at atomic-add cost: the families of vLLM's Rust
 //! frontend `/metrics`, with the default `vllm` feature. The names, types, labels, bucket bounds
 //! and arithmetic are vLLM's, so vLLM's Grafana dashboard, alert rules and PromQL queries work
-//! unchanged against a frontend that records through this module; [`catalogue`] lists every
+//! unchanged against a frontend that records through this module; [`catalogue()`] lists every
 //! family with the vLLM files and commits it was matched against.
 //!
 //! The module root holds the metric set and the recorders it hands out; each concept is a

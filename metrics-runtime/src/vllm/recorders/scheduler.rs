@@ -1,4 +1,6 @@
-//! [`SchedulerStatsRecorder`]: writes each engine's [`SchedulerStats`] through cached handles.
+//! [`SchedulerStatsRecorder`]: finds each engine's cached handles and hands its
+//! [`SchedulerStats`] to the scheduler families, the connector and sleep-state families and the
+//! log-stats accumulator.
 
 use std::fmt;
 use std::sync::Arc;
