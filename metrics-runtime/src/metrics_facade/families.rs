@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::cache::{CachedKey, Evictions, Guard};
-use super::handles::FloatGauge;
+use super::handles::FacadeGauge;
 use super::labels::{metric_name, FacadeLabels};
 use super::options::FacadeBuilder;
 use crate::descriptor::MetricKind;
@@ -73,7 +73,7 @@ pub(crate) struct ToCache<M> {
 /// One name the facade met.
 enum Named {
     Counter(FacadeFamily<Counter>, LateSlot),
-    Gauge(FacadeFamily<FloatGauge>, LateSlot),
+    Gauge(FacadeFamily<FacadeGauge>, LateSlot),
     Histogram(FacadeFamily<Histogram>, LateSlot),
     /// Refused when it was met: records through it are dropped.
     Refused,
@@ -169,7 +169,7 @@ impl Families {
         Some(self.series(family, key))
     }
 
-    pub(crate) fn gauge(&self, key: &metrics::Key) -> Option<Found<FloatGauge>> {
+    pub(crate) fn gauge(&self, key: &metrics::Key) -> Option<Found<FacadeGauge>> {
         let family = self.family(
             key.name(),
             MetricKind::Gauge,

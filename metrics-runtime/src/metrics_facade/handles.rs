@@ -1,12 +1,19 @@
 //! The facade's handle types backed by this crate's members: a `metrics::Counter` shares a
-//! counter's cell, a `metrics::Histogram` a histogram, a `metrics::Gauge` a float gauge.
+//! counter's cell, a `metrics::Histogram` a histogram, a `metrics::Gauge` a float gauge's cell.
 
+use std::fmt;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
+use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
+use prometheus_client::metrics::gauge::Atomic;
+use prometheus_client::metrics::MetricType;
+
 use crate::counter::CounterCell;
-use crate::gauge::Gauge;
+use crate::descriptor::MetricKind;
 use crate::histogram::Histogram;
+use crate::member::{AxisShape, FamilyMember, SeriesSpec};
+use crate::render::{LabelStack, SeriesWriter};
 use crate::Counter;
 
 /// The facade's counters count in `u64`, as this crate's default counter does; an increment
@@ -23,28 +30,81 @@ impl metrics::CounterFn for CounterCell<AtomicU64> {
     }
 }
 
-/// The facade's gauges hold an `f64`.
-pub(crate) type FloatGauge = Gauge<f64, AtomicU64>;
+/// A facade gauge's value: an `f64`, in the bits of an atomic, with prometheus-client's
+/// float-gauge arithmetic (a compare-and-swap loop to add, a swap to set). The series and every
+/// `metrics::Gauge` handle to it share one allocation of it, as a counter's cell is shared:
+/// wrapping prometheus-client's gauge (whose `Arc` is private) in a handle took one more.
+#[derive(Debug, Default)]
+pub(crate) struct FloatCell(AtomicU64);
 
-/// A float gauge as the facade's `Gauge` holds it (prometheus-client's gauge is a type of
-/// another crate: the facade's trait is implemented on this wrapper).
-#[derive(Debug)]
-pub(crate) struct FacadeGauge(pub(crate) FloatGauge);
+impl FloatCell {
+    #[inline]
+    fn get(&self) -> f64 {
+        Atomic::<f64>::get(&self.0)
+    }
+}
 
-impl metrics::GaugeFn for FacadeGauge {
+impl metrics::GaugeFn for FloatCell {
     #[inline]
     fn increment(&self, value: f64) {
-        self.0.inc_by(value);
+        Atomic::<f64>::inc_by(&self.0, value);
     }
 
     #[inline]
     fn decrement(&self, value: f64) {
-        self.0.dec_by(value);
+        Atomic::<f64>::dec_by(&self.0, value);
     }
 
     #[inline]
     fn set(&self, value: f64) {
-        self.0.set(value);
+        Atomic::<f64>::set(&self.0, value);
+    }
+}
+
+/// One series of a gauge the facade records: the family member of its name. Exposed as a gauge
+/// of `f64`, as `Gauge<f64, AtomicU64>` is.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FacadeGauge(Arc<FloatCell>);
+
+impl EncodeMetric for FacadeGauge {
+    fn encode(&self, mut encoder: MetricEncoder<'_>) -> Result<(), fmt::Error> {
+        encoder.encode_gauge(&self.0.get())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Gauge
+    }
+}
+
+impl FamilyMember for FacadeGauge {
+    const KIND: MetricKind = MetricKind::Gauge;
+    const AXIS: AxisShape = AxisShape::None;
+    const WRITES_TEXT: bool = true;
+    const WRITES_PROTOBUF: bool = true;
+
+    fn build(_spec: &SeriesSpec) -> Self {
+        Self::default()
+    }
+
+    fn encode_member<L: EncodeLabelSet>(
+        &self,
+        labels: &L,
+        encoder: &mut MetricEncoder<'_>,
+    ) -> Result<(), fmt::Error> {
+        self.encode(encoder.encode_family(labels)?)
+    }
+
+    fn activity(&self) -> Option<u64> {
+        Some(self.0.get().to_bits())
+    }
+
+    fn write_text(
+        &self,
+        labels: &LabelStack<'_>,
+        writer: &mut SeriesWriter<'_>,
+    ) -> Result<(), fmt::Error> {
+        writer.gauge(labels, self.0.get());
+        Ok(())
     }
 }
 
@@ -62,9 +122,9 @@ pub(crate) fn counter(counter: &Counter) -> metrics::Counter {
     metrics::Counter::from_arc(counter.shared_cell())
 }
 
-/// The facade's handle for `gauge`.
-pub(crate) fn gauge(gauge: FloatGauge) -> metrics::Gauge {
-    metrics::Gauge::from_arc(Arc::new(FacadeGauge(gauge)))
+/// The facade's handle for `gauge`: its cell, shared.
+pub(crate) fn gauge(gauge: &FacadeGauge) -> metrics::Gauge {
+    metrics::Gauge::from_arc(Arc::clone(&gauge.0))
 }
 
 /// The facade's handle for `histogram`.

@@ -7,7 +7,7 @@ use metrics::{Key, KeyName, Metadata, Recorder, SharedString, Unit};
 
 use super::cache::HandleCache;
 use super::families::{FacadeFamily, Families, Found, Refusal};
-use super::handles::{self, FloatGauge};
+use super::handles::{self, FacadeGauge};
 use super::options::{FacadeBuilder, FacadeError};
 use crate::descriptor::MetricKind;
 use crate::histogram::Histogram;
@@ -53,7 +53,7 @@ pub struct FacadeRecorder {
 struct Inner {
     families: Families,
     counters: HandleCache<metrics::Counter, FacadeFamily<Counter>>,
-    gauges: HandleCache<metrics::Gauge, FacadeFamily<FloatGauge>>,
+    gauges: HandleCache<metrics::Gauge, FacadeFamily<FacadeGauge>>,
     histograms: HandleCache<metrics::Histogram, FacadeFamily<Histogram>>,
 }
 
@@ -165,12 +165,9 @@ impl Recorder for FacadeRecorder {
         let inner = &*self.inner;
         match inner.gauges.get(key) {
             Some(handle) => handle,
-            None => cached(
-                &inner.gauges,
-                key,
-                inner.families.gauge(key),
-                handles::gauge,
-            )
+            None => cached(&inner.gauges, key, inner.families.gauge(key), |gauge| {
+                handles::gauge(&gauge)
+            })
             .unwrap_or_else(metrics::Gauge::noop),
         }
     }
