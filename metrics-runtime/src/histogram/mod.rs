@@ -75,6 +75,8 @@ mod bounds;
 pub(crate) mod bucket_lookup;
 mod buffer;
 mod exemplars;
+#[cfg(feature = "metrics-facade")]
+mod facade;
 mod gauge_histogram;
 mod interned;
 mod merge;

@@ -1,5 +1,6 @@
 //! The facade's handle types backed by this crate's members: a `metrics::Counter` shares a
-//! counter's cell, a `metrics::Histogram` a histogram, a `metrics::Gauge` a float gauge's cell.
+//! counter's cell, a `metrics::Histogram` a histogram's core, a `metrics::Gauge` a float
+//! gauge's cell.
 
 use std::fmt;
 use std::sync::atomic::AtomicU64;
@@ -108,15 +109,6 @@ impl FamilyMember for FacadeGauge {
     }
 }
 
-/// Observations go straight into the lock-free histogram: nothing is buffered, so memory does
-/// not grow with traffic between scrapes.
-impl metrics::HistogramFn for Histogram {
-    #[inline]
-    fn record(&self, value: f64) {
-        self.observe(value);
-    }
-}
-
 /// The facade's handle for `counter`.
 pub(crate) fn counter(counter: &Counter) -> metrics::Counter {
     metrics::Counter::from_arc(counter.shared_cell())
@@ -127,7 +119,7 @@ pub(crate) fn gauge(gauge: &FacadeGauge) -> metrics::Gauge {
     metrics::Gauge::from_arc(Arc::clone(&gauge.0))
 }
 
-/// The facade's handle for `histogram`.
+/// The facade's handle for `histogram`: its core, shared.
 pub(crate) fn histogram(histogram: Histogram) -> metrics::Histogram {
-    metrics::Histogram::from_arc(Arc::new(histogram))
+    histogram.facade_handle()
 }
