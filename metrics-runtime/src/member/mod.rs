@@ -269,7 +269,7 @@ pub trait FamilyMember: Clone + Send + Sync + fmt::Debug + 'static {
 }
 
 /// A single series: encodes itself under the given labels.
-fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
+pub(crate) fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
     metric: &M,
     labels: &L,
     encoder: &mut MetricEncoder<'_>,
@@ -279,8 +279,9 @@ fn encode_leaf<M: EncodeMetric, L: EncodeLabelSet>(
 
 /// The items of a [`FamilyMember`] impl for a member that is one series: its kind, no axis,
 /// built by `$build` from the spec, encoded through [`encode_leaf`] and written by `$write`.
-/// Every single-series member (prometheus-client's counter and gauge, this crate's counter and
-/// histogram) uses it, so they all encode by the same code.
+/// Every single-series member (prometheus-client's counter and gauge, this crate's counter,
+/// histogram and info, the `metrics` facade's gauge) uses it, so they all encode by the same
+/// code. Its paths are absolute: it is used outside this module too.
 macro_rules! leaf_member_items {
     (
         $kind:ident,
@@ -288,40 +289,43 @@ macro_rules! leaf_member_items {
         |$this:ident, $labels:ident, $writer:ident| $write:expr,
         |$that:ident| $activity:expr
     ) => {
-        const KIND: MetricKind = MetricKind::$kind;
-        const AXIS: AxisShape = AxisShape::None;
+        const KIND: $crate::descriptor::MetricKind = $crate::descriptor::MetricKind::$kind;
+        const AXIS: $crate::member::AxisShape = $crate::member::AxisShape::None;
         const WRITES_TEXT: bool = true;
         // The protobuf writer knows every leaf kind of this crate; a member of another kind
         // (a user's `FamilyMember`) falls back to prometheus-client's protobuf encoder.
         const WRITES_PROTOBUF: bool = true;
 
-        fn activity(&self) -> Option<u64> {
+        fn activity(&self) -> ::std::option::Option<u64> {
             let $that = self;
             $activity
         }
 
         fn write_text(
             &self,
-            $labels: &LabelStack<'_>,
-            $writer: &mut SeriesWriter<'_>,
-        ) -> Result<(), fmt::Error> {
+            $labels: &$crate::render::LabelStack<'_>,
+            $writer: &mut $crate::render::SeriesWriter<'_>,
+        ) -> ::std::result::Result<(), ::std::fmt::Error> {
             let $this = self;
             $write
         }
 
-        fn build($spec: &SeriesSpec) -> Self {
+        fn build($spec: &$crate::member::SeriesSpec) -> Self {
             $build
         }
 
-        fn encode_member<L: EncodeLabelSet>(
+        fn encode_member<L: ::prometheus_client::encoding::EncodeLabelSet>(
             &self,
             labels: &L,
-            encoder: &mut MetricEncoder<'_>,
-        ) -> Result<(), fmt::Error> {
-            encode_leaf(self, labels, encoder)
+            encoder: &mut ::prometheus_client::encoding::MetricEncoder<'_>,
+        ) -> ::std::result::Result<(), ::std::fmt::Error> {
+            $crate::member::encode_leaf(self, labels, encoder)
         }
     };
 }
+// For the `metrics` facade's gauge.
+#[cfg(feature = "metrics-facade")]
+pub(crate) use leaf_member_items;
 
 /// prometheus-client's atomic metrics: one series, built with `Default`, any of its value
 /// types (`u64`, `i64`, `u32`, `i32`, `f64`, `f32`).

@@ -6,15 +6,13 @@ use std::fmt;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::gauge::Atomic;
 use prometheus_client::metrics::MetricType;
 
 use crate::counter::CounterCell;
-use crate::descriptor::MetricKind;
 use crate::histogram::Histogram;
-use crate::member::{AxisShape, FamilyMember, SeriesSpec};
-use crate::render::{LabelStack, SeriesWriter};
+use crate::member::{leaf_member_items, FamilyMember};
 use crate::Counter;
 
 /// The facade's counters count in `u64`, as this crate's default counter does; an increment
@@ -78,35 +76,15 @@ impl EncodeMetric for FacadeGauge {
 }
 
 impl FamilyMember for FacadeGauge {
-    const KIND: MetricKind = MetricKind::Gauge;
-    const AXIS: AxisShape = AxisShape::None;
-    const WRITES_TEXT: bool = true;
-    const WRITES_PROTOBUF: bool = true;
-
-    fn build(_spec: &SeriesSpec) -> Self {
-        Self::default()
-    }
-
-    fn encode_member<L: EncodeLabelSet>(
-        &self,
-        labels: &L,
-        encoder: &mut MetricEncoder<'_>,
-    ) -> Result<(), fmt::Error> {
-        self.encode(encoder.encode_family(labels)?)
-    }
-
-    fn activity(&self) -> Option<u64> {
-        Some(self.0.get().to_bits())
-    }
-
-    fn write_text(
-        &self,
-        labels: &LabelStack<'_>,
-        writer: &mut SeriesWriter<'_>,
-    ) -> Result<(), fmt::Error> {
-        writer.gauge(labels, self.0.get());
-        Ok(())
-    }
+    leaf_member_items!(
+        Gauge,
+        |_spec| Self::default(),
+        |this, labels, writer| {
+            writer.gauge(labels, this.0.get());
+            Ok(())
+        },
+        |this| Some(this.0.get().to_bits())
+    );
 }
 
 /// The facade's handle for `counter`.
